@@ -1,0 +1,47 @@
+# Every third-party library turbozarr links, found from the system (Debian's
+# packages, installed by scripts/setup.sh).
+find_package(Threads REQUIRED)
+find_package(nlohmann_json 3.10 REQUIRED)
+find_package(ZLIB REQUIRED)
+find_package(BZip2 REQUIRED)
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
+pkg_check_modules(LZ4 REQUIRED IMPORTED_TARGET liblz4)
+pkg_check_modules(BLOSC REQUIRED IMPORTED_TARGET blosc)
+pkg_check_modules(DEFLATE REQUIRED IMPORTED_TARGET libdeflate)
+
+# The codec libraries, as one interface target for layers and the final link.
+add_library(tz_codec_deps INTERFACE)
+target_link_libraries(tz_codec_deps INTERFACE
+  PkgConfig::ZSTD PkgConfig::LZ4 PkgConfig::BLOSC PkgConfig::DEFLATE
+  ZLIB::ZLIB BZip2::BZip2)
+
+if(TURBOZARR_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+endif()
+
+# A layer: an object library with the public headers and src/ on its path.
+function(turbozarr_layer name)
+  set(sources ${ARGN})
+  if(NOT sources)  # a layer still being written
+    file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/${name}_empty.cc "")
+    set(sources ${CMAKE_CURRENT_BINARY_DIR}/${name}_empty.cc)
+  endif()
+  add_library(${name} OBJECT ${sources})
+  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/include
+                                            ${PROJECT_SOURCE_DIR}/src)
+  target_link_libraries(${name} PUBLIC nlohmann_json::nlohmann_json Threads::Threads)
+  target_compile_options(${name} PRIVATE -Wall -Wextra -Wno-unused-parameter)
+endfunction()
+
+# A GoogleTest executable registered with ctest.
+function(turbozarr_test name)
+  if(NOT TURBOZARR_BUILD_TESTS)
+    return()
+  endif()
+  cmake_parse_arguments(T "" "" "SOURCES;LIBS" ${ARGN})
+  add_executable(${name} ${T_SOURCES})
+  target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main)
+  target_compile_options(${name} PRIVATE -Wall -Wextra -Wno-unused-parameter)
+  add_test(NAME ${name} COMMAND ${name})
+endfunction()

@@ -1,0 +1,89 @@
+// Array: one Zarr array (v2 or v3) in a Store: open, create, read and write
+// any Selection, resize, attributes.
+//
+// Reads and writes go through the chunk grid: chunks are fetched, decoded and
+// copied into the caller's buffer (missing chunks read as the fill value);
+// writes of part of a chunk read it, modify it and write it back whole.
+//
+// Thread safety: an Array may be read from many threads at once. Concurrent
+// writes to different chunks are safe; concurrent writes to the same chunk
+// from two callers race (last writer wins per chunk), as in every Zarr
+// implementation without a lock service.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "turbozarr/metadata.h"
+#include "turbozarr/selection.h"
+#include "turbozarr/status.h"
+#include "turbozarr/store.h"
+
+namespace turbozarr {
+
+struct CreateOptions {
+  // Replace an array or group already at the path (its keys are erased).
+  bool overwrite = false;
+};
+
+struct WriteOptions {
+  // Store chunks whose elements all equal the fill value; when false such a
+  // chunk is erased instead (it reads back the same).
+  bool write_empty_chunks = false;
+};
+
+struct ReadOptions {};
+
+class Array {
+ public:
+  // Opens the array at `path` ("" for the store's root); NotFound if none.
+  static Result<std::shared_ptr<Array>> Open(std::shared_ptr<Store> store,
+                                             std::string_view path);
+  // Opens an array whose metadata is already known (consolidated metadata).
+  static Result<std::shared_ptr<Array>> FromMetadata(std::shared_ptr<Store> store,
+                                                     std::string_view path,
+                                                     ArrayMetadata metadata);
+  // Writes the metadata and returns the new, empty array.
+  static Result<std::shared_ptr<Array>> Create(std::shared_ptr<Store> store,
+                                               std::string_view path,
+                                               ArrayMetadata metadata,
+                                               const CreateOptions& options = {});
+
+  const ArrayMetadata& metadata() const { return metadata_; }
+  const std::vector<int64_t>& shape() const { return metadata_.shape; }
+  const DataType& dtype() const { return metadata_.dtype; }
+  const std::string& path() const { return path_; }
+  const std::shared_ptr<Store>& store() const { return store_; }
+  const CodecChain& codec_chain() const { return chain_; }
+
+  // Reads `selection` into `out`, a C-contiguous block of selection.shape()
+  // elements (std::string elements for variable-length types).
+  Status Read(const Selection& selection, void* out, const ReadOptions& options = {}) const;
+  // Writes `src`, laid out as Read's `out`, into `selection`.
+  Status Write(const Selection& selection, const void* src,
+               const WriteOptions& options = {});
+
+  // Changes the shape; chunks wholly outside the new shape are erased.
+  Status Resize(const std::vector<int64_t>& new_shape);
+  Status SetAttributes(const nlohmann::json& attributes);
+
+  // The store key of a chunk.
+  std::string ChunkKey(const std::vector<int64_t>& chunk_coords) const;
+  // "array 'a/b' in file:///x" for error messages.
+  std::string Describe() const;
+
+ private:
+  Array(std::shared_ptr<Store> store, std::string path, ArrayMetadata metadata,
+        CodecChain chain);
+  Status WriteMetadata();
+
+  std::shared_ptr<Store> store_;
+  std::string path_;
+  ArrayMetadata metadata_;
+  CodecChain chain_;
+};
+
+}  // namespace turbozarr

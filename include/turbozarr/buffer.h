@@ -1,0 +1,100 @@
+// Buffer: an owned, resizable run of bytes whose growth does not zero-fill.
+// ByteView / MutableByteView: non-owning views of bytes.
+//
+// Chunks are decoded into Buffers; zero-filling megabytes only to overwrite
+// them at once would cost a second pass over memory, so Resize leaves new
+// bytes uninitialised (like std::make_unique_for_overwrite).
+//
+// Thread safety: a Buffer is a value; no internal synchronisation.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace turbozarr {
+
+using ByteView = std::span<const std::byte>;
+using MutableByteView = std::span<std::byte>;
+
+inline ByteView AsBytes(std::string_view s) {
+  return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
+}
+inline std::string_view AsChars(ByteView b) {
+  return {reinterpret_cast<const char*>(b.data()), b.size()};
+}
+
+class Buffer {
+ public:
+  Buffer() = default;
+  explicit Buffer(size_t size) { Resize(size); }
+  Buffer(ByteView bytes) { Assign(bytes); }  // NOLINT: copies the bytes
+  static Buffer FromString(std::string_view s) { return Buffer(AsBytes(s)); }
+
+  Buffer(Buffer&& other) noexcept { *this = std::move(other); }
+  Buffer& operator=(Buffer&& other) noexcept {
+    data_ = std::move(other.data_);
+    size_ = other.size_;
+    capacity_ = other.capacity_;
+    other.size_ = other.capacity_ = 0;
+    return *this;
+  }
+  Buffer(const Buffer& other) { Assign(other.view()); }
+  Buffer& operator=(const Buffer& other) {
+    if (this != &other) Assign(other.view());
+    return *this;
+  }
+
+  std::byte* data() { return data_.get(); }
+  const std::byte* data() const { return data_.get(); }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  size_t capacity() const { return capacity_; }
+
+  ByteView view() const { return {data_.get(), size_}; }
+  MutableByteView mutable_view() { return {data_.get(), size_}; }
+  operator ByteView() const { return view(); }  // NOLINT
+  std::string_view chars() const { return AsChars(view()); }
+
+  // New bytes past the old size are uninitialised. Keeps old contents.
+  void Resize(size_t new_size) {
+    if (new_size > capacity_) Reserve(new_size);
+    size_ = new_size;
+  }
+  void Reserve(size_t new_capacity) {
+    if (new_capacity <= capacity_) return;
+    auto fresh = std::make_unique_for_overwrite<std::byte[]>(new_capacity);
+    if (size_ > 0) std::memcpy(fresh.get(), data_.get(), size_);
+    data_ = std::move(fresh);
+    capacity_ = new_capacity;
+  }
+  void Clear() { size_ = 0; }
+  void Assign(ByteView bytes) {
+    size_ = 0;
+    Append(bytes);
+  }
+  void Append(ByteView bytes) {
+    if (bytes.empty()) return;
+    size_t old = size_;
+    if (old + bytes.size() > capacity_) Reserve(std::max(old + bytes.size(), capacity_ * 2));
+    std::memcpy(data_.get() + old, bytes.data(), bytes.size());
+    size_ = old + bytes.size();
+  }
+
+  bool operator==(const Buffer& other) const {
+    return size_ == other.size_ &&
+           (size_ == 0 || std::memcmp(data(), other.data(), size_) == 0);
+  }
+
+ private:
+  std::unique_ptr<std::byte[]> data_;
+  size_t size_ = 0;
+  size_t capacity_ = 0;
+};
+
+}  // namespace turbozarr

@@ -1,0 +1,142 @@
+// Codecs: how a chunk's elements become stored bytes and back.
+//
+// A chain is zero or more array->array codecs (transpose), exactly one
+// array->bytes codec (bytes, vlen-utf8, vlen-bytes, sharding_indexed), then
+// zero or more bytes->bytes codecs (blosc, gzip, zstd, crc32c, ...). Encoding
+// runs the chain forwards, decoding backwards.
+//
+// Codecs are immutable values built from JSON by the registry; a codec never
+// starts threads of its own, so every method may be called from many threads
+// at once.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "turbozarr/buffer.h"
+#include "turbozarr/dtype.h"
+#include "turbozarr/status.h"
+
+namespace turbozarr {
+
+// What a codec is told about the array it is coding: one chunk's shape, the
+// element type and the fill value.
+struct ArraySpec {
+  std::vector<int64_t> shape;
+  DataType dtype;
+  FillValue fill_value;
+  int64_t num_elements() const;
+};
+
+// One chunk's decoded elements, C order, native byte order.
+struct ChunkArray {
+  std::vector<int64_t> shape;
+  DataType dtype;
+  Buffer bytes;                      // fixed-size types: num_elements * dtype.size()
+  std::vector<std::string> strings;  // variable-length types: one per element
+
+  int64_t num_elements() const;
+  // A chunk of `spec.shape` where every element is the fill value.
+  static ChunkArray Filled(const ArraySpec& spec);
+  // True when every element equals `fill`.
+  bool IsAll(const FillValue& fill) const;
+};
+
+enum class CodecKind { kArrayToArray, kArrayToBytes, kBytesToBytes };
+
+class Codec {
+ public:
+  virtual ~Codec() = default;
+  virtual CodecKind kind() const = 0;
+  // The v3 codec name, e.g. "zstd".
+  virtual std::string name() const = 0;
+  // {"name": ..., "configuration": {...}} as written to zarr.json.
+  virtual nlohmann::json ToJson() const = 0;
+};
+
+class ArrayToArrayCodec : public Codec {
+ public:
+  CodecKind kind() const final { return CodecKind::kArrayToArray; }
+  // The spec of the encoded array given the decoded one.
+  virtual Result<ArraySpec> EncodedSpec(const ArraySpec& decoded) const = 0;
+  virtual Result<ChunkArray> Encode(ChunkArray decoded) const = 0;
+  // `decoded` is the spec to restore.
+  virtual Result<ChunkArray> Decode(ChunkArray encoded, const ArraySpec& decoded) const = 0;
+};
+
+class ArrayToBytesCodec : public Codec {
+ public:
+  CodecKind kind() const final { return CodecKind::kArrayToBytes; }
+  virtual Result<Buffer> Encode(const ChunkArray& array, const ArraySpec& spec) const = 0;
+  virtual Result<ChunkArray> Decode(ByteView bytes, const ArraySpec& spec) const = 0;
+  // The encoded size when it depends only on the spec (the bytes codec), so
+  // bytes->bytes codecs can be told what to expect.
+  virtual std::optional<size_t> EncodedSize(const ArraySpec& spec) const { return std::nullopt; }
+};
+
+class BytesToBytesCodec : public Codec {
+ public:
+  CodecKind kind() const final { return CodecKind::kBytesToBytes; }
+  virtual Result<Buffer> Encode(ByteView decoded) const = 0;
+  // `expected_size`, when known, is the decoded size; a codec may use it to
+  // allocate once and must fail with Corruption if the result differs.
+  virtual Result<Buffer> Decode(ByteView encoded,
+                                std::optional<size_t> expected_size) const = 0;
+  // The encoded size given the decoded one, when fixed (crc32c adds 4).
+  virtual std::optional<size_t> EncodedSize(size_t decoded) const { return std::nullopt; }
+};
+
+// The ordered codecs of one array, bound to its chunk spec.
+class CodecChain {
+ public:
+  CodecChain() = default;
+  // Builds from a v3 "codecs" list for chunks described by `spec`.
+  static Result<CodecChain> FromJson(const nlohmann::json& codecs, const ArraySpec& spec);
+  static Result<CodecChain> Make(std::vector<std::shared_ptr<const ArrayToArrayCodec>> a2a,
+                                 std::shared_ptr<const ArrayToBytesCodec> a2b,
+                                 std::vector<std::shared_ptr<const BytesToBytesCodec>> b2b,
+                                 const ArraySpec& spec);
+
+  Result<Buffer> Encode(ChunkArray chunk) const;
+  // Checks that the result has the spec's shape and size (else Corruption).
+  Result<ChunkArray> Decode(ByteView bytes) const;
+
+  const ArraySpec& spec() const { return spec_; }
+  nlohmann::json ToJson() const;
+  const std::vector<std::shared_ptr<const ArrayToArrayCodec>>& array_to_array() const {
+    return a2a_;
+  }
+  const std::shared_ptr<const ArrayToBytesCodec>& array_to_bytes() const { return a2b_; }
+  const std::vector<std::shared_ptr<const BytesToBytesCodec>>& bytes_to_bytes() const {
+    return b2b_;
+  }
+  // The encoded size when fixed (no compression), for shard index sizing.
+  std::optional<size_t> EncodedSize() const;
+
+ private:
+  ArraySpec spec_;
+  std::vector<ArraySpec> a2a_specs_;  // spec fed to each array->array codec
+  ArraySpec a2b_spec_;                // spec fed to the array->bytes codec
+  std::vector<std::shared_ptr<const ArrayToArrayCodec>> a2a_;
+  std::shared_ptr<const ArrayToBytesCodec> a2b_;
+  std::vector<std::shared_ptr<const BytesToBytesCodec>> b2b_;
+};
+
+// Builds one codec from its v3 JSON ({"name":..., "configuration":...}) for
+// arrays described by `spec` (the spec that codec will be handed). Unknown
+// names give Unsupported naming the codec.
+Result<std::shared_ptr<const Codec>> MakeCodec(const nlohmann::json& j, const ArraySpec& spec);
+
+// Builds one codec from a v2 (numcodecs) compressor or filter JSON
+// ({"id": "blosc", ...}). Unknown ids give Unsupported naming the codec.
+Result<std::shared_ptr<const Codec>> MakeV2Codec(const nlohmann::json& j, const ArraySpec& spec);
+
+// The numcodecs JSON of a codec made by MakeV2Codec (for writing .zarray).
+Result<nlohmann::json> ToV2Json(const Codec& codec);
+
+}  // namespace turbozarr

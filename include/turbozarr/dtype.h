@@ -1,0 +1,102 @@
+// DataType: the element type of an array, and FillValue, one element's value.
+//
+// In memory every fixed-size element is held in the machine's native byte
+// order, packed, C layout. Variable-length strings and bytes are held as
+// std::string objects (one per element); their `size()` is sizeof(std::string).
+// The stored byte order is not part of the DataType: for v3 it is the `bytes`
+// codec's business, for v2 the metadata layer turns "<"/">" into that codec.
+//
+// Thread safety: values; no shared state.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "turbozarr/buffer.h"
+#include "turbozarr/status.h"
+
+namespace turbozarr {
+
+enum class DataTypeId {
+  kBool,
+  kInt8, kInt16, kInt32, kInt64,
+  kUInt8, kUInt16, kUInt32, kUInt64,
+  kFloat16, kFloat32, kFloat64,
+  kComplex64, kComplex128,
+  kRawBits,        // v3 "r<bits>", v2 "|V<n>": opaque bytes of fixed size
+  kFixedBytes,     // v2 "|S<n>": NUL-padded bytes of fixed size
+  kFixedUnicode,   // v2 "<U<n>": UTF-32 code units, n characters
+  kString,         // variable-length UTF-8 (v3 "string", v2 "|O" + vlen-utf8)
+  kBytes,          // variable-length bytes (v3 "bytes", v2 "|O" + vlen-bytes)
+};
+
+class DataType {
+ public:
+  DataType() = default;
+  // REQUIRES: `id` has a fixed size implied by the id (not kRawBits,
+  // kFixedBytes or kFixedUnicode, which need Sized()).
+  explicit DataType(DataTypeId id);
+  // Raw bits, fixed bytes or fixed unicode of `size` bytes in memory.
+  static DataType Sized(DataTypeId id, size_t size);
+
+  DataTypeId id() const { return id_; }
+  // Bytes per element in memory.
+  size_t size() const { return size_; }
+  bool is_variable_length() const {
+    return id_ == DataTypeId::kString || id_ == DataTypeId::kBytes;
+  }
+  // The size of one scalar whose bytes are swapped for big-endian storage:
+  // the element size for numbers, each half of a complex, 4 for UTF-32, and
+  // 1 for types that have no byte order.
+  size_t swap_unit() const;
+
+  // The v3 name ("int32", "r16", "string") or JSON object for extensions.
+  nlohmann::json ToV3Json() const;
+  // The v2 type string with the given byte order ('<', '>' or '|' where the
+  // type has none): "<i4", "|b1", "|S10", "<U5", "|O".
+  std::string ToV2TypeString(char byte_order = '<') const;
+  // A short human name ("int32", "string", "S10").
+  std::string ToString() const;
+
+  bool operator==(const DataType& o) const { return id_ == o.id_ && size_ == o.size_; }
+
+ private:
+  DataTypeId id_ = DataTypeId::kUInt8;
+  size_t size_ = 1;
+};
+
+// Parses a v3 "data_type" value.
+Result<DataType> ParseV3DataType(const nlohmann::json& j);
+
+struct V2TypeString {
+  DataType dtype;
+  char byte_order;  // '<', '>' or '|'
+};
+// Parses a v2 "dtype" string; an object type "|O" parses as kString (the
+// filters decide between string and bytes).
+Result<V2TypeString> ParseV2DataType(std::string_view typestr);
+
+// One element's value. For fixed-size types, `bytes` holds dtype.size() bytes
+// in native order; for variable-length types, `bytes` holds the string.
+struct FillValue {
+  Buffer bytes;
+  bool IsAllZero() const;
+  bool operator==(const FillValue&) const = default;
+};
+
+// Parses a fill value as zarr.json (v3) or .zarray (v2) spells it: numbers,
+// true/false, "NaN", "Infinity", "-Infinity", "0x<hex bits>", [re, im],
+// base64 strings for v2 bytes types, strings. v2's null yields zeros.
+Result<FillValue> ParseFillValue(const nlohmann::json& j, const DataType& dtype,
+                                 int zarr_format);
+// The JSON spelling of a fill value for the given format.
+nlohmann::json FillValueToJson(const FillValue& fill, const DataType& dtype, int zarr_format);
+
+// Zero for every type ("" for strings).
+FillValue DefaultFillValue(const DataType& dtype);
+
+}  // namespace turbozarr

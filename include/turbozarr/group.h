@@ -1,0 +1,89 @@
+// Group: a Zarr group (v2 or v3): a node that holds attributes and, below
+// its path, other groups and arrays. Also opening "whatever is at a path" and
+// consolidated metadata.
+//
+// Thread safety: reading a Group from many threads is safe; changing
+// attributes from two threads at once races (last writer wins).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "turbozarr/array.h"
+#include "turbozarr/metadata.h"
+#include "turbozarr/status.h"
+#include "turbozarr/store.h"
+
+namespace turbozarr {
+
+enum class NodeKind { kArray, kGroup };
+
+struct NodeInfo {
+  std::string name;  // relative to the group
+  NodeKind kind;
+  int zarr_format;
+};
+
+struct GroupCreateOptions {
+  int zarr_format = 3;
+  nlohmann::json attributes = nlohmann::json::object();
+  bool overwrite = false;
+};
+
+class Group {
+ public:
+  // Opens the group at `path`; NotFound if none. When the group carries
+  // consolidated metadata, members are opened from it without further reads.
+  static Result<std::shared_ptr<Group>> Open(std::shared_ptr<Store> store,
+                                             std::string_view path);
+  static Result<std::shared_ptr<Group>> Create(std::shared_ptr<Store> store,
+                                               std::string_view path,
+                                               const GroupCreateOptions& options = {});
+
+  int zarr_format() const { return zarr_format_; }
+  const std::string& path() const { return path_; }
+  const nlohmann::json& attributes() const { return attributes_; }
+  const std::shared_ptr<Store>& store() const { return store_; }
+  Status SetAttributes(const nlohmann::json& attributes);
+
+  // Direct members, sorted by name.
+  Result<std::vector<NodeInfo>> Members() const;
+  Result<std::shared_ptr<Array>> OpenArray(std::string_view name) const;
+  Result<std::shared_ptr<Group>> OpenGroup(std::string_view name) const;
+  Result<std::shared_ptr<Array>> CreateArray(std::string_view name, ArrayMetadata metadata,
+                                             const CreateOptions& options = {});
+  Result<std::shared_ptr<Group>> CreateGroup(std::string_view name,
+                                             const GroupCreateOptions& options = {});
+
+  // An indented tree of every member below this group, arrays with their
+  // shape and dtype.
+  Result<std::string> Tree() const;
+
+  // Writes consolidated metadata of everything below this group (v2
+  // .zmetadata, v3 inline in zarr.json).
+  Status Consolidate();
+  bool is_consolidated() const { return consolidated_.has_value(); }
+
+ private:
+  Group(std::shared_ptr<Store> store, std::string path, int zarr_format,
+        nlohmann::json attributes);
+
+  std::shared_ptr<Store> store_;
+  std::string path_;
+  int zarr_format_;
+  nlohmann::json attributes_;
+  nlohmann::json extra_fields_ = nlohmann::json::object();
+  // member path (relative) -> metadata document(s) as stored.
+  std::optional<std::map<std::string, nlohmann::json>> consolidated_;
+};
+
+// What is at `path`: an array, a group, or NotFound.
+Result<NodeInfo> InspectNode(const std::shared_ptr<Store>& store, std::string_view path);
+
+}  // namespace turbozarr

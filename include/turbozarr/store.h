@@ -1,0 +1,108 @@
+// Store: a flat map from string keys ("a/b/zarr.json", "a/b/c/0/1") to bytes,
+// the bottom layer every array and group reads and writes through.
+//
+// A missing key is not an error: Get answers std::nullopt. Keys use "/" as the
+// separator, never start or end with "/", and may not contain "." or ".."
+// segments or backslashes; a store refuses such keys with InvalidArgument, so
+// that no key can reach outside the store's root.
+//
+// Thread safety: every Store implementation is safe to call from many threads
+// at once. A Set of one key is atomic: a concurrent Get sees the old value or
+// the new one, never a mixture.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "turbozarr/buffer.h"
+#include "turbozarr/status.h"
+
+namespace turbozarr {
+
+// Which bytes of a value to read.
+struct ByteRange {
+  // Whole value.
+  static ByteRange Full() { return {}; }
+  // `length` bytes from `offset`. A range that runs past the end is cut short.
+  static ByteRange Of(uint64_t offset, uint64_t length) { return {offset, length, false}; }
+  // The last `length` bytes (all of them if the value is shorter).
+  static ByteRange Suffix(uint64_t length) { return {0, length, true}; }
+
+  bool IsFull() const { return !suffix && offset == 0 && length == kToEnd; }
+
+  static constexpr uint64_t kToEnd = ~uint64_t{0};
+  uint64_t offset = 0;
+  uint64_t length = kToEnd;
+  bool suffix = false;
+};
+
+struct KeyRange {
+  std::string key;
+  ByteRange range;
+};
+
+// The direct children of a prefix: keys stored right under it and the
+// "directories" (prefixes) that have keys further down.
+struct DirectoryListing {
+  std::vector<std::string> keys;      // names relative to the prefix
+  std::vector<std::string> prefixes;  // names relative to the prefix, no trailing '/'
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  // The value of `key` (or the part that `range` selects); nullopt if absent.
+  virtual Result<std::optional<Buffer>> Get(std::string_view key,
+                                            ByteRange range = ByteRange::Full()) = 0;
+
+  // Many reads at once; remote stores keep them in flight together. The
+  // default reads one after the other. Answers in the order asked.
+  virtual Result<std::vector<std::optional<Buffer>>> GetMany(std::span<const KeyRange> reads);
+
+  // Size of the value in bytes, or nullopt if absent.
+  virtual Result<std::optional<uint64_t>> Size(std::string_view key);
+
+  // Stores `value` atomically under `key`, replacing what was there.
+  virtual Status Set(std::string_view key, ByteView value) = 0;
+
+  // Removes `key`; erasing an absent key is OK.
+  virtual Status Erase(std::string_view key) = 0;
+
+  // Removes every key that starts with `prefix` + "/" and `prefix` itself.
+  // An empty prefix erases the whole store.
+  virtual Status ErasePrefix(std::string_view prefix);
+
+  // Every key under `prefix` (recursively), as full keys, sorted.
+  virtual Result<std::vector<std::string>> List(std::string_view prefix) = 0;
+
+  // The direct children of `prefix` ("" for the root).
+  virtual Result<DirectoryListing> ListDirectory(std::string_view prefix);
+
+  virtual bool IsWritable() const { return true; }
+
+  // A human description such as "file:///data/x.zarr" used in error messages.
+  virtual std::string Describe() const = 0;
+};
+
+// Checks a key against the rules above; the error names the key.
+Status ValidateKey(std::string_view key);
+
+// "a" + "b" -> "a/b"; an empty side is dropped.
+std::string JoinKey(std::string_view a, std::string_view b);
+
+// A store held entirely in memory.
+std::shared_ptr<Store> MakeMemoryStore();
+
+// A store over a local directory (created on first write if absent).
+Result<std::shared_ptr<Store>> MakeLocalStore(std::string root);
+
+// Opens a store from a URL or path: "memory://", "file:///p", or a plain path.
+Result<std::shared_ptr<Store>> OpenStore(std::string_view url);
+
+}  // namespace turbozarr
