@@ -7,7 +7,7 @@ PYTHON     := $(CURDIR)/.venv/bin/python
 CMAKE      := $(shell command -v cmake)
 NANOBIND_DIR = $(shell $(PYTHON) -m nanobind --cmake_dir 2>/dev/null)
 
-.PHONY: setup build demo test test-cpp test-python test-sanitize fuzz clean
+.PHONY: setup build demo test test-cpp test-python test-install test-sanitize fuzz clean
 
 setup:
 	@bash scripts/setup.sh
@@ -30,6 +30,15 @@ test-python: build
 	PYTHONPATH=$(CURDIR)/python TURBOZARR_CLI=$(CURDIR)/$(BUILD)/cli/turbozarr \
 	  $(PYTHON) -m pytest -q python/tests
 
+# `cmake --install` then a separate project that finds it with find_package.
+test-install: build
+	rm -rf $(BUILD)/install $(BUILD)/consumer
+	$(CMAKE) --install $(BUILD) --prefix $(CURDIR)/$(BUILD)/install > /dev/null
+	$(CMAKE) -S examples/cpp_consumer -B $(BUILD)/consumer -G Ninja \
+	  -DCMAKE_PREFIX_PATH=$(CURDIR)/$(BUILD)/install > /dev/null
+	$(CMAKE) --build $(BUILD)/consumer > /dev/null
+	$(BUILD)/consumer/consumer
+
 # The C++ tests again under AddressSanitizer and UndefinedBehaviorSanitizer.
 test-sanitize: setup
 	$(CMAKE) -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug \
@@ -37,7 +46,23 @@ test-sanitize: setup
 	$(CMAKE) --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS)
 
-test: test-cpp test-python test-sanitize
+test: test-cpp test-python test-install test-sanitize
+
+# Runs one libFuzzer target for SECONDS seconds (see docs/fuzzing.md):
+#   make fuzz FUZZER=codec_fuzzer SECONDS=60
+FUZZ_BUILD ?= build-fuzz
+FUZZER     ?= codec_fuzzer
+SECONDS    ?= 60
+fuzz: setup
+	CC=clang CXX=clang++ $(CMAKE) -S . -B $(FUZZ_BUILD) -G Ninja \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTURBOZARR_BUILD_FUZZERS=ON \
+	  -DTURBOZARR_BUILD_TESTS=OFF -DTURBOZARR_BUILD_CLI=OFF
+	$(CMAKE) --build $(FUZZ_BUILD) --target $(FUZZER) -j $(JOBS)
+	mkdir -p $(FUZZ_BUILD)/corpus/$(FUZZER) $(FUZZ_BUILD)/artifacts
+	$(FUZZ_BUILD)/fuzz/$(FUZZER) -max_total_time=$(SECONDS) -timeout=10 \
+	  -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/artifacts/$(FUZZER)- \
+	  $(if $(wildcard fuzz/$(FUZZER).dict),-dict=fuzz/$(FUZZER).dict) \
+	  $(FUZZ_BUILD)/corpus/$(FUZZER) $(FUZZ_BUILD)/fuzz/seeds/$(FUZZER)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -73,13 +73,21 @@ class Group {
  private:
   Group(std::shared_ptr<Store> store, std::string path, int zarr_format,
         nlohmann::json attributes);
+  Status WriteMetadata();
+  Result<std::vector<NodeInfo>> MembersFromStore() const;
+  Status LoadV2Consolidated();
+  Status GatherConsolidated(std::map<std::string, nlohmann::json>& out) const;
+  Result<NodeKind> ConsolidatedKind(const std::string& rel) const;
+  Result<ArrayMetadata> ConsolidatedArrayMetadata(const std::string& rel) const;
+  Status TreeLines(const std::string& indent, std::string& out) const;
 
   std::shared_ptr<Store> store_;
   std::string path_;
   int zarr_format_;
   nlohmann::json attributes_;
   nlohmann::json extra_fields_ = nlohmann::json::object();
-  // member path (relative) -> metadata document(s) as stored.
+  // Member path (relative, all depths) -> its metadata: for v3 the zarr.json
+  // object, for v2 an object {".zarray"|".zgroup": ..., ".zattrs": ...}.
   std::optional<std::map<std::string, nlohmann::json>> consolidated_;
 };
 

@@ -49,6 +49,10 @@ struct ArrayMetadata {
   // v3 fields that this reader does not know but may ignore
   // (must_understand: false); written back unchanged.
   nlohmann::json extra_fields = nlohmann::json::object();
+  // v3: "data_type" as stored. When it still names `dtype` it is written back
+  // as read, so that spellings with the same meaning ("r16" and raw_bytes,
+  // "bytes" and "variable_length_bytes") survive a round trip; null otherwise.
+  nlohmann::json v3_data_type;
 
   // v2 only: the fields as stored, so that writing back is lossless.
   char v2_order = 'C';
@@ -90,9 +94,31 @@ struct GroupMetadata {
 Result<GroupMetadata> ParseV3GroupMetadata(const nlohmann::json& j, std::string_view where);
 nlohmann::json ToV3Json(const GroupMetadata& m);
 
-// Parses a JSON document held in a store; Corruption naming `key` if malformed.
+// Parses .zgroup (and .zattrs, null when absent).
+Result<GroupMetadata> ParseV2GroupMetadata(const nlohmann::json& zgroup,
+                                           const nlohmann::json& zattrs,
+                                           std::string_view where);
+// .zgroup of a group (attributes go to .zattrs). REQUIRES: zarr_format == 2.
+nlohmann::json ToV2ZgroupJson(const GroupMetadata& m);
+
+// v2 consolidated metadata (.zmetadata): store key relative to the group
+// (".zgroup", "a/.zarray", "a/.zattrs", ...) -> that document.
+using V2ConsolidatedMetadata = std::map<std::string, nlohmann::json>;
+Result<V2ConsolidatedMetadata> ParseV2ConsolidatedMetadata(const nlohmann::json& j,
+                                                           std::string_view where);
+// {"metadata": {...}, "zarr_consolidated_format": 1}.
+nlohmann::json ToV2ConsolidatedJson(const V2ConsolidatedMetadata& m);
+
+// Parses a JSON object held in a store; Corruption naming `key` if it is
+// malformed, nested absurdly deep, or not an object. Python's bare NaN,
+// Infinity and -Infinity (zarr-python writes them in attributes) are read as
+// those doubles.
 Result<nlohmann::json> ParseJsonDocument(ByteView bytes, std::string_view key);
-// Serialises JSON the way zarr-python does (indent 2) for stable bytes.
-std::string DumpJsonDocument(const nlohmann::json& j);
+// Serialises JSON the way zarr-python's json.dumps does, for stable bytes:
+// indent 2 (or, with indent < 0, one line with ", " and ": " as .zmetadata
+// is written), non-ASCII escaped as \uXXXX, floats as Python's repr, NaN and
+// Infinity as bare words, and the known fields of zarr metadata in
+// zarr-python's order (other keys after them, sorted; attributes sorted).
+std::string DumpJsonDocument(const nlohmann::json& j, int indent = 2);
 
 }  // namespace turbozarr

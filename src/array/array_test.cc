@@ -1,0 +1,231 @@
+#include "turbozarr/array.h"
+
+#include <cstring>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "util/thread_pool.h"
+
+namespace turbozarr {
+namespace {
+
+using nlohmann::json;
+
+ArrayMetadata Int32Metadata(int format, std::vector<int64_t> shape,
+                            std::vector<int64_t> chunks, json codecs) {
+  ArrayMetadata m;
+  m.zarr_format = format;
+  m.shape = std::move(shape);
+  m.chunk_shape = std::move(chunks);
+  m.dtype = DataType(DataTypeId::kInt32);
+  m.fill_value = DefaultFillValue(m.dtype);
+  int32_t fill = -1;
+  std::memcpy(m.fill_value.bytes.data(), &fill, 4);
+  if (format == 3) {
+    m.codecs = std::move(codecs);
+  } else {
+    m.chunk_key_encoding = {ChunkKeyEncoding::Kind::kV2, '.'};
+    m.v2_compressor = std::move(codecs);
+  }
+  return m;
+}
+
+// The element offsets (C order in `shape`) that `sel` selects, in order.
+std::vector<int64_t> SelectedOffsets(const Selection& sel, const std::vector<int64_t>& shape) {
+  std::vector<int64_t> out;
+  std::vector<int64_t> idx(sel.rank(), 0);
+  const int64_t n = sel.num_elements();
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t off = 0;
+    for (size_t d = 0; d < sel.rank(); ++d) {
+      off = off * shape[d] + sel.dims()[d].start + idx[d] * sel.dims()[d].step;
+    }
+    out.push_back(off);
+    for (size_t d = sel.rank(); d-- > 0;) {
+      if (++idx[d] < sel.dims()[d].count()) break;
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
+Selection RandomSelection(std::mt19937& rng, const std::vector<int64_t>& shape) {
+  std::vector<DimRange> dims;
+  for (int64_t extent : shape) {
+    int64_t a = std::uniform_int_distribution<int64_t>(0, extent)(rng);
+    int64_t b = std::uniform_int_distribution<int64_t>(0, extent)(rng);
+    int64_t step = std::uniform_int_distribution<int64_t>(1, 3)(rng);
+    dims.push_back({std::min(a, b), std::max(a, b), step});
+  }
+  return Selection(dims);
+}
+
+class ArrayModelTest : public ::testing::TestWithParam<std::tuple<int, json>> {};
+
+// Random writes and reads against a dense in-memory model of the array.
+TEST_P(ArrayModelTest, RandomSelectionsMatchModel) {
+  auto [format, codecs] = GetParam();
+  std::vector<int64_t> shape = {23, 17, 5};
+  auto store = MakeMemoryStore();
+  auto array = Array::Create(store, "g/a", Int32Metadata(format, shape, {7, 4, 3}, codecs));
+  ASSERT_TRUE(array.ok()) << array.status().ToString();
+  std::vector<int32_t> model(23 * 17 * 5, -1);
+  std::mt19937 rng(42);
+  int32_t next = 0;
+  for (int round = 0; round < 60; ++round) {
+    Selection sel = RandomSelection(rng, shape);
+    std::vector<int64_t> offsets = SelectedOffsets(sel, shape);
+    if (round % 2 == 0) {
+      std::vector<int32_t> src(offsets.size());
+      for (size_t k = 0; k < src.size(); ++k) src[k] = model[offsets[k]] = next++;
+      ASSERT_TRUE((*array)->Write(sel, src.data()).ok()) << sel.ToString();
+    } else {
+      std::vector<int32_t> got(offsets.size(), 12345);
+      ASSERT_TRUE((*array)->Read(sel, got.data()).ok()) << sel.ToString();
+      for (size_t k = 0; k < got.size(); ++k) {
+        ASSERT_EQ(got[k], model[offsets[k]]) << sel.ToString() << " element " << k;
+      }
+    }
+  }
+  // Reopen from the store and read everything.
+  auto reopened = Array::Open(store, "g/a");
+  ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
+  std::vector<int32_t> all(model.size());
+  ASSERT_TRUE((*reopened)->Read(Selection::All(shape), all.data()).ok());
+  EXPECT_EQ(all, model);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Formats, ArrayModelTest,
+    ::testing::Values(
+        std::make_tuple(3, json::parse(R"([{"name":"bytes","configuration":{"endian":"little"}}])")),
+        std::make_tuple(3, json::parse(R"([{"name":"transpose","configuration":{"order":[2,0,1]}},
+            {"name":"bytes","configuration":{"endian":"big"}},{"name":"zstd","configuration":{"level":1,"checksum":true}}])")),
+        std::make_tuple(3, json::parse(R"([{"name":"sharding_indexed","configuration":{
+            "chunk_shape":[7,2,1],"codecs":[{"name":"bytes","configuration":{"endian":"little"}},
+            {"name":"gzip","configuration":{"level":1}}],
+            "index_codecs":[{"name":"bytes","configuration":{"endian":"little"}},{"name":"crc32c"}],
+            "index_location":"end"}}])")),
+        std::make_tuple(2, json(nullptr)),
+        std::make_tuple(2, json::parse(R"({"id":"blosc","cname":"lz4","clevel":5,"shuffle":1,"blocksize":0})"))));
+
+TEST(ArrayTest, MissingChunksReadAsFillValue) {
+  auto store = MakeMemoryStore();
+  auto array = Array::Create(store, "", Int32Metadata(3, {10}, {4}, json::parse(R"([{"name":"bytes","configuration":{"endian":"little"}}])")));
+  ASSERT_TRUE(array.ok());
+  std::vector<int32_t> out(10, 0);
+  ASSERT_TRUE((*array)->Read(Selection::All({10}), out.data()).ok());
+  EXPECT_EQ(out, std::vector<int32_t>(10, -1));
+  auto keys = store->List("");
+  ASSERT_TRUE(keys.ok());
+  EXPECT_EQ(*keys, std::vector<std::string>{"zarr.json"});
+}
+
+TEST(ArrayTest, ChunksEqualToFillAreNotStoredUnlessAsked) {
+  auto store = MakeMemoryStore();
+  auto meta = Int32Metadata(3, {8}, {4}, json::parse(R"([{"name":"bytes","configuration":{"endian":"little"}}])"));
+  auto array = Array::Create(store, "a", meta);
+  ASSERT_TRUE(array.ok());
+  std::vector<int32_t> data = {-1, -1, -1, -1, 1, 2, 3, 4};
+  ASSERT_TRUE((*array)->Write(Selection::All({8}), data.data()).ok());
+  EXPECT_EQ(*store->List("a"), (std::vector<std::string>{"a/c/1", "a/zarr.json"}));
+  WriteOptions keep;
+  keep.write_empty_chunks = true;
+  ASSERT_TRUE((*array)->Write(Selection::All({8}), data.data(), keep).ok());
+  EXPECT_EQ(*store->List("a"), (std::vector<std::string>{"a/c/0", "a/c/1", "a/zarr.json"}));
+}
+
+TEST(ArrayTest, CorruptChunkNamesArrayAndKey) {
+  auto store = MakeMemoryStore();
+  auto array = Array::Create(store, "a", Int32Metadata(3, {8}, {4}, json::parse(R"([{"name":"bytes","configuration":{"endian":"little"}},{"name":"crc32c"}])")));
+  ASSERT_TRUE(array.ok());
+  std::vector<int32_t> data = {1, 2, 3, 4, 5, 6, 7, 8};
+  ASSERT_TRUE((*array)->Write(Selection::All({8}), data.data()).ok());
+  auto stored = store->Get("a/c/1");
+  ASSERT_TRUE(stored.ok() && stored->has_value());
+  Buffer flipped = **stored;
+  flipped.data()[2] ^= std::byte{0x10};
+  ASSERT_TRUE(store->Set("a/c/1", flipped.view()).ok());
+  std::vector<int32_t> out(8);
+  Status s = (*array)->Read(Selection::All({8}), out.data());
+  EXPECT_EQ(s.code(), StatusCode::kCorruption);
+  EXPECT_NE(s.message().find("array 'a'"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("a/c/1"), std::string::npos) << s.message();
+}
+
+TEST(ArrayTest, CreateRefusesExistingNodeWithoutOverwrite) {
+  auto store = MakeMemoryStore();
+  auto meta = Int32Metadata(3, {4}, {2}, json::parse(R"([{"name":"bytes","configuration":{"endian":"little"}}])"));
+  ASSERT_TRUE(Array::Create(store, "x", meta).ok());
+  auto again = Array::Create(store, "x", meta);
+  EXPECT_EQ(again.status().code(), StatusCode::kAlreadyExists);
+  CreateOptions overwrite;
+  overwrite.overwrite = true;
+  EXPECT_TRUE(Array::Create(store, "x", meta, overwrite).ok());
+}
+
+TEST(ArrayTest, ResizeErasesChunksOutsideAndKeepsTheRest) {
+  auto store = MakeMemoryStore();
+  auto array = Array::Create(store, "r", Int32Metadata(3, {6, 6}, {3, 3}, json::parse(R"([{"name":"bytes","configuration":{"endian":"little"}}])")));
+  ASSERT_TRUE(array.ok());
+  std::vector<int32_t> data(36);
+  for (int i = 0; i < 36; ++i) data[i] = i;
+  ASSERT_TRUE((*array)->Write(Selection::All({6, 6}), data.data()).ok());
+  ASSERT_TRUE((*array)->Resize({3, 9}).ok());
+  EXPECT_EQ(*store->List("r"), (std::vector<std::string>{"r/c/0/0", "r/c/0/1", "r/zarr.json"}));
+  auto reopened = Array::Open(store, "r");
+  ASSERT_TRUE(reopened.ok());
+  EXPECT_EQ((*reopened)->shape(), (std::vector<int64_t>{3, 9}));
+  std::vector<int32_t> row(9);
+  ASSERT_TRUE((*reopened)->Read(Selection({{1, 2, 1}, {0, 9, 1}}), row.data()).ok());
+  EXPECT_EQ(row, (std::vector<int32_t>{6, 7, 8, 9, 10, 11, -1, -1, -1}));
+}
+
+TEST(ArrayTest, VariableLengthStringsRoundTrip) {
+  auto store = MakeMemoryStore();
+  ArrayMetadata m;
+  m.zarr_format = 3;
+  m.shape = {5};
+  m.chunk_shape = {2};
+  m.dtype = DataType(DataTypeId::kString);
+  m.fill_value = DefaultFillValue(m.dtype);
+  m.codecs = json::parse(R"([{"name":"vlen-utf8"},{"name":"zstd","configuration":{"level":0,"checksum":false}}])");
+  auto array = Array::Create(store, "s", m);
+  ASSERT_TRUE(array.ok()) << array.status().ToString();
+  std::vector<std::string> data = {"a", "", "héllo", "longer string here", "z"};
+  ASSERT_TRUE((*array)->Write(Selection::All({5}), data.data()).ok());
+  std::vector<std::string> out(3);
+  ASSERT_TRUE((*array)->Read(Selection({{0, 5, 2}}), out.data()).ok());
+  EXPECT_EQ(out, (std::vector<std::string>{"a", "héllo", "z"}));
+}
+
+TEST(ArrayTest, ParallelAndSerialReadsAgree) {
+  auto store = MakeMemoryStore();
+  auto array = Array::Create(store, "p", Int32Metadata(3, {100, 100}, {10, 10}, json::parse(R"([{"name":"bytes","configuration":{"endian":"little"}},{"name":"zstd","configuration":{"level":1,"checksum":false}}])")));
+  ASSERT_TRUE(array.ok());
+  std::vector<int32_t> data(10000);
+  for (int i = 0; i < 10000; ++i) data[i] = i * 7;
+  ASSERT_TRUE((*array)->Write(Selection::All({100, 100}), data.data()).ok());
+  ThreadPool::SetDefaultConcurrency(1);
+  std::vector<int32_t> serial(10000);
+  ASSERT_TRUE((*array)->Read(Selection::All({100, 100}), serial.data()).ok());
+  ThreadPool::SetDefaultConcurrency(4);
+  std::vector<int32_t> parallel(10000);
+  ASSERT_TRUE((*array)->Read(Selection::All({100, 100}), parallel.data()).ok());
+  EXPECT_EQ(serial, data);
+  EXPECT_EQ(parallel, data);
+}
+
+TEST(ArrayTest, OutOfBoundsSelectionIsInvalidArgument) {
+  auto store = MakeMemoryStore();
+  auto array = Array::Create(store, "o", Int32Metadata(3, {4}, {2}, json::parse(R"([{"name":"bytes","configuration":{"endian":"little"}}])")));
+  ASSERT_TRUE(array.ok());
+  std::vector<int32_t> out(5);
+  Status s = (*array)->Read(Selection({{0, 5, 1}}), out.data());
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("array 'o'"), std::string::npos) << s.message();
+}
+
+}  // namespace
+}  // namespace turbozarr

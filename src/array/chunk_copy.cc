@@ -1,0 +1,56 @@
+#include "array/chunk_copy.h"
+
+#include <string>
+
+#include "util/strided_copy.h"
+
+namespace turbozarr {
+
+void CopyChunkToBlock(const ChunkArray& chunk, const ChunkRegion& r, void* block) {
+  const int rank = static_cast<int>(r.count.size());
+  if (chunk.dtype.is_variable_length()) {
+    auto* dst = static_cast<std::string*>(block) + r.block_offset;
+    CopyStridedStrings(chunk.strings.data() + r.chunk_offset, r.chunk_strides.data(), dst,
+                       r.block_strides.data(), r.count.data(), rank);
+    return;
+  }
+  const size_t elem = chunk.dtype.size();
+  auto src_strides = ChunkRegion::InBytes(r.chunk_strides, elem);
+  auto dst_strides = ChunkRegion::InBytes(r.block_strides, elem);
+  CopyStrided(chunk.bytes.data() + r.chunk_offset * elem, src_strides.data(),
+              static_cast<std::byte*>(block) + r.block_offset * elem, dst_strides.data(),
+              r.count.data(), rank, elem);
+}
+
+void CopyBlockToChunk(const void* block, const ChunkRegion& r, ChunkArray& chunk) {
+  const int rank = static_cast<int>(r.count.size());
+  if (chunk.dtype.is_variable_length()) {
+    const auto* src = static_cast<const std::string*>(block) + r.block_offset;
+    CopyStridedStrings(src, r.block_strides.data(), chunk.strings.data() + r.chunk_offset,
+                       r.chunk_strides.data(), r.count.data(), rank);
+    return;
+  }
+  const size_t elem = chunk.dtype.size();
+  auto src_strides = ChunkRegion::InBytes(r.block_strides, elem);
+  auto dst_strides = ChunkRegion::InBytes(r.chunk_strides, elem);
+  CopyStrided(static_cast<const std::byte*>(block) + r.block_offset * elem,
+              src_strides.data(), chunk.bytes.data() + r.chunk_offset * elem,
+              dst_strides.data(), r.count.data(), rank, elem);
+}
+
+void FillBlock(const DataType& dtype, const FillValue& fill, const ChunkRegion& r,
+               void* block) {
+  const int rank = static_cast<int>(r.count.size());
+  if (dtype.is_variable_length()) {
+    FillStridedStrings(static_cast<std::string*>(block) + r.block_offset,
+                       r.block_strides.data(), r.count.data(), rank,
+                       std::string(fill.bytes.chars()));
+    return;
+  }
+  const size_t elem = dtype.size();
+  auto dst_strides = ChunkRegion::InBytes(r.block_strides, elem);
+  FillStrided(static_cast<std::byte*>(block) + r.block_offset * elem, dst_strides.data(),
+              r.count.data(), rank, fill.bytes.data(), elem);
+}
+
+}  // namespace turbozarr

@@ -1,0 +1,22 @@
+// Moving one chunk's share of a selection between a decoded chunk
+// (ChunkArray) and the caller's C-contiguous block, for fixed-size and
+// variable-length element types alike.
+//
+// Thread safety: pure functions; callers give each thread its own chunk.
+#pragma once
+
+#include "array/chunk_region.h"
+#include "turbozarr/codec.h"
+#include "turbozarr/dtype.h"
+
+namespace turbozarr {
+
+// chunk -> block
+void CopyChunkToBlock(const ChunkArray& chunk, const ChunkRegion& r, void* block);
+// block -> chunk. REQUIRES: chunk holds dtype-sized storage for its shape.
+void CopyBlockToChunk(const void* block, const ChunkRegion& r, ChunkArray& chunk);
+// Fills the region of the block with `fill`.
+void FillBlock(const DataType& dtype, const FillValue& fill, const ChunkRegion& r,
+               void* block);
+
+}  // namespace turbozarr

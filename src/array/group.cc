@@ -1,0 +1,168 @@
+// Group: open, create, attributes, members. Consolidated metadata is in
+// group_consolidated.cc and the tree printer in group_tree.cc.
+#include "turbozarr/group.h"
+
+#include <algorithm>
+
+#include "array/metadata_io.h"
+#include "array/node_path.h"
+
+namespace turbozarr {
+
+Group::Group(std::shared_ptr<Store> store, std::string path, int zarr_format,
+             nlohmann::json attributes)
+    : store_(std::move(store)),
+      path_(std::move(path)),
+      zarr_format_(zarr_format),
+      attributes_(std::move(attributes)) {}
+
+Result<NodeInfo> InspectNode(const std::shared_ptr<Store>& store, std::string_view path) {
+  TZ_ASSIGN_OR_RETURN(std::string p, NormalizeNodePath(path));
+  TZ_ASSIGN_OR_RETURN(NodeDocuments docs, LoadNodeDocuments(*store, p));
+  if (docs.is_array()) return NodeInfo{p, NodeKind::kArray, docs.zarr_format};
+  if (docs.is_group()) return NodeInfo{p, NodeKind::kGroup, docs.zarr_format};
+  if (docs.zarr_format == 3) {
+    return Status::Corruption("'" + MetadataKey(p, kZarrJson) +
+                              "' has no valid node_type (\"array\" or \"group\")");
+  }
+  return Status::NotFound("no array or group at " + DescribeNodePath(p) + " in " +
+                          store->Describe());
+}
+
+Result<std::shared_ptr<Group>> Group::Open(std::shared_ptr<Store> store,
+                                           std::string_view path) {
+  TZ_ASSIGN_OR_RETURN(std::string p, NormalizeNodePath(path));
+  TZ_ASSIGN_OR_RETURN(NodeDocuments docs, LoadNodeDocuments(*store, p));
+  std::string where = "group " + DescribeNodePath(p) + " in " + store->Describe();
+  if (!docs.is_group()) {
+    return Status::NotFound("no group at " + DescribeNodePath(p) + " in " +
+                            store->Describe() +
+                            (docs.is_array() ? " (an array is there)" : ""));
+  }
+  if (docs.zarr_format == 3) {
+    TZ_ASSIGN_OR_RETURN(GroupMetadata m, ParseV3GroupMetadata(*docs.zarr_json, where));
+    std::shared_ptr<Group> g(new Group(store, p, 3, std::move(m.attributes)));
+    g->consolidated_ = std::move(m.consolidated);
+    g->extra_fields_ = std::move(m.extra_fields);
+    return g;
+  }
+  TZ_ASSIGN_OR_RETURN(std::optional<nlohmann::json> zattrs,
+                      LoadJsonDocument(*store, MetadataKey(p, kZattrs)));
+  nlohmann::json attrs = zattrs ? *zattrs : nlohmann::json::object();
+  if (!attrs.is_object()) {
+    return Status::Corruption(where + ": '" + MetadataKey(p, kZattrs) +
+                              "' is not a JSON object");
+  }
+  std::shared_ptr<Group> g(new Group(store, p, 2, std::move(attrs)));
+  TZ_RETURN_NOT_OK(g->LoadV2Consolidated());
+  return g;
+}
+
+Result<std::shared_ptr<Group>> Group::Create(std::shared_ptr<Store> store,
+                                             std::string_view path,
+                                             const GroupCreateOptions& options) {
+  TZ_ASSIGN_OR_RETURN(std::string p, NormalizeNodePath(path));
+  if (options.zarr_format != 2 && options.zarr_format != 3) {
+    return Status::InvalidArgument("zarr_format must be 2 or 3, not " +
+                                   std::to_string(options.zarr_format));
+  }
+  if (!options.attributes.is_object()) {
+    return Status::InvalidArgument("group attributes must be a JSON object");
+  }
+  TZ_ASSIGN_OR_RETURN(NodeDocuments existing, LoadNodeDocuments(*store, p));
+  if (existing.zarr_format != 0 && !options.overwrite) {
+    return Status::AlreadyExists("cannot create group at " + DescribeNodePath(p) + " in " +
+                                 store->Describe() + ": a node is already there");
+  }
+  if (options.overwrite) TZ_RETURN_NOT_OK(store->ErasePrefix(p));
+  std::shared_ptr<Group> g(new Group(store, p, options.zarr_format, options.attributes));
+  TZ_RETURN_NOT_OK(g->WriteMetadata());
+  return g;
+}
+
+Status Group::WriteMetadata() {
+  if (zarr_format_ == 3) {
+    GroupMetadata m;
+    m.zarr_format = 3;
+    m.attributes = attributes_;
+    m.consolidated = consolidated_;
+    m.extra_fields = extra_fields_;
+    return StoreJsonDocument(*store_, MetadataKey(path_, kZarrJson), ToV3Json(m));
+  }
+  TZ_RETURN_NOT_OK(StoreJsonDocument(*store_, MetadataKey(path_, kZgroup),
+                                     nlohmann::json{{"zarr_format", 2}}));
+  if (attributes_.empty()) return store_->Erase(MetadataKey(path_, kZattrs));
+  return StoreJsonDocument(*store_, MetadataKey(path_, kZattrs), attributes_);
+}
+
+Status Group::SetAttributes(const nlohmann::json& attributes) {
+  if (!attributes.is_object()) {
+    return Status::InvalidArgument("attributes of group " + DescribeNodePath(path_) +
+                                   " must be a JSON object");
+  }
+  attributes_ = attributes;
+  return WriteMetadata();
+}
+
+Result<std::vector<NodeInfo>> Group::Members() const {
+  if (!consolidated_) return MembersFromStore();
+  std::vector<NodeInfo> members;
+  for (const auto& [name, doc] : *consolidated_) {
+    if (name.find('/') != std::string::npos) continue;
+    TZ_ASSIGN_OR_RETURN(NodeKind kind, ConsolidatedKind(name));
+    members.push_back(NodeInfo{name, kind, zarr_format_});
+  }
+  return members;  // std::map keeps them sorted
+}
+
+Result<std::vector<NodeInfo>> Group::MembersFromStore() const {
+  std::vector<NodeInfo> members;
+  TZ_ASSIGN_OR_RETURN(DirectoryListing listing, store_->ListDirectory(path_));
+  for (const std::string& child : listing.prefixes) {
+    Result<NodeInfo> info = InspectNode(store_, JoinKey(path_, child));
+    if (!info.ok()) {
+      if (info.status().code() == StatusCode::kNotFound) continue;  // plain directory
+      return info.status();
+    }
+    members.push_back(NodeInfo{child, info->kind, info->zarr_format});
+  }
+  std::sort(members.begin(), members.end(),
+            [](const NodeInfo& a, const NodeInfo& b) { return a.name < b.name; });
+  return members;
+}
+
+Result<std::shared_ptr<Array>> Group::OpenArray(std::string_view name) const {
+  TZ_ASSIGN_OR_RETURN(std::string rel, NormalizeNodePath(name));
+  if (consolidated_ && consolidated_->count(rel)) {
+    TZ_ASSIGN_OR_RETURN(ArrayMetadata m, ConsolidatedArrayMetadata(rel));
+    return Array::FromMetadata(store_, JoinKey(path_, rel), std::move(m));
+  }
+  return Array::Open(store_, JoinKey(path_, rel));
+}
+
+Result<std::shared_ptr<Group>> Group::OpenGroup(std::string_view name) const {
+  TZ_ASSIGN_OR_RETURN(std::string rel, NormalizeNodePath(name));
+  return Group::Open(store_, JoinKey(path_, rel));
+}
+
+Result<std::shared_ptr<Array>> Group::CreateArray(std::string_view name,
+                                                  ArrayMetadata metadata,
+                                                  const CreateOptions& options) {
+  TZ_ASSIGN_OR_RETURN(std::string rel, NormalizeNodePath(name));
+  if (rel.empty()) return Status::InvalidArgument("an array needs a non-empty name");
+  TZ_ASSIGN_OR_RETURN(auto array,
+                      Array::Create(store_, JoinKey(path_, rel), std::move(metadata), options));
+  consolidated_.reset();  // the stored consolidated view no longer lists everything
+  return array;
+}
+
+Result<std::shared_ptr<Group>> Group::CreateGroup(std::string_view name,
+                                                  const GroupCreateOptions& options) {
+  TZ_ASSIGN_OR_RETURN(std::string rel, NormalizeNodePath(name));
+  if (rel.empty()) return Status::InvalidArgument("a group needs a non-empty name");
+  TZ_ASSIGN_OR_RETURN(auto group, Group::Create(store_, JoinKey(path_, rel), options));
+  consolidated_.reset();
+  return group;
+}
+
+}  // namespace turbozarr

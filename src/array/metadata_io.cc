@@ -1,0 +1,77 @@
+#include "array/metadata_io.h"
+
+#include "array/node_path.h"
+
+namespace turbozarr {
+
+Result<std::optional<nlohmann::json>> LoadJsonDocument(Store& store, std::string_view key) {
+  TZ_ASSIGN_OR_RETURN(std::optional<Buffer> bytes, store.Get(key));
+  if (!bytes) return std::optional<nlohmann::json>();
+  TZ_ASSIGN_OR_RETURN(nlohmann::json doc, ParseJsonDocument(bytes->view(), key));
+  return std::optional<nlohmann::json>(std::move(doc));
+}
+
+Status StoreJsonDocument(Store& store, std::string_view key, const nlohmann::json& doc) {
+  std::string text = DumpJsonDocument(doc);
+  return store.Set(key, AsBytes(text));
+}
+
+bool NodeDocuments::is_array() const {
+  if (zarr_format == 3) return zarr_json->value("node_type", "") == "array";
+  return zarray.has_value();
+}
+
+bool NodeDocuments::is_group() const {
+  if (zarr_format == 3) return zarr_json->value("node_type", "") == "group";
+  return !zarray.has_value() && zgroup.has_value();
+}
+
+Result<NodeDocuments> LoadNodeDocuments(Store& store, std::string_view path) {
+  NodeDocuments docs;
+  TZ_ASSIGN_OR_RETURN(docs.zarr_json, LoadJsonDocument(store, MetadataKey(path, kZarrJson)));
+  if (docs.zarr_json) {
+    if (!docs.zarr_json->is_object()) {
+      return Status::Corruption("'" + MetadataKey(path, kZarrJson) + "' is not a JSON object");
+    }
+    docs.zarr_format = 3;
+    return docs;
+  }
+  TZ_ASSIGN_OR_RETURN(docs.zarray, LoadJsonDocument(store, MetadataKey(path, kZarray)));
+  if (!docs.zarray) {
+    TZ_ASSIGN_OR_RETURN(docs.zgroup, LoadJsonDocument(store, MetadataKey(path, kZgroup)));
+  }
+  if (docs.zarray || docs.zgroup) docs.zarr_format = 2;
+  return docs;
+}
+
+Result<ArrayMetadata> LoadArrayMetadata(Store& store, std::string_view path) {
+  TZ_ASSIGN_OR_RETURN(NodeDocuments docs, LoadNodeDocuments(store, path));
+  std::string where = "array " + DescribeNodePath(path) + " in " + store.Describe();
+  if (!docs.is_array()) {
+    return Status::NotFound("no array at " + DescribeNodePath(path) + " in " +
+                            store.Describe() +
+                            (docs.is_group() ? " (a group is there)" : ""));
+  }
+  if (docs.zarr_format == 3) return ParseV3ArrayMetadata(*docs.zarr_json, where);
+  TZ_ASSIGN_OR_RETURN(std::optional<nlohmann::json> zattrs,
+                      LoadJsonDocument(store, MetadataKey(path, kZattrs)));
+  return ParseV2ArrayMetadata(*docs.zarray, zattrs ? *zattrs : nlohmann::json(), where);
+}
+
+Status StoreArrayMetadata(Store& store, std::string_view path, const ArrayMetadata& m) {
+  if (m.zarr_format == 3) {
+    return StoreJsonDocument(store, MetadataKey(path, kZarrJson), ToV3Json(m));
+  }
+  if (m.zarr_format != 2) {
+    return Status::InvalidArgument("zarr_format must be 2 or 3, not " +
+                                   std::to_string(m.zarr_format));
+  }
+  TZ_RETURN_NOT_OK(StoreJsonDocument(store, MetadataKey(path, kZarray), ToV2ZarrayJson(m)));
+  std::string zattrs_key = MetadataKey(path, kZattrs);
+  if (m.attributes.is_object() && !m.attributes.empty()) {
+    return StoreJsonDocument(store, zattrs_key, m.attributes);
+  }
+  return store.Erase(zattrs_key);
+}
+
+}  // namespace turbozarr

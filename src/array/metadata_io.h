@@ -1,0 +1,40 @@
+// Reading and writing the metadata documents of a node in a store, for
+// either format: zarr.json (v3) or .zarray/.zgroup/.zattrs (v2).
+//
+// Thread safety: functions over a thread-safe Store.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "turbozarr/metadata.h"
+#include "turbozarr/status.h"
+#include "turbozarr/store.h"
+
+namespace turbozarr {
+
+// The parsed JSON document at `key`, nullopt if absent, Corruption if malformed.
+Result<std::optional<nlohmann::json>> LoadJsonDocument(Store& store, std::string_view key);
+Status StoreJsonDocument(Store& store, std::string_view key, const nlohmann::json& doc);
+
+// What a node's metadata documents say, before it is known to be an array or
+// a group. `zarr_format` is 0 when nothing is there.
+struct NodeDocuments {
+  int zarr_format = 0;
+  std::optional<nlohmann::json> zarr_json;  // v3
+  std::optional<nlohmann::json> zarray;     // v2
+  std::optional<nlohmann::json> zgroup;     // v2
+  bool is_array() const;
+  bool is_group() const;
+};
+// v3 is looked for first, then v2.
+Result<NodeDocuments> LoadNodeDocuments(Store& store, std::string_view path);
+
+// The array metadata at `path`; NotFound when there is no array there.
+Result<ArrayMetadata> LoadArrayMetadata(Store& store, std::string_view path);
+// Writes zarr.json, or .zarray and .zattrs.
+Status StoreArrayMetadata(Store& store, std::string_view path, const ArrayMetadata& m);
+
+}  // namespace turbozarr

@@ -1,0 +1,164 @@
+#include "codec/blosc_codec.h"
+
+#include <blosc.h>
+
+#include "codec/raw_bytes.h"
+
+namespace turbozarr {
+namespace {
+
+constexpr const char* kShuffleNames[] = {"noshuffle", "shuffle", "bitshuffle"};
+
+int ItemSize(const ArraySpec& spec) {
+  return spec.dtype.is_variable_length() ? 1 : static_cast<int>(spec.dtype.size());
+}
+
+// Shared checks and fields of both spellings; `shuffle` and `typesize` are
+// resolved by the callers.
+Status ReadCommon(internal::CodecConfig& config, BloscCodec::Options* o) {
+  TZ_ASSIGN_OR_RETURN(o->cname, config.String("cname", "zstd"));
+  if (blosc_compname_to_compcode(o->cname.c_str()) < 0) {
+    return config.Invalid("cname", "\"" + o->cname + "\" is not one of this blosc's " +
+                                       "compressors (" + blosc_list_compressors() + ")");
+  }
+  TZ_ASSIGN_OR_RETURN(int64_t clevel, config.Int("clevel", 5));
+  if (clevel < 0 || clevel > 9) {
+    return config.Invalid("clevel", "must be in [0, 9], got " + std::to_string(clevel));
+  }
+  o->clevel = static_cast<int>(clevel);
+  TZ_ASSIGN_OR_RETURN(int64_t blocksize, config.Int("blocksize", 0));
+  if (blocksize < 0 || blocksize > BLOSC_MAX_BUFFERSIZE) {
+    return config.Invalid("blocksize", "must be in [0, " + std::to_string(BLOSC_MAX_BUFFERSIZE) +
+                                           "], got " + std::to_string(blocksize));
+  }
+  o->blocksize = static_cast<size_t>(blocksize);
+  return Status::OK();
+}
+
+Status CheckTypesize(internal::CodecConfig& config, int64_t typesize) {
+  if (typesize < 1 || typesize > (1 << 30)) {
+    return config.Invalid("typesize", "must be positive, got " + std::to_string(typesize));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const BloscCodec>> BloscCodec::Make(internal::CodecConfig& config,
+                                                           const ArraySpec& spec) {
+  Options o;
+  TZ_RETURN_NOT_OK(ReadCommon(config, &o));
+  TZ_ASSIGN_OR_RETURN(int64_t typesize, config.Int("typesize", ItemSize(spec)));
+  TZ_RETURN_NOT_OK(CheckTypesize(config, typesize));
+  o.typesize = static_cast<int>(typesize);
+  nlohmann::json shuffle = config.Raw("shuffle");
+  if (shuffle.is_null()) {
+    o.shuffle = ItemSize(spec) == 1 ? Shuffle::kBitShuffle : Shuffle::kShuffle;
+  } else if (shuffle == "noshuffle") {
+    o.shuffle = Shuffle::kNoShuffle;
+  } else if (shuffle == "shuffle") {
+    o.shuffle = Shuffle::kShuffle;
+  } else if (shuffle == "bitshuffle") {
+    o.shuffle = Shuffle::kBitShuffle;
+  } else {
+    return config.Invalid("shuffle", "expected \"noshuffle\", \"shuffle\" or \"bitshuffle\", "
+                                     "got " + shuffle.dump());
+  }
+  TZ_RETURN_NOT_OK(config.Finish());
+  const int as_int = static_cast<int>(o.shuffle);
+  return std::make_shared<const BloscCodec>(std::move(o), Spelling::kV3, as_int, false);
+}
+
+Result<std::shared_ptr<const BloscCodec>> BloscCodec::MakeNumcodecs(
+    internal::CodecConfig& config, const ArraySpec& spec, bool in_v3_array) {
+  Options o;
+  TZ_RETURN_NOT_OK(ReadCommon(config, &o));
+  const bool has_typesize = config.Has("typesize");
+  TZ_ASSIGN_OR_RETURN(int64_t typesize,
+                      config.Int("typesize", in_v3_array ? 1 : ItemSize(spec)));
+  TZ_RETURN_NOT_OK(CheckTypesize(config, typesize));
+  o.typesize = static_cast<int>(typesize);
+  TZ_ASSIGN_OR_RETURN(int64_t shuffle, config.Int("shuffle", 1));
+  if (shuffle < -1 || shuffle > 2) {
+    return config.Invalid("shuffle", "expected -1, 0, 1 or 2, got " + std::to_string(shuffle));
+  }
+  if (shuffle == -1) {
+    o.shuffle = o.typesize == 1 ? Shuffle::kBitShuffle : Shuffle::kShuffle;
+  } else {
+    o.shuffle = static_cast<Shuffle>(shuffle);
+  }
+  TZ_RETURN_NOT_OK(config.Finish());
+  return std::make_shared<const BloscCodec>(
+      std::move(o), in_v3_array ? Spelling::kNumcodecsV3 : Spelling::kV2,
+      static_cast<int>(shuffle), has_typesize);
+}
+
+nlohmann::json BloscCodec::ToJson() const {
+  if (spelling_ == Spelling::kNumcodecsV3) return internal::NumcodecsV3Json(ToV2Json());
+  return {{"name", "blosc"},
+          {"configuration",
+           {{"typesize", o_.typesize},
+            {"cname", o_.cname},
+            {"clevel", o_.clevel},
+            {"shuffle", kShuffleNames[static_cast<int>(o_.shuffle)]},
+            {"blocksize", o_.blocksize}}}};
+}
+
+nlohmann::json BloscCodec::ToV2Json() const {
+  nlohmann::json j = {{"id", "blosc"},
+                      {"cname", o_.cname},
+                      {"clevel", o_.clevel},
+                      {"shuffle", numcodecs_shuffle_},
+                      {"blocksize", o_.blocksize}};
+  if (numcodecs_typesize_) j["typesize"] = o_.typesize;
+  return j;
+}
+
+Result<Buffer> BloscCodec::Encode(ByteView decoded) const {
+  if (decoded.size() > static_cast<size_t>(BLOSC_MAX_BUFFERSIZE)) {
+    return Status::InvalidArgument("codec blosc: " + std::to_string(decoded.size()) +
+                                   " bytes exceed blosc's limit of " +
+                                   std::to_string(BLOSC_MAX_BUFFERSIZE));
+  }
+  Buffer out(decoded.size() + BLOSC_MAX_OVERHEAD);
+  const int n = blosc_compress_ctx(o_.clevel, static_cast<int>(o_.shuffle),
+                                   static_cast<size_t>(o_.typesize), decoded.size(),
+                                   decoded.data(), out.data(), out.size(), o_.cname.c_str(),
+                                   o_.blocksize, /*numinternalthreads=*/1);
+  if (n <= 0) {
+    return Status::IOError("codec blosc: compression failed (error " + std::to_string(n) + ")");
+  }
+  out.Resize(static_cast<size_t>(n));
+  return out;
+}
+
+Result<Buffer> BloscCodec::Decode(ByteView encoded, std::optional<size_t> expected_size) const {
+  if (encoded.size() < BLOSC_MIN_HEADER_LENGTH) {
+    return Status::Corruption("codec blosc: " + std::to_string(encoded.size()) +
+                              " bytes cannot hold the 16-byte header");
+  }
+  size_t nbytes = 0;
+  if (blosc_cbuffer_validate(encoded.data(), encoded.size(), &nbytes) != 0) {
+    size_t cbytes = 0, blocksize = 0;
+    blosc_cbuffer_sizes(encoded.data(), &nbytes, &cbytes, &blocksize);
+    return Status::Corruption("codec blosc: header says " + std::to_string(cbytes) +
+                              " compressed bytes and " + std::to_string(nbytes) +
+                              " decoded bytes; the data has " +
+                              std::to_string(encoded.size()) + " bytes");
+  }
+  if (expected_size && nbytes != *expected_size) {
+    return Status::Corruption("codec blosc: header says " + std::to_string(nbytes) +
+                              " decoded bytes, expected " + std::to_string(*expected_size));
+  }
+  Buffer out;
+  TZ_ASSIGN_OR_RETURN(out, internal::AllocateBuffer(nbytes, "codec blosc"));
+  if (nbytes == 0) return out;
+  const int n = blosc_decompress_ctx(encoded.data(), out.data(), nbytes, 1);
+  if (n <= 0 || static_cast<size_t>(n) != nbytes) {
+    return Status::Corruption("codec blosc: corrupt data (blosc error " + std::to_string(n) +
+                              ")");
+  }
+  return out;
+}
+
+}  // namespace turbozarr

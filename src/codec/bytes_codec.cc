@@ -1,0 +1,86 @@
+#include "codec/bytes_codec.h"
+
+#include "codec/raw_bytes.h"
+
+namespace turbozarr {
+
+Result<std::shared_ptr<const BytesCodec>> BytesCodec::Make(internal::CodecConfig& config,
+                                                           const ArraySpec& spec) {
+  if (spec.dtype.is_variable_length()) {
+    return Status::InvalidArgument(
+        "codec bytes: cannot encode the variable-length data type " +
+        spec.dtype.ToString() + " (use vlen-utf8 or vlen-bytes)");
+  }
+  std::optional<std::endian> endian;
+  if (config.Has("endian")) {
+    TZ_ASSIGN_OR_RETURN(std::string e, config.String("endian"));
+    if (e == "little") {
+      endian = std::endian::little;
+    } else if (e == "big") {
+      endian = std::endian::big;
+    } else {
+      return config.Invalid("endian", "expected \"little\" or \"big\", got \"" + e + "\"");
+    }
+  } else if (spec.dtype.swap_unit() > 1) {
+    return config.Invalid("endian", "is required for the multi-byte data type " +
+                                        spec.dtype.ToString());
+  }
+  TZ_RETURN_NOT_OK(config.Finish());
+  return std::make_shared<const BytesCodec>(endian);
+}
+
+nlohmann::json BytesCodec::ToJson() const {
+  if (!endian_) return {{"name", "bytes"}};
+  return {{"name", "bytes"},
+          {"configuration",
+           {{"endian", *endian_ == std::endian::little ? "little" : "big"}}}};
+}
+
+std::optional<size_t> BytesCodec::EncodedSize(const ArraySpec& spec) const {
+  if (spec.dtype.is_variable_length()) return std::nullopt;
+  return static_cast<size_t>(spec.num_elements()) * spec.dtype.size();
+}
+
+Result<Buffer> BytesCodec::Encode(const ChunkArray& array, const ArraySpec& spec) const {
+  if (spec.dtype.is_variable_length()) {
+    return Status::InvalidArgument("codec bytes: cannot encode the variable-length type " +
+                                   spec.dtype.ToString());
+  }
+  const size_t expected = static_cast<size_t>(spec.num_elements()) * spec.dtype.size();
+  if (array.bytes.size() != expected) {
+    return Status::InvalidArgument(
+        "codec bytes: chunk of shape " + internal::ShapeString(spec.shape) + " and type " +
+        spec.dtype.ToString() + " needs " + std::to_string(expected) + " bytes, got " +
+        std::to_string(array.bytes.size()));
+  }
+  if (!NeedsSwap(spec.dtype)) return Buffer(array.bytes.view());
+  Buffer out(expected);
+  internal::CopySwapped(out.data(), array.bytes.data(), expected, spec.dtype.swap_unit());
+  return out;
+}
+
+Result<ChunkArray> BytesCodec::Decode(ByteView bytes, const ArraySpec& spec) const {
+  if (spec.dtype.is_variable_length()) {
+    return Status::InvalidArgument("codec bytes: cannot decode the variable-length type " +
+                                   spec.dtype.ToString());
+  }
+  const size_t expected = static_cast<size_t>(spec.num_elements()) * spec.dtype.size();
+  if (bytes.size() != expected) {
+    return Status::Corruption("codec bytes: chunk of shape " +
+                              internal::ShapeString(spec.shape) + " and type " +
+                              spec.dtype.ToString() + " needs " + std::to_string(expected) +
+                              " bytes, got " + std::to_string(bytes.size()));
+  }
+  ChunkArray out;
+  out.shape = spec.shape;
+  out.dtype = spec.dtype;
+  if (!NeedsSwap(spec.dtype)) {
+    out.bytes.Assign(bytes);
+  } else {
+    out.bytes.Resize(expected);
+    internal::CopySwapped(out.bytes.data(), bytes.data(), expected, spec.dtype.swap_unit());
+  }
+  return out;
+}
+
+}  // namespace turbozarr

@@ -1,0 +1,168 @@
+// CodecChain: validates the order of a chunk's codecs and runs them, forwards
+// to encode and backwards to decode, telling each bytes->bytes decoder the
+// size to expect whenever the chain fixes it.
+#include <memory>
+
+#include "codec/codec_config.h"
+#include "codec/crc32c_codec.h"
+#include "turbozarr/codec.h"
+
+namespace turbozarr {
+namespace {
+
+// The element storage of `a` matches its own shape and type.
+bool StorageMatches(const ChunkArray& a) {
+  const int64_t n = a.num_elements();
+  return a.dtype.is_variable_length()
+             ? static_cast<int64_t>(a.strings.size()) == n
+             : a.bytes.size() == static_cast<size_t>(n) * a.dtype.size();
+}
+
+}  // namespace
+
+Result<CodecChain> CodecChain::FromJson(const nlohmann::json& codecs, const ArraySpec& spec) {
+  if (!codecs.is_array()) {
+    return Status::InvalidArgument("codecs must be a list, got " + codecs.dump());
+  }
+  std::vector<std::shared_ptr<const ArrayToArrayCodec>> a2a;
+  std::shared_ptr<const ArrayToBytesCodec> a2b;
+  std::vector<std::shared_ptr<const BytesToBytesCodec>> b2b;
+  ArraySpec current = spec;  // the spec the next codec is handed
+  for (const nlohmann::json& j : codecs) {
+    TZ_ASSIGN_OR_RETURN(std::shared_ptr<const Codec> codec, MakeCodec(j, current));
+    const CodecKind kind = codec->kind();
+    if (kind == CodecKind::kArrayToArray && a2b) {
+      return Status::InvalidArgument("codec " + codec->name() +
+                                     " (array->array) comes after the array->bytes codec " +
+                                     a2b->name());
+    }
+    if (kind == CodecKind::kArrayToBytes && a2b) {
+      return Status::InvalidArgument("codecs hold two array->bytes codecs: " + a2b->name() +
+                                     " and " + codec->name());
+    }
+    if (kind == CodecKind::kBytesToBytes && !a2b) {
+      return Status::InvalidArgument("codec " + codec->name() +
+                                     " (bytes->bytes) comes before any array->bytes codec");
+    }
+    switch (kind) {
+      case CodecKind::kArrayToArray: {
+        auto c = std::static_pointer_cast<const ArrayToArrayCodec>(codec);
+        TZ_ASSIGN_OR_RETURN(current, c->EncodedSpec(current));
+        a2a.push_back(std::move(c));
+        break;
+      }
+      case CodecKind::kArrayToBytes:
+        a2b = std::static_pointer_cast<const ArrayToBytesCodec>(codec);
+        break;
+      case CodecKind::kBytesToBytes:
+        b2b.push_back(std::static_pointer_cast<const BytesToBytesCodec>(codec));
+        break;
+    }
+  }
+  return Make(std::move(a2a), std::move(a2b), std::move(b2b), spec);
+}
+
+Result<CodecChain> CodecChain::Make(std::vector<std::shared_ptr<const ArrayToArrayCodec>> a2a,
+                                    std::shared_ptr<const ArrayToBytesCodec> a2b,
+                                    std::vector<std::shared_ptr<const BytesToBytesCodec>> b2b,
+                                    const ArraySpec& spec) {
+  if (!a2b) {
+    return Status::InvalidArgument(
+        "codecs need exactly one array->bytes codec (such as bytes), found none");
+  }
+  CodecChain chain;
+  chain.spec_ = spec;
+  ArraySpec current = spec;
+  for (const auto& c : a2a) {
+    if (!c) return Status::InvalidArgument("codecs: null array->array codec");
+    chain.a2a_specs_.push_back(current);
+    TZ_ASSIGN_OR_RETURN(current, c->EncodedSpec(current));
+  }
+  for (const auto& c : b2b) {
+    if (!c) return Status::InvalidArgument("codecs: null bytes->bytes codec");
+  }
+  chain.a2b_spec_ = std::move(current);
+  chain.a2a_ = std::move(a2a);
+  chain.a2b_ = std::move(a2b);
+  chain.b2b_ = std::move(b2b);
+  return chain;
+}
+
+Result<Buffer> CodecChain::Encode(ChunkArray chunk) const {
+  if (!a2b_) return Status::InvalidArgument("codec chain is empty");
+  if (chunk.shape != spec_.shape || !(chunk.dtype == spec_.dtype) || !StorageMatches(chunk)) {
+    return Status::InvalidArgument(
+        "codecs: chunk of shape " + internal::ShapeString(chunk.shape) + " and type " +
+        chunk.dtype.ToString() + " does not match the chunk spec " +
+        internal::ShapeString(spec_.shape) + " " + spec_.dtype.ToString());
+  }
+  for (const auto& c : a2a_) {
+    TZ_ASSIGN_OR_RETURN(chunk, c->Encode(std::move(chunk)));
+  }
+  TZ_ASSIGN_OR_RETURN(Buffer bytes, a2b_->Encode(chunk, a2b_spec_));
+  for (const auto& c : b2b_) {
+    TZ_ASSIGN_OR_RETURN(bytes, c->Encode(bytes.view()));
+  }
+  return bytes;
+}
+
+Result<ChunkArray> CodecChain::Decode(ByteView bytes) const {
+  if (!a2b_) return Status::InvalidArgument("codec chain is empty");
+  // sizes[k]: the decoded size of b2b_[k], known when every codec before it
+  // fixes its output size.
+  std::vector<std::optional<size_t>> sizes(b2b_.size());
+  if (!b2b_.empty()) {
+    sizes[0] = a2b_->EncodedSize(a2b_spec_);
+    for (size_t k = 1; k < b2b_.size(); ++k) {
+      sizes[k] = sizes[k - 1] ? b2b_[k - 1]->EncodedSize(*sizes[k - 1]) : std::nullopt;
+    }
+  }
+  Buffer scratch;
+  ByteView view = bytes;
+  for (size_t k = b2b_.size(); k-- > 0;) {
+    // A checksum strips to a view of its input; no copy needed.
+    if (const auto* crc = dynamic_cast<const Crc32cCodec*>(b2b_[k].get())) {
+      TZ_ASSIGN_OR_RETURN(view, crc->Verify(view));
+      if (sizes[k] && view.size() != *sizes[k]) {
+        return Status::Corruption("codec crc32c: expected " + std::to_string(*sizes[k]) +
+                                  " bytes, got " + std::to_string(view.size()));
+      }
+      continue;
+    }
+    TZ_ASSIGN_OR_RETURN(Buffer next, b2b_[k]->Decode(view, sizes[k]));
+    scratch = std::move(next);
+    view = scratch.view();
+  }
+  TZ_ASSIGN_OR_RETURN(ChunkArray chunk, a2b_->Decode(view, a2b_spec_));
+  for (size_t i = a2a_.size(); i-- > 0;) {
+    TZ_ASSIGN_OR_RETURN(chunk, a2a_[i]->Decode(std::move(chunk), a2a_specs_[i]));
+  }
+  if (chunk.shape != spec_.shape || !(chunk.dtype == spec_.dtype) || !StorageMatches(chunk)) {
+    return Status::Corruption("codecs: decoded chunk of shape " +
+                              internal::ShapeString(chunk.shape) + " and type " +
+                              chunk.dtype.ToString() + " does not match the chunk spec " +
+                              internal::ShapeString(spec_.shape) + " " +
+                              spec_.dtype.ToString());
+  }
+  return chunk;
+}
+
+nlohmann::json CodecChain::ToJson() const {
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto& c : a2a_) j.push_back(c->ToJson());
+  if (a2b_) j.push_back(a2b_->ToJson());
+  for (const auto& c : b2b_) j.push_back(c->ToJson());
+  return j;
+}
+
+std::optional<size_t> CodecChain::EncodedSize() const {
+  if (!a2b_) return std::nullopt;
+  std::optional<size_t> size = a2b_->EncodedSize(a2b_spec_);
+  for (const auto& c : b2b_) {
+    if (!size) return std::nullopt;
+    size = c->EncodedSize(*size);
+  }
+  return size;
+}
+
+}  // namespace turbozarr

@@ -1,0 +1,42 @@
+// ZstdCodec: the zarr v3 "zstd" bytes->bytes codec and numcodecs' Zstd.
+// Frames carry their content size (as numcodecs writes them), so decoding
+// allocates once; frames without it are decoded as a stream.
+//
+// Thread safety: immutable; all methods may be called concurrently (each
+// thread keeps its own compression contexts).
+#pragma once
+
+#include <memory>
+
+#include "codec/codec_config.h"
+#include "codec/codec_registry.h"
+#include "turbozarr/codec.h"
+
+namespace turbozarr {
+
+class ZstdCodec final : public BytesToBytesCodec, public internal::NumcodecsCodec {
+ public:
+  ZstdCodec(int level, bool checksum, bool numcodecs_name = false)
+      : level_(level), checksum_(checksum), numcodecs_name_(numcodecs_name) {}
+
+  // {"level": int (default 0, zstd's default), "checksum": bool (default
+  // false)}; `numcodecs_name` makes ToJson write "numcodecs.zstd".
+  static Result<std::shared_ptr<const ZstdCodec>> Make(internal::CodecConfig& config,
+                                                       bool numcodecs_name);
+
+  std::string name() const override { return numcodecs_name_ ? "numcodecs.zstd" : "zstd"; }
+  nlohmann::json ToJson() const override;
+  nlohmann::json ToV2Json() const override;
+  Result<Buffer> Encode(ByteView decoded) const override;
+  Result<Buffer> Decode(ByteView encoded, std::optional<size_t> expected_size) const override;
+
+  int level() const { return level_; }
+  bool checksum() const { return checksum_; }
+
+ private:
+  int level_;
+  bool checksum_;
+  bool numcodecs_name_;
+};
+
+}  // namespace turbozarr

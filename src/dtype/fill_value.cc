@@ -1,0 +1,467 @@
+// Fill values: parsing and writing the JSON spellings zarr-python 3 uses.
+//
+// Numbers are JSON numbers; floats may also be "NaN", "Infinity",
+// "-Infinity", a numeric string, or (v3) "0x<hex>" holding the exact bits;
+// complex values are [re, im] with each part spelled like a float; byte-string
+// types are base64; fixed-length unicode and variable-length strings are JSON
+// strings. The bytes held are native (little-endian) order.
+#include <bit>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <string>
+
+#include "dtype/base64.h"
+#include "dtype/float16.h"
+#include "turbozarr/dtype.h"
+
+namespace turbozarr {
+namespace {
+
+// Dumps JSON for an error message; never throws on invalid UTF-8.
+std::string SafeDump(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+static_assert(std::endian::native == std::endian::little,
+              "fill values are held in little-endian (native) order");
+
+Status BadFill(const nlohmann::json& j, const DataType& dtype, std::string_view why) {
+  return Status::InvalidArgument("fill_value " + SafeDump(j) + " for data type " +
+                                 dtype.ToString() + ": " + std::string(why));
+}
+
+template <typename T>
+void Put(Buffer& b, size_t offset, T v) {
+  std::memcpy(b.data() + offset, &v, sizeof(T));
+}
+template <typename T>
+T Get(const Buffer& b, size_t offset) {
+  T v;
+  std::memcpy(&v, b.data() + offset, sizeof(T));
+  return v;
+}
+
+bool IsSigned(DataTypeId id) {
+  return id == DataTypeId::kInt8 || id == DataTypeId::kInt16 ||
+         id == DataTypeId::kInt32 || id == DataTypeId::kInt64;
+}
+bool IsInteger(DataTypeId id) {
+  return IsSigned(id) || id == DataTypeId::kUInt8 || id == DataTypeId::kUInt16 ||
+         id == DataTypeId::kUInt32 || id == DataTypeId::kUInt64;
+}
+bool IsFloat(DataTypeId id) {
+  return id == DataTypeId::kFloat16 || id == DataTypeId::kFloat32 ||
+         id == DataTypeId::kFloat64;
+}
+
+// ---- integers ----------------------------------------------------------
+
+// Parses any JSON spelling of an integer: a number (an integral float too),
+// a decimal string, or a bool, as zarr-python accepts.
+Result<__int128> ParseIntegerJson(const nlohmann::json& j, const DataType& dtype) {
+  if (j.is_boolean()) return j.get<bool>() ? 1 : 0;
+  if (j.is_number_unsigned()) return static_cast<__int128>(j.get<uint64_t>());
+  if (j.is_number_integer()) return static_cast<__int128>(j.get<int64_t>());
+  if (j.is_number_float()) {
+    double d = j.get<double>();
+    if (!std::isfinite(d) || d != std::trunc(d))
+      return BadFill(j, dtype, "not an integer");
+    if (std::fabs(d) >= 0x1p100) return BadFill(j, dtype, "out of range");
+    return static_cast<__int128>(d);
+  }
+  if (j.is_string()) {
+    const std::string& s = j.get_ref<const std::string&>();
+    const char* begin = s.data();
+    const char* end = s.data() + s.size();
+    if (begin != end && *begin == '+') ++begin;
+    bool negative = begin != end && *begin == '-';
+    if (negative) ++begin;
+    uint64_t magnitude = 0;
+    auto [ptr, ec] = std::from_chars(begin, end, magnitude);
+    if (begin == end || ec != std::errc() || ptr != end) {
+      return BadFill(j, dtype,
+                     ec == std::errc::result_out_of_range ? "out of range"
+                                                          : "not an integer string");
+    }
+    __int128 v = magnitude;
+    return negative ? -v : v;
+  }
+  return BadFill(j, dtype, "expected an integer");
+}
+
+Result<FillValue> ParseInteger(const nlohmann::json& j, const DataType& dtype) {
+  TZ_ASSIGN_OR_RETURN(__int128 v, ParseIntegerJson(j, dtype));
+  size_t bits = dtype.size() * 8;
+  __int128 lo, hi;
+  if (IsSigned(dtype.id())) {
+    lo = -(static_cast<__int128>(1) << (bits - 1));
+    hi = (static_cast<__int128>(1) << (bits - 1)) - 1;
+  } else {
+    lo = 0;
+    hi = (static_cast<__int128>(1) << bits) - 1;
+  }
+  if (v < lo || v > hi) return BadFill(j, dtype, "out of range");
+  FillValue f{Buffer(dtype.size())};
+  // Two's complement truncation to the element width, little-endian.
+  uint64_t u = static_cast<uint64_t>(v);
+  std::memcpy(f.bytes.data(), &u, dtype.size());
+  return f;
+}
+
+nlohmann::json IntegerToJson(const FillValue& f, const DataType& dtype) {
+  switch (dtype.id()) {
+    case DataTypeId::kInt8:
+      return Get<int8_t>(f.bytes, 0);
+    case DataTypeId::kInt16:
+      return Get<int16_t>(f.bytes, 0);
+    case DataTypeId::kInt32:
+      return Get<int32_t>(f.bytes, 0);
+    case DataTypeId::kInt64:
+      return Get<int64_t>(f.bytes, 0);
+    case DataTypeId::kUInt8:
+      return Get<uint8_t>(f.bytes, 0);
+    case DataTypeId::kUInt16:
+      return Get<uint16_t>(f.bytes, 0);
+    case DataTypeId::kUInt32:
+      return Get<uint32_t>(f.bytes, 0);
+    default:
+      return Get<uint64_t>(f.bytes, 0);
+  }
+}
+
+// ---- floats ------------------------------------------------------------
+
+// A parsed float: its value, and its exact bits when given as hex of the
+// element's own width (so NaN payloads survive).
+struct ParsedFloat {
+  double value = 0;
+  std::optional<uint64_t> bits;
+};
+
+double FromBits(uint64_t bits, size_t width) {
+  if (width == 2) return internal::HalfToDouble(static_cast<uint16_t>(bits));
+  if (width == 4) return std::bit_cast<float>(static_cast<uint32_t>(bits));
+  return std::bit_cast<double>(bits);
+}
+
+Result<ParsedFloat> ParseFloatJson(const nlohmann::json& j, size_t width,
+                                   const DataType& dtype) {
+  if (j.is_number()) return ParsedFloat{j.get<double>(), std::nullopt};
+  if (j.is_boolean()) return ParsedFloat{j.get<bool>() ? 1.0 : 0.0, std::nullopt};
+  if (!j.is_string()) return BadFill(j, dtype, "expected a number or a float string");
+  const std::string& s = j.get_ref<const std::string&>();
+  if (s == "NaN")
+    return ParsedFloat{std::numeric_limits<double>::quiet_NaN(), std::nullopt};
+  if (s == "Infinity") return ParsedFloat{INFINITY, std::nullopt};
+  if (s == "-Infinity") return ParsedFloat{-INFINITY, std::nullopt};
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    size_t digits = s.size() - 2;
+    if (digits != 4 && digits != 8 && digits != 16) {
+      return BadFill(j, dtype, "hex float must have 4, 8 or 16 digits");
+    }
+    uint64_t bits = 0;
+    auto [ptr, ec] = std::from_chars(s.data() + 2, s.data() + s.size(), bits, 16);
+    if (ec != std::errc() || ptr != s.data() + s.size()) {
+      return BadFill(j, dtype, "malformed hex float");
+    }
+    size_t given_width = digits / 2;
+    ParsedFloat p{FromBits(bits, given_width), std::nullopt};
+    if (given_width == width) p.bits = bits;
+    return p;
+  }
+  // zarr-python also accepts numeric strings such as "1.5".
+  double d = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), d);
+  if (s.empty() || ec != std::errc() || ptr != s.data() + s.size()) {
+    return BadFill(j, dtype, "not a float");
+  }
+  return ParsedFloat{d, std::nullopt};
+}
+
+void PutFloat(Buffer& b, size_t offset, size_t width, const ParsedFloat& p) {
+  if (width == 2) {
+    Put<uint16_t>(
+        b, offset,
+        p.bits ? static_cast<uint16_t>(*p.bits) : internal::DoubleToHalf(p.value));
+  } else if (width == 4) {
+    Put<uint32_t>(b, offset,
+                  p.bits ? static_cast<uint32_t>(*p.bits)
+                         : std::bit_cast<uint32_t>(static_cast<float>(p.value)));
+  } else {
+    Put<uint64_t>(b, offset, p.bits ? *p.bits : std::bit_cast<uint64_t>(p.value));
+  }
+}
+
+uint64_t GetBits(const Buffer& b, size_t offset, size_t width) {
+  if (width == 2) return Get<uint16_t>(b, offset);
+  if (width == 4) return Get<uint32_t>(b, offset);
+  return Get<uint64_t>(b, offset);
+}
+
+uint64_t CanonicalNaN(size_t width) {
+  if (width == 2) return 0x7e00;
+  if (width == 4) return 0x7fc00000;
+  return 0x7ff8000000000000;
+}
+
+nlohmann::json FloatToJson(const Buffer& b, size_t offset, size_t width,
+                           int zarr_format) {
+  uint64_t bits = GetBits(b, offset, width);
+  double v = FromBits(bits, width);
+  if (std::isnan(v)) {
+    // "NaN" means the canonical quiet NaN; v3 keeps any other NaN exactly.
+    if (zarr_format == 3 && bits != CanonicalNaN(width)) {
+      char hex[20];
+      std::snprintf(hex, sizeof(hex), "0x%0*llx", static_cast<int>(width * 2),
+                    static_cast<unsigned long long>(bits));
+      return hex;
+    }
+    return "NaN";
+  }
+  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+  return v;
+}
+
+// ---- strings -----------------------------------------------------------
+
+// Decodes UTF-8 into code points; nullopt when malformed.
+std::optional<std::u32string> DecodeUtf8(std::string_view s) {
+  std::u32string out;
+  for (size_t i = 0; i < s.size();) {
+    auto c = static_cast<uint8_t>(s[i]);
+    int extra;
+    char32_t cp;
+    if (c < 0x80) {
+      cp = c;
+      extra = 0;
+    } else if ((c & 0xe0) == 0xc0) {
+      cp = c & 0x1f;
+      extra = 1;
+    } else if ((c & 0xf0) == 0xe0) {
+      cp = c & 0x0f;
+      extra = 2;
+    } else if ((c & 0xf8) == 0xf0) {
+      cp = c & 0x07;
+      extra = 3;
+    } else
+      return std::nullopt;
+    if (i + extra >= s.size()) return std::nullopt;
+    for (int k = 1; k <= extra; ++k) {
+      auto cc = static_cast<uint8_t>(s[i + k]);
+      if ((cc & 0xc0) != 0x80) return std::nullopt;
+      cp = (cp << 6) | (cc & 0x3f);
+    }
+    static constexpr char32_t kMin[] = {0, 0x80, 0x800, 0x10000};
+    if (cp < kMin[extra] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+      return std::nullopt;
+    }
+    out += cp;
+    i += extra + 1;
+  }
+  return out;
+}
+
+void AppendUtf8(std::string& out, char32_t cp) {
+  if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) cp = 0xfffd;
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xc0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3f));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xe0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+    out += static_cast<char>(0x80 | (cp & 0x3f));
+  } else {
+    out += static_cast<char>(0xf0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3f));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+    out += static_cast<char>(0x80 | (cp & 0x3f));
+  }
+}
+
+Result<std::string> DecodeBase64Fill(const nlohmann::json& j, const DataType& dtype) {
+  if (!j.is_string()) return BadFill(j, dtype, "expected a base64 string");
+  auto decoded = internal::Base64Decode(j.get_ref<const std::string&>());
+  if (!decoded) return BadFill(j, dtype, "malformed base64");
+  return *std::move(decoded);
+}
+
+Result<FillValue> ParseRawBits(const nlohmann::json& j, const DataType& dtype) {
+  FillValue f{Buffer(dtype.size())};
+  if (j.is_array()) {
+    // The spec's spelling for r<bits>: one integer per byte.
+    if (j.size() != dtype.size()) {
+      return BadFill(j, dtype, "expected " + std::to_string(dtype.size()) + " bytes");
+    }
+    for (size_t i = 0; i < j.size(); ++i) {
+      const auto& e = j[i];
+      if (!e.is_number_integer() || e.get<int64_t>() < 0 || e.get<int64_t>() > 255) {
+        return BadFill(j, dtype, "byte " + std::to_string(i) + " is not in 0..255");
+      }
+      f.bytes.data()[i] = static_cast<std::byte>(e.get<int64_t>());
+    }
+    return f;
+  }
+  TZ_ASSIGN_OR_RETURN(std::string raw, DecodeBase64Fill(j, dtype));
+  if (raw.size() != dtype.size()) {
+    return BadFill(j, dtype,
+                   "decodes to " + std::to_string(raw.size()) + " bytes, expected " +
+                       std::to_string(dtype.size()));
+  }
+  std::memcpy(f.bytes.data(), raw.data(), raw.size());
+  return f;
+}
+
+Result<FillValue> ParseFixedBytes(const nlohmann::json& j, const DataType& dtype) {
+  TZ_ASSIGN_OR_RETURN(std::string raw, DecodeBase64Fill(j, dtype));
+  // Like numpy, a longer value is cut to the element size and a shorter one
+  // padded with NULs.
+  FillValue f{Buffer(dtype.size())};
+  std::memset(f.bytes.data(), 0, dtype.size());
+  std::memcpy(f.bytes.data(), raw.data(), std::min(raw.size(), dtype.size()));
+  return f;
+}
+
+Result<FillValue> ParseFixedUnicode(const nlohmann::json& j, const DataType& dtype) {
+  if (!j.is_string()) return BadFill(j, dtype, "expected a string");
+  auto cps = DecodeUtf8(j.get_ref<const std::string&>());
+  if (!cps) return BadFill(j, dtype, "malformed UTF-8");
+  size_t n = dtype.size() / 4;
+  FillValue f{Buffer(dtype.size())};
+  std::memset(f.bytes.data(), 0, dtype.size());
+  for (size_t i = 0; i < std::min(n, cps->size()); ++i) {
+    Put<uint32_t>(f.bytes, i * 4, static_cast<uint32_t>((*cps)[i]));
+  }
+  return f;
+}
+
+Result<FillValue> ParseString(const nlohmann::json& j, const DataType& dtype) {
+  if (j.is_string())
+    return FillValue{Buffer::FromString(j.get_ref<const std::string&>())};
+  // zarr-python takes str() of a number.
+  if (j.is_number()) return FillValue{Buffer::FromString(j.dump())};
+  return BadFill(j, dtype, "expected a string");
+}
+
+std::string StripTrailingNuls(std::string_view s) {
+  size_t n = s.size();
+  while (n > 0 && s[n - 1] == '\0') --n;
+  return std::string(s.substr(0, n));
+}
+
+}  // namespace
+
+bool FillValue::IsAllZero() const {
+  for (std::byte b : bytes.view()) {
+    if (b != std::byte{0}) return false;
+  }
+  return true;
+}
+
+FillValue DefaultFillValue(const DataType& dtype) {
+  if (dtype.is_variable_length()) return FillValue{};
+  FillValue f{Buffer(dtype.size())};
+  std::memset(f.bytes.data(), 0, dtype.size());
+  return f;
+}
+
+Result<FillValue> ParseFillValue(const nlohmann::json& j, const DataType& dtype,
+                                 int zarr_format) {
+  if (j.is_null()) {
+    if (zarr_format == 2) return DefaultFillValue(dtype);
+    return BadFill(j, dtype, "zarr v3 requires a fill value");
+  }
+  DataTypeId id = dtype.id();
+  if (id == DataTypeId::kBool) {
+    if (j.is_boolean()) {
+      FillValue f{Buffer(1)};
+      f.bytes.data()[0] = std::byte{j.get<bool>() ? uint8_t{1} : uint8_t{0}};
+      return f;
+    }
+    if (j.is_number()) {
+      FillValue f{Buffer(1)};
+      f.bytes.data()[0] = std::byte{j.get<double>() != 0 ? uint8_t{1} : uint8_t{0}};
+      return f;
+    }
+    return BadFill(j, dtype, "expected true or false");
+  }
+  if (IsInteger(id)) return ParseInteger(j, dtype);
+  if (IsFloat(id)) {
+    TZ_ASSIGN_OR_RETURN(ParsedFloat p, ParseFloatJson(j, dtype.size(), dtype));
+    FillValue f{Buffer(dtype.size())};
+    PutFloat(f.bytes, 0, dtype.size(), p);
+    return f;
+  }
+  switch (id) {
+    case DataTypeId::kComplex64:
+    case DataTypeId::kComplex128: {
+      if (!j.is_array() || j.size() != 2)
+        return BadFill(j, dtype, "expected [real, imag]");
+      size_t w = dtype.size() / 2;
+      FillValue f{Buffer(dtype.size())};
+      for (size_t k = 0; k < 2; ++k) {
+        TZ_ASSIGN_OR_RETURN(ParsedFloat p, ParseFloatJson(j[k], w, dtype));
+        PutFloat(f.bytes, k * w, w, p);
+      }
+      return f;
+    }
+    case DataTypeId::kRawBits:
+      return ParseRawBits(j, dtype);
+    case DataTypeId::kFixedBytes:
+      return ParseFixedBytes(j, dtype);
+    case DataTypeId::kFixedUnicode:
+      return ParseFixedUnicode(j, dtype);
+    case DataTypeId::kString:
+      return ParseString(j, dtype);
+    case DataTypeId::kBytes: {
+      TZ_ASSIGN_OR_RETURN(std::string raw, DecodeBase64Fill(j, dtype));
+      return FillValue{Buffer::FromString(raw)};
+    }
+    default:
+      return BadFill(j, dtype, "unknown data type");
+  }
+}
+
+nlohmann::json FillValueToJson(const FillValue& fill, const DataType& dtype,
+                               int zarr_format) {
+  DataTypeId id = dtype.id();
+  if (!dtype.is_variable_length() && fill.bytes.size() != dtype.size()) {
+    return nullptr;  // not a value of this type; callers validate before writing
+  }
+  if (id == DataTypeId::kBool) return fill.bytes.data()[0] != std::byte{0};
+  if (IsInteger(id)) return IntegerToJson(fill, dtype);
+  if (IsFloat(id)) return FloatToJson(fill.bytes, 0, dtype.size(), zarr_format);
+  switch (id) {
+    case DataTypeId::kComplex64:
+    case DataTypeId::kComplex128: {
+      size_t w = dtype.size() / 2;
+      return nlohmann::json::array({FloatToJson(fill.bytes, 0, w, zarr_format),
+                                    FloatToJson(fill.bytes, w, w, zarr_format)});
+    }
+    case DataTypeId::kRawBits:
+      return internal::Base64Encode(fill.bytes.chars());
+    case DataTypeId::kFixedBytes:
+      // numpy reads a fixed bytes element without its trailing NULs.
+      return internal::Base64Encode(StripTrailingNuls(fill.bytes.chars()));
+    case DataTypeId::kFixedUnicode: {
+      std::string out;
+      size_t n = dtype.size() / 4;
+      while (n > 0 && Get<uint32_t>(fill.bytes, (n - 1) * 4) == 0) --n;
+      for (size_t i = 0; i < n; ++i) AppendUtf8(out, Get<uint32_t>(fill.bytes, i * 4));
+      return out;
+    }
+    case DataTypeId::kString:
+      return std::string(fill.bytes.chars());
+    case DataTypeId::kBytes:
+      return internal::Base64Encode(fill.bytes.chars());
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace turbozarr

@@ -1,0 +1,231 @@
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "turbozarr/dtype.h"
+
+namespace turbozarr {
+namespace {
+
+using nlohmann::json;
+
+template <typename T>
+T As(const FillValue& f) {
+  T v{};
+  EXPECT_EQ(f.bytes.size(), sizeof(T));
+  if (f.bytes.size() == sizeof(T)) std::memcpy(&v, f.bytes.data(), sizeof(T));
+  return v;
+}
+
+FillValue Parse(const json& j, const DataType& d, int format = 3) {
+  auto r = ParseFillValue(j, d, format);
+  EXPECT_TRUE(r.ok()) << j.dump() << ": " << r.status().ToString();
+  return r.ok() ? *r : FillValue{};
+}
+
+// Parses `j` and writes it back; the JSON must come out as `expected`.
+void ExpectRoundTrip(const json& j, const DataType& d, int format, const json& expected) {
+  SCOPED_TRACE(j.dump() + " as " + d.ToString());
+  auto r = ParseFillValue(j, d, format);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(FillValueToJson(*r, d, format).dump(), expected.dump());
+}
+
+const DataType kI8(DataTypeId::kInt8), kU8(DataTypeId::kUInt8), kI64(DataTypeId::kInt64),
+    kU64(DataTypeId::kUInt64), kI16(DataTypeId::kInt16), kU32(DataTypeId::kUInt32),
+    kF16(DataTypeId::kFloat16), kF32(DataTypeId::kFloat32), kF64(DataTypeId::kFloat64),
+    kC64(DataTypeId::kComplex64), kC128(DataTypeId::kComplex128),
+    kBool(DataTypeId::kBool), kStr(DataTypeId::kString), kBytes(DataTypeId::kBytes);
+
+TEST(FillValueTest, Integers) {
+  EXPECT_EQ(As<int8_t>(Parse(json(-128), kI8)), -128);
+  EXPECT_EQ(As<uint8_t>(Parse(json(255), kU8)), 255);
+  EXPECT_EQ(As<int64_t>(Parse(json(INT64_MIN), kI64)), INT64_MIN);
+  EXPECT_EQ(As<uint64_t>(Parse(json(UINT64_MAX), kU64)), UINT64_MAX);
+  EXPECT_EQ(As<int16_t>(Parse(json(7.0), kI16)), 7);      // integral float
+  EXPECT_EQ(As<int16_t>(Parse(json("-12"), kI16)), -12);  // integer string
+  EXPECT_EQ(As<uint32_t>(Parse(json(true), kU32)), 1u);
+  ExpectRoundTrip(json(-5), kI8, 3, json(-5));
+  ExpectRoundTrip(json(UINT64_MAX), kU64, 3, json(UINT64_MAX));
+  ExpectRoundTrip(json(INT64_MIN), kI64, 2, json(INT64_MIN));
+  ExpectRoundTrip(json(3.0), kU32, 2, json(3));
+}
+
+TEST(FillValueTest, OutOfRangeIntegersNameTheValueAndType) {
+  struct Case {
+    json j;
+    DataType d;
+  };
+  for (const auto& c : {Case{json(256), kU8}, Case{json(-1), kU8}, Case{json(128), kI8},
+                        Case{json(-129), kI8}, Case{json(-1), kU64},
+                        Case{json("99999999999999999999"), kI64}, Case{json(40000), kI16},
+                        Case{json(1e30), kI64}}) {
+    auto r = ParseFillValue(c.j, c.d, 3);
+    ASSERT_FALSE(r.ok()) << c.j.dump();
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(r.status().message().find(c.j.dump()), std::string::npos)
+        << r.status().message();
+    EXPECT_NE(r.status().message().find(c.d.ToString()), std::string::npos);
+  }
+  EXPECT_FALSE(ParseFillValue(json(1.5), kI16, 3).ok());
+  EXPECT_FALSE(ParseFillValue(json("1x"), kI16, 3).ok());
+  EXPECT_FALSE(ParseFillValue(json::array(), kI16, 3).ok());
+}
+
+TEST(FillValueTest, Bool) {
+  EXPECT_EQ(As<uint8_t>(Parse(json(true), kBool)), 1);
+  EXPECT_EQ(As<uint8_t>(Parse(json(false), kBool)), 0);
+  EXPECT_EQ(As<uint8_t>(Parse(json(1), kBool)), 1);
+  ExpectRoundTrip(json(true), kBool, 3, json(true));
+  ExpectRoundTrip(json(false), kBool, 2, json(false));
+  EXPECT_FALSE(ParseFillValue(json("yes"), kBool, 3).ok());
+}
+
+TEST(FillValueTest, FloatSpellings) {
+  EXPECT_EQ(As<double>(Parse(json(1.5), kF64)), 1.5);
+  EXPECT_EQ(As<double>(Parse(json(2), kF64)), 2.0);
+  EXPECT_EQ(As<double>(Parse(json("Infinity"), kF64)), INFINITY);
+  EXPECT_EQ(As<double>(Parse(json("-Infinity"), kF64)), -INFINITY);
+  EXPECT_EQ(As<double>(Parse(json("2.5"), kF64)), 2.5);
+  EXPECT_EQ(As<uint64_t>(Parse(json("NaN"), kF64)), 0x7ff8000000000000u);
+  EXPECT_EQ(As<uint32_t>(Parse(json("NaN"), kF32)), 0x7fc00000u);
+  EXPECT_EQ(As<uint16_t>(Parse(json("NaN"), kF16)), 0x7e00u);
+  EXPECT_EQ(As<float>(Parse(json(0.1), kF32)), 0.1f);
+  EXPECT_EQ(As<uint16_t>(Parse(json(0.1), kF16)), 0x2e66u);
+  // Hex holds exact bits, including a NaN payload.
+  EXPECT_EQ(As<uint32_t>(Parse(json("0x7fc00001"), kF32)), 0x7fc00001u);
+  EXPECT_EQ(As<uint64_t>(Parse(json("0x3ff0000000000000"), kF64)), 0x3ff0000000000000u);
+  EXPECT_EQ(As<uint16_t>(Parse(json("0x3c00"), kF16)), 0x3c00u);
+  // Hex of another width is read at that width, then converted.
+  EXPECT_EQ(As<double>(Parse(json("0x3f800000"), kF64)), 1.0);
+
+  ExpectRoundTrip(json("NaN"), kF64, 3, json("NaN"));
+  ExpectRoundTrip(json("NaN"), kF32, 2, json("NaN"));
+  ExpectRoundTrip(json("Infinity"), kF16, 3, json("Infinity"));
+  ExpectRoundTrip(json("-Infinity"), kF32, 2, json("-Infinity"));
+  ExpectRoundTrip(json("0x7fc00001"), kF32, 3, json("0x7fc00001"));
+  ExpectRoundTrip(json("0x7fc00001"), kF32, 2, json("NaN"));  // v2 cannot spell it
+  ExpectRoundTrip(json("0xfe00"), kF16, 3, json("0xfe00"));
+  ExpectRoundTrip(json(1.5), kF64, 3, json(1.5));
+  ExpectRoundTrip(json(0.0), kF64, 3, json(0.0));
+  // zarr-python writes float(np.float32(0.1)).
+  ExpectRoundTrip(json(0.1), kF32, 3, json(0.10000000149011612));
+  EXPECT_EQ(FillValueToJson(Parse(json(0), kF64), kF64, 3).dump(), "0.0");
+  EXPECT_EQ(FillValueToJson(Parse(json(-0.0), kF64), kF64, 3).dump(), "-0.0");
+}
+
+TEST(FillValueTest, MalformedFloats) {
+  EXPECT_TRUE(std::isnan(As<float>(Parse(json("nan"), kF32))));  // Python float("nan")
+  for (const json& j : {json("0x123"), json("0xzzzzzzzz"), json("abc"), json::array({1}),
+                        json::object()}) {
+    auto r = ParseFillValue(j, kF32, 3);
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << j.dump();
+    EXPECT_NE(r.status().message().find("float32"), std::string::npos);
+  }
+}
+
+TEST(FillValueTest, Complex) {
+  FillValue c = Parse(json::array({1.0, 2.0}), kC64);
+  ASSERT_EQ(c.bytes.size(), 8u);
+  float parts[2];
+  std::memcpy(parts, c.bytes.data(), 8);
+  EXPECT_EQ(parts[0], 1.0f);
+  EXPECT_EQ(parts[1], 2.0f);
+  ExpectRoundTrip(json::array({1.0, 2.0}), kC64, 3, json::array({1.0, 2.0}));
+  ExpectRoundTrip(json::array({"Infinity", 1.0}), kC128, 2,
+                  json::array({"Infinity", 1.0}));
+  ExpectRoundTrip(json::array({"NaN", "0x7ff0000000000001"}), kC128, 3,
+                  json::array({"NaN", "0x7ff0000000000001"}));
+  EXPECT_FALSE(ParseFillValue(json(1.0), kC64, 3).ok());
+  EXPECT_FALSE(ParseFillValue(json::array({1.0}), kC64, 3).ok());
+  EXPECT_FALSE(ParseFillValue(json::array({1.0, "x"}), kC64, 3).ok());
+}
+
+TEST(FillValueTest, RawBits) {
+  DataType r16 = DataType::Sized(DataTypeId::kRawBits, 2);
+  FillValue f = Parse(json::array({1, 255}), r16);
+  ASSERT_EQ(f.bytes.size(), 2u);
+  EXPECT_EQ(f.bytes.data()[0], std::byte{1});
+  EXPECT_EQ(f.bytes.data()[1], std::byte{255});
+  // zarr-python's raw_bytes spells the value in base64.
+  EXPECT_EQ(FillValueToJson(f, r16, 3), json("Af8="));
+  ExpectRoundTrip(json("AAA="), r16, 3, json("AAA="));
+  ExpectRoundTrip(json("AAA="), r16, 2, json("AAA="));
+  EXPECT_FALSE(ParseFillValue(json::array({1}), r16, 3).ok());
+  EXPECT_FALSE(ParseFillValue(json::array({1, 256}), r16, 3).ok());
+  EXPECT_FALSE(ParseFillValue(json("AAAA"), r16, 3).ok());  // 3 bytes
+}
+
+TEST(FillValueTest, FixedBytesAreBase64WithoutTrailingNuls) {
+  DataType s3 = DataType::Sized(DataTypeId::kFixedBytes, 3);
+  FillValue f = Parse(json("eHk="), s3, 2);
+  EXPECT_EQ(f.bytes.chars(), std::string("xy\0", 3));
+  ExpectRoundTrip(json("eHk="), s3, 2, json("eHk="));
+  ExpectRoundTrip(json("eHk="), s3, 3, json("eHk="));
+  ExpectRoundTrip(json(""), s3, 3, json(""));
+  // Longer values are cut to the element size, as numpy does.
+  EXPECT_EQ(Parse(json("YWJjZA=="), s3).bytes.chars(), "abc");
+  auto bad = ParseFillValue(json("not base64!"), s3, 3);
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find("base64"), std::string::npos);
+}
+
+TEST(FillValueTest, FixedUnicodeIsUtf32) {
+  DataType u4 = DataType::Sized(DataTypeId::kFixedUnicode, 16);
+  FillValue f = Parse(json("ab"), u4);
+  uint32_t cps[4];
+  std::memcpy(cps, f.bytes.data(), 16);
+  EXPECT_EQ(cps[0], uint32_t{'a'});
+  EXPECT_EQ(cps[1], uint32_t{'b'});
+  EXPECT_EQ(cps[2], 0u);
+  EXPECT_EQ(cps[3], 0u);
+  ExpectRoundTrip(json("ab"), u4, 3, json("ab"));
+  ExpectRoundTrip(json("\xc3\xa9\xf0\x9f\x98\x80"), u4, 2,
+                  json("\xc3\xa9\xf0\x9f\x98\x80"));
+  ExpectRoundTrip(json("abcdef"), u4, 3, json("abcd"));
+  ExpectRoundTrip(json(""), u4, 3, json(""));
+  EXPECT_FALSE(ParseFillValue(json(std::string("\xff")), u4, 3).ok());
+  EXPECT_FALSE(ParseFillValue(json(std::string("\xc3")), u4, 3).ok());
+  EXPECT_FALSE(ParseFillValue(json(3), u4, 3).ok());
+}
+
+TEST(FillValueTest, VariableLength) {
+  EXPECT_EQ(Parse(json("hello"), kStr).bytes.chars(), "hello");
+  ExpectRoundTrip(json(""), kStr, 3, json(""));
+  ExpectRoundTrip(json("x y"), kStr, 2, json("x y"));
+  EXPECT_EQ(Parse(json("AQI="), kBytes).bytes.chars(), "\x01\x02");
+  ExpectRoundTrip(json(""), kBytes, 3, json(""));
+  ExpectRoundTrip(json("AQI="), kBytes, 2, json("AQI="));
+  EXPECT_FALSE(ParseFillValue(json::array(), kStr, 3).ok());
+}
+
+TEST(FillValueTest, V2NullIsZeroAndV3NullIsRefused) {
+  for (const DataType& d :
+       {kI64, kF32, kC128, kBool, DataType::Sized(DataTypeId::kRawBits, 3)}) {
+    auto r = ParseFillValue(json(nullptr), d, 2);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r->bytes.size(), d.size());
+    EXPECT_TRUE(r->IsAllZero());
+    EXPECT_EQ(*r, DefaultFillValue(d));
+  }
+  EXPECT_TRUE(ParseFillValue(json(nullptr), kStr, 2)->bytes.empty());
+  auto v3 = ParseFillValue(json(nullptr), kI64, 3);
+  EXPECT_EQ(v3.status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(FillValueTest, DefaultsAndIsAllZero) {
+  EXPECT_EQ(DefaultFillValue(kC128).bytes.size(), 16u);
+  EXPECT_TRUE(DefaultFillValue(kC128).IsAllZero());
+  EXPECT_TRUE(DefaultFillValue(kStr).bytes.empty());
+  EXPECT_EQ(FillValueToJson(DefaultFillValue(kF32), kF32, 3).dump(), "0.0");
+  EXPECT_EQ(FillValueToJson(DefaultFillValue(kI16), kI16, 2).dump(), "0");
+  EXPECT_FALSE(Parse(json(1), kI16).IsAllZero());
+  EXPECT_FALSE(Parse(json(-0.0), kF64).IsAllZero());  // sign bit set
+  EXPECT_TRUE(Parse(json(0.0), kF64).IsAllZero());
+}
+
+}  // namespace
+}  // namespace turbozarr

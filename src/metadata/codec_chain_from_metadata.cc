@@ -1,0 +1,116 @@
+// From metadata to a CodecChain: v3 arrays list their codecs; v2 arrays spell
+// the same thing as order + filters + dtype byte order + compressor, which
+// is translated here into transpose -> bytes/vlen -> compressor.
+#include <memory>
+#include <string>
+
+#include "turbozarr/metadata.h"
+
+namespace turbozarr {
+namespace {
+
+Result<std::shared_ptr<const ArrayToArrayCodec>> AsArrayToArray(
+    std::shared_ptr<const Codec> c) {
+  auto a2a = std::dynamic_pointer_cast<const ArrayToArrayCodec>(c);
+  if (!a2a)
+    return Status::InvalidArgument("codec '" + c->name() + "' is not array->array");
+  return a2a;
+}
+
+std::string V2Id(const nlohmann::json& j) {
+  auto it = j.find("id");
+  return it != j.end() && it->is_string() ? it->get<std::string>() : j.dump();
+}
+
+Result<CodecChain> MakeV2CodecChain(const ArrayMetadata& m) {
+  ArraySpec spec = m.ChunkSpec();
+  std::vector<std::shared_ptr<const ArrayToArrayCodec>> a2a;
+  std::shared_ptr<const ArrayToBytesCodec> a2b;
+  std::vector<std::shared_ptr<const BytesToBytesCodec>> b2b;
+
+  // The spec handed to the next codec, after the array->array codecs so far.
+  ArraySpec next = spec;
+  if (m.v2_order == 'F' && m.rank() > 1) {
+    nlohmann::json order = nlohmann::json::array();
+    for (size_t i = m.rank(); i-- > 0;) order.push_back(i);
+    nlohmann::json transpose = {{"name", "transpose"},
+                                {"configuration", {{"order", order}}}};
+    TZ_ASSIGN_OR_RETURN(auto codec, MakeCodec(transpose, next));
+    TZ_ASSIGN_OR_RETURN(auto t, AsArrayToArray(codec));
+    TZ_ASSIGN_OR_RETURN(next, t->EncodedSpec(next));
+    a2a.push_back(std::move(t));
+  }
+
+  if (m.v2_filters.is_array()) {
+    for (const auto& f : m.v2_filters) {
+      std::string id = V2Id(f);
+      bool object_codec = id == "vlen-utf8" || id == "vlen-bytes";
+      if (object_codec && m.dtype.is_variable_length() && !a2b) {
+        auto codec = MakeV2Codec(f, next);
+        if (!codec.ok()) return codec.status().WithContext("filter '" + id + "'");
+        a2b = std::dynamic_pointer_cast<const ArrayToBytesCodec>(*codec);
+        if (!a2b)
+          return Status::InvalidArgument("filter '" + id + "' is not array->bytes");
+        continue;
+      }
+      return Status::Unsupported("unsupported v2 filter '" + id + "'");
+    }
+  }
+  if (m.dtype.is_variable_length() && !a2b) {
+    return Status::InvalidArgument("dtype \"|O\" has no vlen-utf8 or vlen-bytes filter");
+  }
+  if (!a2b) {
+    nlohmann::json bytes = {{"name", "bytes"}};
+    if (m.dtype.swap_unit() > 1) {
+      bytes["configuration"] = {{"endian", m.v2_byte_order == '>' ? "big" : "little"}};
+    }
+    TZ_ASSIGN_OR_RETURN(auto codec, MakeCodec(bytes, next));
+    a2b = std::dynamic_pointer_cast<const ArrayToBytesCodec>(codec);
+    if (!a2b) return Status::InvalidArgument("codec 'bytes' is not array->bytes");
+  }
+
+  if (!m.v2_compressor.is_null()) {
+    std::string id = V2Id(m.v2_compressor);
+    auto codec = MakeV2Codec(m.v2_compressor, next);
+    if (!codec.ok()) return codec.status().WithContext("compressor '" + id + "'");
+    auto c = std::dynamic_pointer_cast<const BytesToBytesCodec>(*codec);
+    if (!c) return Status::InvalidArgument("compressor '" + id + "' is not bytes->bytes");
+    b2b.push_back(std::move(c));
+  }
+  return CodecChain::Make(std::move(a2a), std::move(a2b), std::move(b2b), spec);
+}
+
+}  // namespace
+
+ArraySpec ArrayMetadata::ChunkSpec() const {
+  return ArraySpec{chunk_shape, dtype, fill_value};
+}
+
+std::optional<std::vector<int64_t>> ArrayMetadata::InnerChunkShape() const {
+  if (!codecs.is_array()) return std::nullopt;
+  // Only an array->bytes codec can be sharding_indexed, so the first one
+  // found is that entry.
+  for (const auto& c : codecs) {
+    if (!c.is_object()) continue;
+    auto name = c.find("name");
+    if (name == c.end() || *name != "sharding_indexed") continue;
+    auto config = c.find("configuration");
+    if (config == c.end() || !config->is_object()) return std::nullopt;
+    auto shape = config->find("chunk_shape");
+    if (shape == config->end() || !shape->is_array()) return std::nullopt;
+    std::vector<int64_t> out;
+    for (const auto& e : *shape) {
+      if (!e.is_number_integer()) return std::nullopt;
+      out.push_back(e.get<int64_t>());
+    }
+    return out;
+  }
+  return std::nullopt;
+}
+
+Result<CodecChain> ArrayMetadata::MakeCodecChain() const {
+  if (zarr_format == 2) return MakeV2CodecChain(*this);
+  return CodecChain::FromJson(codecs, ChunkSpec());
+}
+
+}  // namespace turbozarr

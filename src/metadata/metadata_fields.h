@@ -1,0 +1,45 @@
+// Helpers for reading the fields of a metadata document. Every failure is a
+// Status whose message names the document (`where`) and the field, e.g.
+// "array 'a/b': chunk_grid.configuration.chunk_shape: expected ...".
+//
+// Thread safety: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "turbozarr/status.h"
+
+namespace turbozarr::internal {
+
+// Corruption: "<where>: <field>: <why>".
+Status FieldError(std::string_view where, std::string_view field, std::string_view why);
+
+// Puts `where` and `field` in front of a lower layer's message. A stored
+// document that fails validation is corrupt, so InvalidArgument becomes
+// Corruption; Unsupported stays Unsupported.
+Status InField(const Status& s, std::string_view where, std::string_view field);
+
+// The member `key` of object `obj`, or Corruption naming `field` when absent.
+Result<const nlohmann::json*> RequireField(const nlohmann::json& obj,
+                                           std::string_view key, std::string_view where,
+                                           std::string_view field);
+
+// A list of integers, each >= `min_value`.
+Result<std::vector<int64_t>> ParseIntList(const nlohmann::json& j, int64_t min_value,
+                                          std::string_view where, std::string_view field);
+
+// Checks `j["zarr_format"] == expected`.
+Status CheckZarrFormat(const nlohmann::json& j, int expected, std::string_view where);
+
+// JSON for a message: compact, never throwing on bad UTF-8, cut when long.
+std::string Describe(const nlohmann::json& j);
+
+// True for an object saying {"must_understand": false}: the spec lets a reader
+// ignore such an extension it does not know.
+bool MayIgnore(const nlohmann::json& j);
+
+}  // namespace turbozarr::internal

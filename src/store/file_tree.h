@@ -1,0 +1,42 @@
+// The directory-tree operations LocalStore is built from: making directories,
+// reading one directory's entries as keys, and walking a tree for every key
+// below it.
+//
+// Files and directories may appear and vanish while these run (other writers
+// and erasers); an entry that disappears midway is treated as never there.
+//
+// Thread safety: pure functions over the file system.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "turbozarr/status.h"
+
+namespace turbozarr::internal {
+
+// Files whose names start with this are writes in progress, never keys.
+inline constexpr std::string_view kTempFilePrefix = ".tmp-";
+
+// True for the errno values that mean "no such entry" along a path.
+bool IsAbsent(int err);
+
+// mkdir -p: makes `dir` and any missing ancestors. Returns 0 or the errno.
+int MakeDirectories(const std::string& dir);
+
+// The entries of `dir`: regular files (and links to them) that can be keys in
+// `files`, directories in `subdirs`; links to directories are not followed
+// and temporary files are skipped. Returns 0, or the errno of opening `dir`.
+int ReadDirectory(const std::string& dir, std::vector<std::string>* files,
+                  std::vector<std::string>* subdirs);
+
+// Appends JoinKey(key, relative path) for every file below `dir`, unsorted.
+// `key` names `dir` in the store ("" for the root).
+Status ListFilesBelow(const std::string& dir, const std::string& key,
+                      std::vector<std::string>* out);
+
+// True if some file lies below `dir`; stops at the first one found.
+bool HasAnyFile(const std::string& dir);
+
+}  // namespace turbozarr::internal

@@ -1,0 +1,371 @@
+#include "store/local_store.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+#include <random>
+#include <system_error>
+
+#include "store/file_tree.h"
+#include "store/store_internal.h"
+
+namespace turbozarr {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string ErrorText(int err) { return std::generic_category().message(err); }
+
+Status OsError(std::string_view key, std::string_view op, const std::string& path,
+               int err) {
+  return Status::IOError("key '" + std::string(key) + "': " + std::string(op) + " " +
+                         path + ": " + ErrorText(err));
+}
+
+using internal::IsAbsent;
+
+// Closes a file descriptor when it goes out of scope.
+class FileCloser {
+ public:
+  explicit FileCloser(int fd) : fd_(fd) {}
+  ~FileCloser() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  FileCloser(const FileCloser&) = delete;
+  FileCloser& operator=(const FileCloser&) = delete;
+  // Closes now and reports the error, which on some file systems is the
+  // first sign that a write failed.
+  int Close() {
+    int rc = ::close(fd_);
+    fd_ = -1;
+    return rc == 0 ? 0 : errno;
+  }
+
+ private:
+  int fd_;
+};
+
+std::string_view BaseName(std::string_view path) {
+  return path.substr(path.rfind('/') + 1);
+}
+
+std::string_view DirName(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return slash == 0 ? std::string_view("/") : path.substr(0, slash);
+}
+
+// A file name no other writer, in this process or another, will pick.
+std::string TempName() {
+  static const uint64_t salt = [] {
+    std::random_device rd;
+    return (uint64_t{rd()} << 32) ^ rd();
+  }();
+  static std::atomic<uint64_t> counter{0};
+  char buf[80];
+  std::snprintf(buf, sizeof(buf), "%.*s%x-%llx-%llx",
+                static_cast<int>(LocalStore::kTempPrefix.size()),
+                LocalStore::kTempPrefix.data(), static_cast<unsigned>(::getpid()),
+                static_cast<unsigned long long>(counter.fetch_add(1)),
+                static_cast<unsigned long long>(salt));
+  return buf;
+}
+
+}  // namespace
+
+LocalStore::LocalStore(std::string root) : root_(std::move(root)) {}
+
+Result<std::shared_ptr<Store>> MakeLocalStore(std::string root) {
+  if (root.empty()) return Status::InvalidArgument("empty local store path");
+  std::error_code ec;
+  fs::path path = fs::absolute(fs::path(root), ec);
+  if (!ec) path = fs::weakly_canonical(path, ec);
+  if (ec) {
+    return Status::IOError("local store '" + root + "': " + ec.message());
+  }
+  std::string canonical = path.string();
+  while (canonical.size() > 1 && canonical.back() == '/') canonical.pop_back();
+  struct stat st;
+  if (::stat(canonical.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) {
+    return Status::InvalidArgument("local store root '" + canonical +
+                                   "' exists and is not a directory");
+  }
+  return std::shared_ptr<Store>(std::make_shared<LocalStore>(std::move(canonical)));
+}
+
+std::string LocalStore::PathOf(std::string_view key) const {
+  std::string path = root_;
+  if (path != "/") path += '/';
+  path.append(key);
+  return path;
+}
+
+bool LocalStore::IsInside(std::string_view resolved) const {
+  if (resolved == root_ || root_ == "/") return true;
+  return resolved.size() > root_.size() && resolved.starts_with(root_) &&
+         resolved[root_.size()] == '/';
+}
+
+Result<std::string> LocalStore::ResolveExisting(std::string_view key,
+                                                const std::string& path) const {
+  char buf[PATH_MAX];
+  if (::realpath(path.c_str(), buf) == nullptr) {
+    int err = errno;
+    if (IsAbsent(err)) return std::string();
+    return OsError(key, "resolve", path, err);
+  }
+  std::string resolved = buf;
+  if (!IsInside(resolved)) {
+    return Status::InvalidArgument("key '" + std::string(key) + "' resolves to '" +
+                                   resolved + "', outside the store root '" + root_ +
+                                   "'");
+  }
+  return resolved;
+}
+
+Result<std::string> LocalStore::ResolveForWrite(std::string_view key,
+                                                const std::string& path,
+                                                bool* exists) const {
+  // Resolve the longest part of `path` that exists and append the rest as
+  // written: keys have no "." or ".." segments, so the rest cannot climb out.
+  // Walking up one component at a time tolerates directories that concurrent
+  // erasers remove while we look.
+  std::string head = path;
+  std::string tail;
+  char buf[PATH_MAX];
+  while (::realpath(head.c_str(), buf) == nullptr) {
+    int err = errno;
+    if (!IsAbsent(err) || head == "/") return OsError(key, "resolve", path, err);
+    size_t slash = head.rfind('/');
+    tail.insert(0, head, slash, std::string::npos);
+    head.resize(slash == 0 ? 1 : slash);
+  }
+  *exists = tail.empty();
+  std::string resolved = buf;
+  if (resolved == "/" && !tail.empty()) resolved.clear();  // no "//x"
+  resolved += tail;
+  if (!IsInside(resolved)) {
+    return Status::InvalidArgument("key '" + std::string(key) + "' resolves to '" +
+                                   resolved + "', outside the store root '" + root_ +
+                                   "'");
+  }
+  return resolved;
+}
+
+Result<std::optional<Buffer>> LocalStore::Get(std::string_view key, ByteRange range) {
+  TZ_RETURN_NOT_OK(ValidateKey(key));
+  TZ_ASSIGN_OR_RETURN(std::string path, ResolveExisting(key, PathOf(key)));
+  if (path.empty()) return std::optional<Buffer>();
+  // O_NONBLOCK keeps a stray FIFO from blocking the open; it is ignored for
+  // regular files.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    int err = errno;
+    if (IsAbsent(err)) return std::optional<Buffer>();  // erased meanwhile
+    return OsError(key, "open", path, err);
+  }
+  FileCloser closer(fd);
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return OsError(key, "stat", path, errno);
+  if (!S_ISREG(st.st_mode)) return std::optional<Buffer>();  // a directory is no value
+  internal::ResolvedRange r =
+      internal::ResolveByteRange(range, static_cast<uint64_t>(st.st_size));
+  Buffer out(r.length());
+  size_t done = 0;
+  while (done < out.size()) {
+    ssize_t n = ::pread(fd, out.data() + done, out.size() - done,
+                        static_cast<off_t>(r.begin + done));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return OsError(key, "read", path, errno);
+    }
+    if (n == 0) break;  // the file shrank under us (not through this store)
+    done += static_cast<size_t>(n);
+  }
+  out.Resize(done);
+  return std::optional<Buffer>(std::move(out));
+}
+
+Result<std::optional<uint64_t>> LocalStore::Size(std::string_view key) {
+  TZ_RETURN_NOT_OK(ValidateKey(key));
+  TZ_ASSIGN_OR_RETURN(std::string path, ResolveExisting(key, PathOf(key)));
+  if (path.empty()) return std::optional<uint64_t>();
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    int err = errno;
+    if (IsAbsent(err)) return std::optional<uint64_t>();
+    return OsError(key, "stat", path, err);
+  }
+  if (!S_ISREG(st.st_mode)) return std::optional<uint64_t>();
+  return std::optional<uint64_t>(static_cast<uint64_t>(st.st_size));
+}
+
+Status LocalStore::Set(std::string_view key, ByteView value) {
+  TZ_RETURN_NOT_OK(ValidateKey(key));
+  std::string_view name = BaseName(key);
+  if (name.starts_with(kTempPrefix)) {
+    return Status::InvalidArgument("key '" + std::string(key) +
+                                   "': names starting with '" +
+                                   std::string(kTempPrefix) +
+                                   "' are reserved for writes in progress");
+  }
+  const std::string path = PathOf(key);
+  bool dir_exists = false;
+  TZ_ASSIGN_OR_RETURN(std::string dir,
+                      ResolveForWrite(key, std::string(DirName(path)), &dir_exists));
+  const std::string target = dir + "/" + std::string(name);
+
+  // Make the directory if needed, then the temporary file in it, which keeps
+  // Erase from pruning the directory until the rename. The shared lock keeps
+  // this store's own Erase from pruning in between; another process may, so
+  // try again a bounded number of times.
+  std::string temp;
+  int fd = -1;
+  for (int attempt = 0; fd < 0; ++attempt) {
+    std::shared_lock lock(prune_mu_);
+    if (!dir_exists) {
+      if (int err = internal::MakeDirectories(dir); err != 0) {
+        return OsError(key, "create directory", dir, err);
+      }
+    }
+    temp = dir + "/" + TempName();
+    fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0) {
+      int err = errno;
+      if ((err != ENOENT && err != EEXIST) || attempt >= 100) {
+        return OsError(key, "create", temp, err);
+      }
+      if (err == ENOENT) dir_exists = false;
+    }
+  }
+  FileCloser closer(fd);
+  auto fail = [&](std::string_view op, const std::string& p, int err) {
+    ::unlink(temp.c_str());
+    return OsError(key, op, p, err);
+  };
+  const std::byte* data = value.data();
+  size_t left = value.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, data, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return fail("write", temp, errno);
+    }
+    data += n;
+    left -= static_cast<size_t>(n);
+  }
+  if (int err = closer.Close(); err != 0) return fail("close", temp, err);
+  if (::rename(temp.c_str(), target.c_str()) != 0) {
+    return fail("rename to", target, errno);
+  }
+  return Status::OK();
+}
+
+void LocalStore::PruneEmptyDirectories(std::string dir) const {
+  std::unique_lock lock(prune_mu_);
+  while (dir.size() > root_.size() && IsInside(dir)) {
+    if (::rmdir(dir.c_str()) != 0) return;  // not empty, or gone already
+    dir = std::string(DirName(dir));
+  }
+}
+
+Status LocalStore::Erase(std::string_view key) {
+  TZ_RETURN_NOT_OK(ValidateKey(key));
+  const std::string path = PathOf(key);
+  TZ_ASSIGN_OR_RETURN(std::string dir, ResolveExisting(key, std::string(DirName(path))));
+  if (dir.empty()) return Status::OK();
+  const std::string target = dir + "/" + std::string(BaseName(key));
+  if (::unlink(target.c_str()) != 0) {
+    int err = errno;
+    // EISDIR: the key names a directory, which holds no value of its own.
+    if (IsAbsent(err) || err == EISDIR) return Status::OK();
+    return OsError(key, "remove", target, err);
+  }
+  PruneEmptyDirectories(dir);
+  return Status::OK();
+}
+
+Status LocalStore::ErasePrefix(std::string_view prefix) {
+  TZ_RETURN_NOT_OK(internal::ValidatePrefix(prefix));
+  std::error_code ec;
+  if (prefix.empty()) {
+    // Empty the root but keep it: it may be a mount point or shared.
+    std::vector<fs::path> children;
+    for (fs::directory_iterator it(root_, ec); !ec && it != fs::directory_iterator();
+         it.increment(ec)) {
+      children.push_back(it->path());
+    }
+    if (ec) {
+      return IsAbsent(ec.value()) ? Status::OK() : OsError("", "list", root_, ec.value());
+    }
+    for (const fs::path& child : children) {
+      fs::remove_all(child, ec);
+      if (ec && !IsAbsent(ec.value())) {
+        return OsError("", "remove", child.string(), ec.value());
+      }
+    }
+    return Status::OK();
+  }
+  const std::string path = PathOf(prefix);
+  TZ_ASSIGN_OR_RETURN(std::string dir,
+                      ResolveExisting(prefix, std::string(DirName(path))));
+  if (dir.empty()) return Status::OK();
+  // remove_all removes a symbolic link itself, never what it points to.
+  const std::string target = dir + "/" + std::string(BaseName(prefix));
+  fs::remove_all(target, ec);
+  if (ec && !IsAbsent(ec.value())) return OsError(prefix, "remove", target, ec.value());
+  PruneEmptyDirectories(dir);
+  return Status::OK();
+}
+
+Result<std::vector<std::string>> LocalStore::List(std::string_view prefix) {
+  TZ_RETURN_NOT_OK(internal::ValidatePrefix(prefix));
+  std::vector<std::string> keys;
+  const std::string start = prefix.empty() ? root_ : PathOf(prefix);
+  TZ_ASSIGN_OR_RETURN(std::string resolved, ResolveExisting(prefix, start));
+  if (resolved.empty()) return keys;
+  struct stat st;
+  if (::stat(resolved.c_str(), &st) != 0) {
+    int err = errno;
+    if (IsAbsent(err)) return keys;
+    return OsError(prefix, "stat", resolved, err);
+  }
+  if (S_ISREG(st.st_mode)) {
+    if (!BaseName(prefix).starts_with(kTempPrefix)) keys.emplace_back(prefix);
+    return keys;
+  }
+  if (!S_ISDIR(st.st_mode)) return keys;
+  TZ_RETURN_NOT_OK(internal::ListFilesBelow(resolved, std::string(prefix), &keys));
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
+
+Result<DirectoryListing> LocalStore::ListDirectory(std::string_view prefix) {
+  TZ_RETURN_NOT_OK(internal::ValidatePrefix(prefix));
+  DirectoryListing listing;
+  const std::string start = prefix.empty() ? root_ : PathOf(prefix);
+  TZ_ASSIGN_OR_RETURN(std::string dir, ResolveExisting(prefix, start));
+  if (dir.empty()) return listing;
+  std::vector<std::string> subdirs;
+  int err = internal::ReadDirectory(dir, &listing.keys, &subdirs);
+  // ENOTDIR: the prefix is itself a key, which has no children.
+  if (IsAbsent(err)) return listing;
+  if (err != 0) return OsError(prefix, "list", dir, err);
+  // A directory left empty (by a crashed writer, or made by hand) holds no key.
+  for (std::string& s : subdirs) {
+    if (internal::HasAnyFile(dir + "/" + s)) listing.prefixes.push_back(std::move(s));
+  }
+  std::sort(listing.keys.begin(), listing.keys.end());
+  std::sort(listing.prefixes.begin(), listing.prefixes.end());
+  return listing;
+}
+
+}  // namespace turbozarr

@@ -1,0 +1,70 @@
+// LocalStore: a Store over a directory of the local file system; key "a/b/c"
+// is the file <root>/a/b/c.
+//
+// Reads open the file afresh each time (open + fstat + pread), so there is no
+// shared handle to contend on. A Set writes a temporary file beside its
+// target (named ".tmp-...", never listed) and renames it into place, so a
+// reader sees the old value or the new one, never part of one; parent
+// directories are made on demand, and Erase removes directories it leaves
+// empty. Keys whose resolved path leaves the root through a symbolic link are
+// refused with InvalidArgument. Symbolic links to directories are not
+// followed when listing.
+//
+// Values are not fsync'ed: atomic replacement protects concurrent readers,
+// not against power loss, which matches what other Zarr implementations do.
+//
+// Thread safety: safe from many threads and processes at once.
+#pragma once
+
+#include <shared_mutex>
+#include <string>
+
+#include "store/file_tree.h"
+#include "turbozarr/store.h"
+
+namespace turbozarr {
+
+class LocalStore final : public Store {
+ public:
+  // REQUIRES: `root` is absolute, without a trailing '/', with every symbolic
+  // link in its existing part resolved (MakeLocalStore ensures this).
+  explicit LocalStore(std::string root);
+
+  Result<std::optional<Buffer>> Get(std::string_view key,
+                                    ByteRange range = ByteRange::Full()) override;
+  Result<std::optional<uint64_t>> Size(std::string_view key) override;
+  Status Set(std::string_view key, ByteView value) override;
+  Status Erase(std::string_view key) override;
+  Status ErasePrefix(std::string_view prefix) override;
+  Result<std::vector<std::string>> List(std::string_view prefix) override;
+  Result<DirectoryListing> ListDirectory(std::string_view prefix) override;
+  std::string Describe() const override { return "file://" + root_; }
+
+  const std::string& root() const { return root_; }
+
+  // Files whose names start with this are writes in progress.
+  static constexpr std::string_view kTempPrefix = internal::kTempFilePrefix;
+
+ private:
+  std::string PathOf(std::string_view key) const;
+  // The path with symbolic links resolved, InvalidArgument if it lies outside
+  // the root, or "" if it does not exist.
+  Result<std::string> ResolveExisting(std::string_view key,
+                                      const std::string& path) const;
+  // Like ResolveExisting, but resolves the part of `path` that exists and keeps
+  // the rest as written, so that the answer is where a write would land.
+  // Sets *exists to whether the directory is there already.
+  Result<std::string> ResolveForWrite(std::string_view key, const std::string& path,
+                                      bool* exists) const;
+  bool IsInside(std::string_view resolved) const;
+  // Removes `dir` and its ancestors below the root while they are empty.
+  void PruneEmptyDirectories(std::string dir) const;
+
+  std::string root_;
+  // Held shared while a writer makes a directory and its temporary file there,
+  // exclusively while Erase removes empty directories, so that this store's
+  // writers never find their directory pruned away under them.
+  mutable std::shared_mutex prune_mu_;
+};
+
+}  // namespace turbozarr

@@ -1,0 +1,233 @@
+#include "store/local_store.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "testing/store_conformance.h"
+
+namespace turbozarr {
+namespace {
+
+namespace fs = std::filesystem;
+
+INSTANTIATE_TEST_SUITE_P(Local, StoreConformanceTest,
+                         ::testing::Values(StoreFactory{
+                             "local",
+                             [](const std::string& dir) {
+                               return MakeLocalStore(dir + "/store");
+                             }}),
+                         StoreFactoryName);
+
+std::string ReadFile(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void WriteFile(const fs::path& p, const std::string& data) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p, std::ios::binary) << data;
+}
+
+// Every file name below `dir`, relative to it, sorted.
+std::vector<std::string> FilesBelow(const fs::path& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (!e.is_directory()) out.push_back(fs::relative(e.path(), dir).string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+class LocalStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    scratch_ = MakeScratchDir();
+    root_ = scratch_ + "/root";
+    auto made = MakeLocalStore(root_);
+    ASSERT_TRUE(made.ok()) << made.status().ToString();
+    store_ = *made;
+  }
+  void TearDown() override { RemoveScratchDir(scratch_); }
+
+  std::string Get(std::string_view key) {
+    auto r = store_->Get(key);
+    if (!r.ok()) return "<error " + r.status().ToString() + ">";
+    return r->has_value() ? std::string((*r)->chars()) : "<absent>";
+  }
+
+  std::string scratch_;
+  std::string root_;
+  std::shared_ptr<Store> store_;
+};
+
+using Strings = std::vector<std::string>;
+
+TEST_F(LocalStoreTest, KeysAreFilesUnderTheRoot) {
+  EXPECT_FALSE(fs::exists(root_)) << "the root is made on first write";
+  EXPECT_EQ(Get("c/0/1"), "<absent>");
+  ASSERT_TRUE(store_->Set("c/0/1", AsBytes("chunk")).ok());
+  EXPECT_EQ(ReadFile(root_ + "/c/0/1"), "chunk");
+  // Files written by other tools are values too.
+  WriteFile(root_ + "/zarr.json", "{}");
+  EXPECT_EQ(Get("zarr.json"), "{}");
+  EXPECT_EQ(store_->Describe(), "file://" + root_);
+}
+
+TEST_F(LocalStoreTest, EraseRemovesEmptyDirectoriesButKeepsTheRoot) {
+  ASSERT_TRUE(store_->Set("a/b/c", AsBytes("1")).ok());
+  ASSERT_TRUE(store_->Set("a/x", AsBytes("2")).ok());
+  ASSERT_TRUE(store_->Erase("a/b/c").ok());
+  EXPECT_FALSE(fs::exists(root_ + "/a/b"));
+  EXPECT_TRUE(fs::exists(root_ + "/a/x"));
+  ASSERT_TRUE(store_->Erase("a/x").ok());
+  EXPECT_FALSE(fs::exists(root_ + "/a"));
+  EXPECT_TRUE(fs::is_directory(root_));
+  ASSERT_TRUE(store_->Set("q/r", AsBytes("1")).ok());
+  ASSERT_TRUE(store_->ErasePrefix("q/r").ok());
+  EXPECT_FALSE(fs::exists(root_ + "/q"));
+  ASSERT_TRUE(store_->Set("s", AsBytes("1")).ok());
+  ASSERT_TRUE(store_->ErasePrefix("").ok());
+  EXPECT_TRUE(fs::is_directory(root_));
+  EXPECT_TRUE(fs::is_empty(root_));
+}
+
+TEST_F(LocalStoreTest, SymlinkOutOfTheRootIsRefused) {
+  fs::path outside = scratch_ + "/outside";
+  WriteFile(outside / "secret", "s3cr3t");
+  fs::create_directories(root_);
+  fs::create_directory_symlink(outside, root_ + "/link");
+  fs::create_symlink(outside / "secret", root_ + "/file_link");
+
+  auto expect_refused = [&](const Status& s, const std::string& key) {
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << key << ": " << s.ToString();
+    EXPECT_NE(s.message().find("'" + key + "'"), std::string::npos) << s.message();
+  };
+  expect_refused(store_->Get("link/secret").status(), "link/secret");
+  expect_refused(store_->Get("file_link").status(), "file_link");
+  expect_refused(store_->Size("link/secret").status(), "link/secret");
+  expect_refused(store_->Set("link/new", AsBytes("x")), "link/new");
+  expect_refused(store_->Set("link/deeper/new", AsBytes("x")), "link/deeper/new");
+  expect_refused(store_->Erase("link/secret"), "link/secret");
+  expect_refused(store_->List("link").status(), "link");
+  expect_refused(store_->ListDirectory("link").status(), "link");
+  expect_refused(store_->ErasePrefix("link/secret"), "link/secret");
+  EXPECT_EQ(FilesBelow(outside), Strings{"secret"});
+  EXPECT_EQ(ReadFile(outside / "secret"), "s3cr3t");
+
+  // Erasing the link itself removes the link, not its target.
+  ASSERT_TRUE(store_->ErasePrefix("link").ok());
+  EXPECT_FALSE(fs::exists(fs::symlink_status(root_ + "/link")));
+  EXPECT_EQ(ReadFile(outside / "secret"), "s3cr3t");
+}
+
+TEST_F(LocalStoreTest, SymlinkInsideTheRootIsFollowed) {
+  ASSERT_TRUE(store_->Set("real/x", AsBytes("inside")).ok());
+  fs::create_directory_symlink(root_ + "/real", root_ + "/alias");
+  EXPECT_EQ(Get("alias/x"), "inside");
+  ASSERT_TRUE(store_->Set("alias/y", AsBytes("via alias")).ok());
+  EXPECT_EQ(Get("real/y"), "via alias");
+}
+
+TEST_F(LocalStoreTest, RootReachedThroughASymlinkWorks) {
+  fs::create_directories(scratch_ + "/target");
+  fs::create_directory_symlink(scratch_ + "/target", scratch_ + "/via");
+  auto store = MakeLocalStore(scratch_ + "/via");
+  ASSERT_TRUE(store.ok());
+  ASSERT_TRUE((*store)->Set("k", AsBytes("v")).ok());
+  EXPECT_EQ(ReadFile(scratch_ + "/target/k"), "v");
+  auto got = (*store)->Get("k");
+  ASSERT_TRUE(got.ok() && got->has_value());
+}
+
+TEST_F(LocalStoreTest, TemporaryFilesAreNeverListed) {
+  ASSERT_TRUE(store_->Set("a/b", AsBytes("v")).ok());
+  WriteFile(root_ + "/a/.tmp-123-abc", "partial");
+  WriteFile(root_ + "/only_temp/.tmp-9", "partial");
+  EXPECT_EQ(*store_->List(""), Strings{"a/b"});
+  EXPECT_EQ(*store_->List("a"), Strings{"a/b"});
+  auto dir = store_->ListDirectory("");
+  ASSERT_TRUE(dir.ok());
+  EXPECT_EQ(dir->prefixes, Strings{"a"}) << "a directory of temporary files holds no key";
+  auto a = store_->ListDirectory("a");
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->keys, Strings{"b"});
+  // Keys that would look like temporary files are refused rather than hidden.
+  EXPECT_EQ(store_->Set("a/.tmp-x", AsBytes("v")).code(), StatusCode::kInvalidArgument);
+  // Successful writes leave no temporary file behind.
+  EXPECT_EQ(FilesBelow(root_ + "/a"), (Strings{".tmp-123-abc", "b"}));
+}
+
+TEST_F(LocalStoreTest, FailedWriteLeavesOldValueAndNoPartialFile) {
+  ASSERT_TRUE(store_->Set("k", AsBytes("old")).ok());
+  // Limit the size of files this process may write, so the write fails with
+  // EFBIG part way through; ignore the signal that would otherwise kill us.
+  struct rlimit saved;
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
+  auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  struct rlimit small = saved;
+  small.rlim_cur = 4096;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  Status s = store_->Set("k", AsBytes(std::string(100'000, 'n')));
+  ::setrlimit(RLIMIT_FSIZE, &saved);
+  std::signal(SIGXFSZ, old_handler);
+
+  EXPECT_EQ(s.code(), StatusCode::kIOError) << s.ToString();
+  EXPECT_NE(s.message().find("key 'k'"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("File too large"), std::string::npos) << s.message();
+  EXPECT_EQ(Get("k"), "old");
+  EXPECT_EQ(FilesBelow(root_), Strings{"k"});
+}
+
+TEST_F(LocalStoreTest, FailedRenameLeavesNoTemporaryFile) {
+  ASSERT_TRUE(store_->Set("d/x", AsBytes("1")).ok());
+  // "d" is a directory, so the value cannot be renamed over it.
+  Status s = store_->Set("d", AsBytes("v"));
+  EXPECT_EQ(s.code(), StatusCode::kIOError) << s.ToString();
+  EXPECT_NE(s.message().find("key 'd'"), std::string::npos) << s.message();
+  EXPECT_EQ(FilesBelow(root_), Strings{"d/x"});
+  // And a key below a value cannot be written either.
+  s = store_->Set("d/x/y", AsBytes("v"));
+  EXPECT_FALSE(s.ok());
+  EXPECT_EQ(FilesBelow(root_), Strings{"d/x"});
+}
+
+TEST_F(LocalStoreTest, ErrorsNameTheKeyAndTheOsError) {
+  // No file system takes a 300-byte name.
+  ASSERT_TRUE(store_->Set("dir/x", AsBytes("v")).ok());
+  std::string key = "dir/" + std::string(300, 'n');
+  auto r = store_->Get(key);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kIOError);
+  EXPECT_NE(r.status().message().find("key '" + key + "'"), std::string::npos);
+  EXPECT_NE(r.status().message().find("File name too long"), std::string::npos)
+      << r.status().message();
+  Status s = store_->Set(key, AsBytes("v"));
+  EXPECT_EQ(s.code(), StatusCode::kIOError);
+  EXPECT_NE(s.message().find("File name too long"), std::string::npos) << s.message();
+  EXPECT_EQ(FilesBelow(root_), Strings{"dir/x"});
+}
+
+TEST(MakeLocalStoreTest, RefusesAFileAsRoot) {
+  std::string dir = MakeScratchDir();
+  WriteFile(dir + "/plain", "x");
+  auto r = MakeLocalStore(dir + "/plain");
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(MakeLocalStore("").status().code(), StatusCode::kInvalidArgument);
+  // A trailing slash and dots are normalised away.
+  auto s = MakeLocalStore(dir + "/./sub/");
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ((*s)->Describe(), "file://" + dir + "/sub");
+  RemoveScratchDir(dir);
+}
+
+}  // namespace
+}  // namespace turbozarr

@@ -1,0 +1,85 @@
+#include "store/memory_store.h"
+
+#include <mutex>
+
+#include "store/store_internal.h"
+
+namespace turbozarr {
+
+std::shared_ptr<Store> MakeMemoryStore() { return std::make_shared<MemoryStore>(); }
+
+std::shared_ptr<const Buffer> MemoryStore::Find(std::string_view key) const {
+  std::shared_lock lock(mu_);
+  auto it = values_.find(key);
+  return it == values_.end() ? nullptr : it->second;
+}
+
+Result<std::optional<Buffer>> MemoryStore::Get(std::string_view key, ByteRange range) {
+  TZ_RETURN_NOT_OK(ValidateKey(key));
+  std::shared_ptr<const Buffer> value = Find(key);
+  if (!value) return std::optional<Buffer>();
+  internal::ResolvedRange r = internal::ResolveByteRange(range, value->size());
+  return std::optional<Buffer>(Buffer(value->view().subspan(r.begin, r.length())));
+}
+
+Result<std::optional<uint64_t>> MemoryStore::Size(std::string_view key) {
+  TZ_RETURN_NOT_OK(ValidateKey(key));
+  std::shared_ptr<const Buffer> value = Find(key);
+  if (!value) return std::optional<uint64_t>();
+  return std::optional<uint64_t>(value->size());
+}
+
+Status MemoryStore::Set(std::string_view key, ByteView value) {
+  TZ_RETURN_NOT_OK(ValidateKey(key));
+  // Copy before taking the lock so writers hold it only for the swap.
+  auto copy = std::make_shared<const Buffer>(value);
+  std::unique_lock lock(mu_);
+  auto it = values_.find(key);
+  if (it == values_.end()) {
+    values_.emplace(std::string(key), std::move(copy));
+  } else {
+    it->second = std::move(copy);
+  }
+  return Status::OK();
+}
+
+Status MemoryStore::Erase(std::string_view key) {
+  TZ_RETURN_NOT_OK(ValidateKey(key));
+  std::shared_ptr<const Buffer> doomed;  // freed after the lock is released
+  std::unique_lock lock(mu_);
+  auto it = values_.find(key);
+  if (it != values_.end()) {
+    doomed = std::move(it->second);
+    values_.erase(it);
+  }
+  return Status::OK();
+}
+
+Status MemoryStore::ErasePrefix(std::string_view prefix) {
+  TZ_RETURN_NOT_OK(internal::ValidatePrefix(prefix));
+  std::unique_lock lock(mu_);
+  if (prefix.empty()) {
+    values_.clear();
+    return Status::OK();
+  }
+  // Keys under "a" are "a" and the run starting at "a/"; "a.b" sorts between
+  // them and must survive.
+  values_.erase(std::string(prefix));
+  std::string dir = std::string(prefix) + "/";
+  auto it = values_.lower_bound(dir);
+  while (it != values_.end() && it->first.starts_with(dir)) it = values_.erase(it);
+  return Status::OK();
+}
+
+Result<std::vector<std::string>> MemoryStore::List(std::string_view prefix) {
+  TZ_RETURN_NOT_OK(internal::ValidatePrefix(prefix));
+  std::vector<std::string> keys;
+  std::shared_lock lock(mu_);
+  for (auto it = values_.lower_bound(prefix); it != values_.end(); ++it) {
+    if (!it->first.starts_with(prefix)) break;
+    if (internal::KeyIsUnder(it->first, prefix)) keys.push_back(it->first);
+  }
+  return keys;
+}
+
+}  // namespace turbozarr

@@ -1,0 +1,38 @@
+// MemoryStore: a Store whose keys and values live in process memory, for
+// tests, scratch arrays and as the reference every other store is compared
+// against.
+//
+// Thread safety: safe from many threads. A reader-writer lock guards the map;
+// values are immutable shared buffers, so a Get copies its bytes after the
+// lock is released and a concurrent Set never tears them.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <shared_mutex>
+#include <string>
+
+#include "turbozarr/store.h"
+
+namespace turbozarr {
+
+class MemoryStore final : public Store {
+ public:
+  Result<std::optional<Buffer>> Get(std::string_view key,
+                                    ByteRange range = ByteRange::Full()) override;
+  Result<std::optional<uint64_t>> Size(std::string_view key) override;
+  Status Set(std::string_view key, ByteView value) override;
+  Status Erase(std::string_view key) override;
+  Status ErasePrefix(std::string_view prefix) override;
+  Result<std::vector<std::string>> List(std::string_view prefix) override;
+  std::string Describe() const override { return "memory://"; }
+
+ private:
+  // The shared value stored under `key`, or null.
+  std::shared_ptr<const Buffer> Find(std::string_view key) const;
+
+  mutable std::shared_mutex mu_;
+  std::map<std::string, std::shared_ptr<const Buffer>, std::less<>> values_;
+};
+
+}  // namespace turbozarr
