@@ -89,8 +89,9 @@ Status Group::WriteMetadata() {
     m.extra_fields = extra_fields_;
     return StoreJsonDocument(*store_, MetadataKey(path_, kZarrJson), ToV3Json(m));
   }
-  TZ_RETURN_NOT_OK(StoreJsonDocument(*store_, MetadataKey(path_, kZgroup),
-                                     nlohmann::json{{"zarr_format", 2}}));
+  GroupMetadata m;
+  m.zarr_format = 2;
+  TZ_RETURN_NOT_OK(StoreJsonDocument(*store_, MetadataKey(path_, kZgroup), ToV2ZgroupJson(m)));
   if (attributes_.empty()) return store_->Erase(MetadataKey(path_, kZattrs));
   return StoreJsonDocument(*store_, MetadataKey(path_, kZattrs), attributes_);
 }

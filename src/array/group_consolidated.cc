@@ -23,16 +23,13 @@ Status Group::LoadV2Consolidated() {
   const std::string key = MetadataKey(path_, kZmetadata);
   TZ_ASSIGN_OR_RETURN(std::optional<nlohmann::json> doc, LoadJsonDocument(*store_, key));
   if (!doc) return Status::OK();
-  auto it = doc->find("metadata");
-  if (!doc->is_object() || it == doc->end() || !it->is_object()) {
-    return Status::Corruption("'" + key + "' has no \"metadata\" object");
-  }
+  TZ_ASSIGN_OR_RETURN(V2ConsolidatedMetadata flat, ParseV2ConsolidatedMetadata(*doc, key));
   std::map<std::string, nlohmann::json> members;
-  for (const auto& [k, v] : it->items()) {
+  for (auto& [k, v] : flat) {
     auto [rel, document] = SplitDocumentKey(k);
     if (document != kZarray && document != kZgroup && document != kZattrs) continue;
     if (rel.empty()) continue;  // this group's own documents
-    members[rel][document] = v;
+    members[rel][document] = std::move(v);
   }
   consolidated_ = std::move(members);
   return Status::OK();
@@ -100,16 +97,17 @@ Status Group::Consolidate() {
     consolidated_ = std::move(members);
     return WriteMetadata();
   }
-  nlohmann::json metadata = nlohmann::json::object();
-  metadata[std::string(kZgroup)] = nlohmann::json{{"zarr_format", 2}};
-  if (!attributes_.empty()) metadata[std::string(kZattrs)] = attributes_;
+  V2ConsolidatedMetadata flat;
+  GroupMetadata self;
+  self.zarr_format = 2;
+  flat[std::string(kZgroup)] = ToV2ZgroupJson(self);
+  if (!attributes_.empty()) flat[std::string(kZattrs)] = attributes_;
   for (const auto& [rel, entry] : members) {
-    for (const auto& [document, doc] : entry.items()) metadata[rel + "/" + document] = doc;
+    for (const auto& [document, doc] : entry.items()) flat[rel + "/" + document] = doc;
   }
   consolidated_ = std::move(members);
-  return StoreJsonDocument(
-      *store_, MetadataKey(path_, kZmetadata),
-      nlohmann::json{{"metadata", std::move(metadata)}, {"zarr_consolidated_format", 1}});
+  return StoreJsonDocument(*store_, MetadataKey(path_, kZmetadata),
+                           ToV2ConsolidatedJson(flat));
 }
 
 }  // namespace turbozarr

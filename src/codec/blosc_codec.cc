@@ -9,6 +9,13 @@ namespace {
 
 constexpr const char* kShuffleNames[] = {"noshuffle", "shuffle", "bitshuffle"};
 
+// Blosc compresses each block's streams separately, and none of its codecs
+// turns 4 bytes into more than 128 KiB (zstd's bound; measured ratios top
+// out near 18000 for all-zero input), so a header claiming more than this
+// many decoded bytes per stored byte is corrupt and must not drive an
+// allocation of up to 2 GiB.
+constexpr uint64_t kMaxRatio = 1 << 16;
+
 int ItemSize(const ArraySpec& spec) {
   return spec.dtype.is_variable_length() ? 1 : static_cast<int>(spec.dtype.size());
 }
@@ -28,7 +35,8 @@ Status ReadCommon(internal::CodecConfig& config, BloscCodec::Options* o) {
   o->clevel = static_cast<int>(clevel);
   TZ_ASSIGN_OR_RETURN(int64_t blocksize, config.Int("blocksize", 0));
   if (blocksize < 0 || blocksize > BLOSC_MAX_BUFFERSIZE) {
-    return config.Invalid("blocksize", "must be in [0, " + std::to_string(BLOSC_MAX_BUFFERSIZE) +
+    return config.Invalid("blocksize", "must be in [0, " +
+                                           std::to_string(BLOSC_MAX_BUFFERSIZE) +
                                            "], got " + std::to_string(blocksize));
   }
   o->blocksize = static_cast<size_t>(blocksize);
@@ -37,7 +45,8 @@ Status ReadCommon(internal::CodecConfig& config, BloscCodec::Options* o) {
 
 Status CheckTypesize(internal::CodecConfig& config, int64_t typesize) {
   if (typesize < 1 || typesize > (1 << 30)) {
-    return config.Invalid("typesize", "must be positive, got " + std::to_string(typesize));
+    return config.Invalid("typesize",
+                          "must be positive, got " + std::to_string(typesize));
   }
   return Status::OK();
 }
@@ -61,8 +70,10 @@ Result<std::shared_ptr<const BloscCodec>> BloscCodec::Make(internal::CodecConfig
   } else if (shuffle == "bitshuffle") {
     o.shuffle = Shuffle::kBitShuffle;
   } else {
-    return config.Invalid("shuffle", "expected \"noshuffle\", \"shuffle\" or \"bitshuffle\", "
-                                     "got " + shuffle.dump());
+    return config.Invalid("shuffle",
+                          "expected \"noshuffle\", \"shuffle\" or \"bitshuffle\", "
+                          "got " +
+                              shuffle.dump());
   }
   TZ_RETURN_NOT_OK(config.Finish());
   const int as_int = static_cast<int>(o.shuffle);
@@ -80,7 +91,8 @@ Result<std::shared_ptr<const BloscCodec>> BloscCodec::MakeNumcodecs(
   o.typesize = static_cast<int>(typesize);
   TZ_ASSIGN_OR_RETURN(int64_t shuffle, config.Int("shuffle", 1));
   if (shuffle < -1 || shuffle > 2) {
-    return config.Invalid("shuffle", "expected -1, 0, 1 or 2, got " + std::to_string(shuffle));
+    return config.Invalid("shuffle",
+                          "expected -1, 0, 1 or 2, got " + std::to_string(shuffle));
   }
   if (shuffle == -1) {
     o.shuffle = o.typesize == 1 ? Shuffle::kBitShuffle : Shuffle::kShuffle;
@@ -121,18 +133,20 @@ Result<Buffer> BloscCodec::Encode(ByteView decoded) const {
                                    std::to_string(BLOSC_MAX_BUFFERSIZE));
   }
   Buffer out(decoded.size() + BLOSC_MAX_OVERHEAD);
-  const int n = blosc_compress_ctx(o_.clevel, static_cast<int>(o_.shuffle),
-                                   static_cast<size_t>(o_.typesize), decoded.size(),
-                                   decoded.data(), out.data(), out.size(), o_.cname.c_str(),
-                                   o_.blocksize, /*numinternalthreads=*/1);
+  const int n = blosc_compress_ctx(
+      o_.clevel, static_cast<int>(o_.shuffle), static_cast<size_t>(o_.typesize),
+      decoded.size(), decoded.data(), out.data(), out.size(), o_.cname.c_str(),
+      o_.blocksize, /*numinternalthreads=*/1);
   if (n <= 0) {
-    return Status::IOError("codec blosc: compression failed (error " + std::to_string(n) + ")");
+    return Status::IOError("codec blosc: compression failed (error " + std::to_string(n) +
+                           ")");
   }
   out.Resize(static_cast<size_t>(n));
   return out;
 }
 
-Result<Buffer> BloscCodec::Decode(ByteView encoded, std::optional<size_t> expected_size) const {
+Result<Buffer> BloscCodec::Decode(ByteView encoded,
+                                  std::optional<size_t> expected_size) const {
   if (encoded.size() < BLOSC_MIN_HEADER_LENGTH) {
     return Status::Corruption("codec blosc: " + std::to_string(encoded.size()) +
                               " bytes cannot hold the 16-byte header");
@@ -148,15 +162,24 @@ Result<Buffer> BloscCodec::Decode(ByteView encoded, std::optional<size_t> expect
   }
   if (expected_size && nbytes != *expected_size) {
     return Status::Corruption("codec blosc: header says " + std::to_string(nbytes) +
-                              " decoded bytes, expected " + std::to_string(*expected_size));
+                              " decoded bytes, expected " +
+                              std::to_string(*expected_size));
+  }
+  const bool memcpyed = (static_cast<uint8_t>(encoded[2]) & BLOSC_MEMCPYED) != 0;
+  if ((memcpyed && nbytes + BLOSC_MAX_OVERHEAD != encoded.size()) ||
+      nbytes > encoded.size() * kMaxRatio) {
+    return Status::Corruption(
+        "codec blosc: header claims " + std::to_string(nbytes) + " decoded bytes from " +
+        std::to_string(encoded.size()) +
+        (memcpyed ? " stored raw" : ", more than blosc can encode"));
   }
   Buffer out;
   TZ_ASSIGN_OR_RETURN(out, internal::AllocateBuffer(nbytes, "codec blosc"));
   if (nbytes == 0) return out;
   const int n = blosc_decompress_ctx(encoded.data(), out.data(), nbytes, 1);
   if (n <= 0 || static_cast<size_t>(n) != nbytes) {
-    return Status::Corruption("codec blosc: corrupt data (blosc error " + std::to_string(n) +
-                              ")");
+    return Status::Corruption("codec blosc: corrupt data (blosc error " +
+                              std::to_string(n) + ")");
   }
   return out;
 }

@@ -48,9 +48,8 @@ class BloscCodec final : public BytesToBytesCodec, public internal::NumcodecsCod
   // optional "typesize"}. In a v2 array the buffer carries the array's items
   // (typesize = the item size, 1 for variable-length types); in a v3 array
   // ("numcodecs.blosc") it is raw bytes, typesize 1.
-  static Result<std::shared_ptr<const BloscCodec>> MakeNumcodecs(internal::CodecConfig& config,
-                                                                 const ArraySpec& spec,
-                                                                 bool in_v3_array);
+  static Result<std::shared_ptr<const BloscCodec>> MakeNumcodecs(
+      internal::CodecConfig& config, const ArraySpec& spec, bool in_v3_array);
 
   std::string name() const override {
     return spelling_ == Spelling::kNumcodecsV3 ? "numcodecs.blosc" : "blosc";
@@ -58,7 +57,8 @@ class BloscCodec final : public BytesToBytesCodec, public internal::NumcodecsCod
   nlohmann::json ToJson() const override;
   nlohmann::json ToV2Json() const override;
   Result<Buffer> Encode(ByteView decoded) const override;
-  Result<Buffer> Decode(ByteView encoded, std::optional<size_t> expected_size) const override;
+  Result<Buffer> Decode(ByteView encoded,
+                        std::optional<size_t> expected_size) const override;
 
   const Options& options() const { return o_; }
 

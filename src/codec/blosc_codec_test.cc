@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "codec/compressor_fixtures.h"
+#include "codec/raw_bytes.h"
 #include "testing/codec_fixtures.h"
 
 namespace turbozarr {
@@ -56,8 +57,8 @@ TEST(BloscCodecTest, DecodesNumcodecsFixtures) {
 
 TEST(BloscCodecTest, V3TypesizeAndShuffleFollowTheDataType) {
   // Missing typesize and shuffle: as zarr-python evolves them from the spec.
-  auto codec = V3({{"name", "blosc"}, {"configuration", {{"cname", "lz4"}, {"clevel", 5}}}},
-                  kInt32);
+  auto codec = V3(
+      {{"name", "blosc"}, {"configuration", {{"cname", "lz4"}, {"clevel", 5}}}}, kInt32);
   auto enc = codec->Encode(Arange32(64));
   ASSERT_TRUE(enc.ok());
   EXPECT_EQ(Typesize(*enc), 4);
@@ -73,7 +74,11 @@ TEST(BloscCodecTest, V3TypesizeAndShuffleFollowTheDataType) {
 }
 
 TEST(BloscCodecTest, NumcodecsTypesize) {
-  json j = {{"id", "blosc"}, {"cname", "lz4"}, {"clevel", 5}, {"shuffle", -1}, {"blocksize", 0}};
+  json j = {{"id", "blosc"},
+            {"cname", "lz4"},
+            {"clevel", 5},
+            {"shuffle", -1},
+            {"blocksize", 0}};
   // v2: the buffer holds the array's items.
   auto v2 = V2(j, kInt32);
   auto enc = v2->Encode(Arange32(64));
@@ -95,10 +100,11 @@ TEST(BloscCodecTest, NumcodecsTypesize) {
   ASSERT_TRUE(n_enc.ok());
   EXPECT_EQ(Typesize(*n_enc), 1);
   EXPECT_EQ(Flags(*n_enc) & 0x05, 0x04);
-  EXPECT_EQ(nc->ToJson(), json({{"name", "numcodecs.blosc"},
-                                {"configuration",
-                                 {{"cname", "lz4"}, {"clevel", 5}, {"shuffle", -1},
-                                  {"blocksize", 0}}}}));
+  EXPECT_EQ(
+      nc->ToJson(),
+      json({{"name", "numcodecs.blosc"},
+            {"configuration",
+             {{"cname", "lz4"}, {"clevel", 5}, {"shuffle", -1}, {"blocksize", 0}}}}));
   // An explicit typesize wins and is written back.
   json with_ts = j;
   with_ts["typesize"] = 2;
@@ -112,10 +118,10 @@ TEST(BloscCodecTest, RefusesBadConfiguration) {
     json config;
     const char* field;
   };
-  for (const Bad& b : {Bad{{{"cname", "lzma"}}, "cname"}, Bad{{{"clevel", 10}}, "clevel"},
-                       Bad{{{"shuffle", "byteshuffle"}}, "shuffle"},
-                       Bad{{{"typesize", 0}}, "typesize"}, Bad{{{"blocksize", -1}}, "blocksize"},
-                       Bad{{{"clevle", 3}}, "clevle"}}) {
+  for (const Bad& b :
+       {Bad{{{"cname", "lzma"}}, "cname"}, Bad{{{"clevel", 10}}, "clevel"},
+        Bad{{{"shuffle", "byteshuffle"}}, "shuffle"}, Bad{{{"typesize", 0}}, "typesize"},
+        Bad{{{"blocksize", -1}}, "blocksize"}, Bad{{{"clevle", 3}}, "clevle"}}) {
     auto r = MakeCodec({{"name", "blosc"}, {"configuration", b.config}}, kInt32);
     ASSERT_FALSE(r.ok()) << b.config.dump();
     EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
@@ -145,6 +151,18 @@ TEST(BloscCodecTest, HeaderSizesAreChecked) {
   huge.data()[4] = huge.data()[5] = huge.data()[6] = std::byte{0xff};
   huge.data()[7] = std::byte{0x7f};
   EXPECT_EQ(codec->Decode(huge, std::nullopt).status().code(), StatusCode::kCorruption);
+  // 100 MB from 104 bytes is more than any blosc codec can expand to.
+  Buffer inflated = good;
+  internal::StoreLE32(inflated.data() + 4, 100'000'000);
+  auto r2 = codec->Decode(inflated, std::nullopt);
+  ASSERT_FALSE(r2.ok());
+  EXPECT_NE(r2.status().message().find("more than blosc can encode"), std::string::npos)
+      << r2.status().message();
+  // A raw (memcpyed) chunk must hold exactly its decoded size.
+  Buffer raw = FromHex(testing::kBloscBlosclzHeader);
+  raw.Append(Arange32(64));
+  internal::StoreLE32(raw.data() + 4, 255);
+  EXPECT_EQ(codec->Decode(raw, std::nullopt).status().code(), StatusCode::kCorruption);
 }
 
 }  // namespace

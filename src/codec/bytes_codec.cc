@@ -19,11 +19,12 @@ Result<std::shared_ptr<const BytesCodec>> BytesCodec::Make(internal::CodecConfig
     } else if (e == "big") {
       endian = std::endian::big;
     } else {
-      return config.Invalid("endian", "expected \"little\" or \"big\", got \"" + e + "\"");
+      return config.Invalid("endian",
+                            "expected \"little\" or \"big\", got \"" + e + "\"");
     }
   } else if (spec.dtype.swap_unit() > 1) {
-    return config.Invalid("endian", "is required for the multi-byte data type " +
-                                        spec.dtype.ToString());
+    return config.Invalid(
+        "endian", "is required for the multi-byte data type " + spec.dtype.ToString());
   }
   TZ_RETURN_NOT_OK(config.Finish());
   return std::make_shared<const BytesCodec>(endian);
@@ -41,18 +42,51 @@ std::optional<size_t> BytesCodec::EncodedSize(const ArraySpec& spec) const {
   return static_cast<size_t>(spec.num_elements()) * spec.dtype.size();
 }
 
-Result<Buffer> BytesCodec::Encode(const ChunkArray& array, const ArraySpec& spec) const {
+namespace {
+
+// InvalidArgument (encoding) or Corruption (decoding) unless `size` is the
+// byte size of a chunk of `spec`.
+Status CheckSize(const ArraySpec& spec, size_t size, bool decoding) {
   if (spec.dtype.is_variable_length()) {
-    return Status::InvalidArgument("codec bytes: cannot encode the variable-length type " +
+    return Status::InvalidArgument("codec bytes: cannot code the variable-length type " +
                                    spec.dtype.ToString());
   }
   const size_t expected = static_cast<size_t>(spec.num_elements()) * spec.dtype.size();
-  if (array.bytes.size() != expected) {
-    return Status::InvalidArgument(
-        "codec bytes: chunk of shape " + internal::ShapeString(spec.shape) + " and type " +
-        spec.dtype.ToString() + " needs " + std::to_string(expected) + " bytes, got " +
-        std::to_string(array.bytes.size()));
+  if (size == expected) return Status::OK();
+  std::string msg = "codec bytes: chunk of shape " + internal::ShapeString(spec.shape) +
+                    " and type " + spec.dtype.ToString() + " needs " +
+                    std::to_string(expected) + " bytes, got " + std::to_string(size);
+  return decoding ? Status::Corruption(std::move(msg))
+                  : Status::InvalidArgument(std::move(msg));
+}
+
+}  // namespace
+
+Result<Buffer> BytesCodec::EncodeOwned(ChunkArray array, const ArraySpec& spec) const {
+  TZ_RETURN_NOT_OK(CheckSize(spec, array.bytes.size(), /*decoding=*/false));
+  if (NeedsSwap(spec.dtype)) {
+    internal::CopySwapped(array.bytes.data(), array.bytes.data(), array.bytes.size(),
+                          spec.dtype.swap_unit());
   }
+  return std::move(array.bytes);
+}
+
+Result<ChunkArray> BytesCodec::DecodeOwned(Buffer bytes, const ArraySpec& spec) const {
+  TZ_RETURN_NOT_OK(CheckSize(spec, bytes.size(), /*decoding=*/true));
+  if (NeedsSwap(spec.dtype)) {
+    internal::CopySwapped(bytes.data(), bytes.data(), bytes.size(),
+                          spec.dtype.swap_unit());
+  }
+  ChunkArray out;
+  out.shape = spec.shape;
+  out.dtype = spec.dtype;
+  out.bytes = std::move(bytes);
+  return out;
+}
+
+Result<Buffer> BytesCodec::Encode(const ChunkArray& array, const ArraySpec& spec) const {
+  TZ_RETURN_NOT_OK(CheckSize(spec, array.bytes.size(), /*decoding=*/false));
+  const size_t expected = array.bytes.size();
   if (!NeedsSwap(spec.dtype)) return Buffer(array.bytes.view());
   Buffer out(expected);
   internal::CopySwapped(out.data(), array.bytes.data(), expected, spec.dtype.swap_unit());
@@ -60,17 +94,8 @@ Result<Buffer> BytesCodec::Encode(const ChunkArray& array, const ArraySpec& spec
 }
 
 Result<ChunkArray> BytesCodec::Decode(ByteView bytes, const ArraySpec& spec) const {
-  if (spec.dtype.is_variable_length()) {
-    return Status::InvalidArgument("codec bytes: cannot decode the variable-length type " +
-                                   spec.dtype.ToString());
-  }
-  const size_t expected = static_cast<size_t>(spec.num_elements()) * spec.dtype.size();
-  if (bytes.size() != expected) {
-    return Status::Corruption("codec bytes: chunk of shape " +
-                              internal::ShapeString(spec.shape) + " and type " +
-                              spec.dtype.ToString() + " needs " + std::to_string(expected) +
-                              " bytes, got " + std::to_string(bytes.size()));
-  }
+  TZ_RETURN_NOT_OK(CheckSize(spec, bytes.size(), /*decoding=*/true));
+  const size_t expected = bytes.size();
   ChunkArray out;
   out.shape = spec.shape;
   out.dtype = spec.dtype;
@@ -78,7 +103,8 @@ Result<ChunkArray> BytesCodec::Decode(ByteView bytes, const ArraySpec& spec) con
     out.bytes.Assign(bytes);
   } else {
     out.bytes.Resize(expected);
-    internal::CopySwapped(out.bytes.data(), bytes.data(), expected, spec.dtype.swap_unit());
+    internal::CopySwapped(out.bytes.data(), bytes.data(), expected,
+                          spec.dtype.swap_unit());
   }
   return out;
 }

@@ -30,7 +30,8 @@ TEST(BytesCodecTest, EncodesInTheStatedByteOrder) {
   ArraySpec spec = MakeSpec({3}, DataType(DataTypeId::kInt16));
   ChunkArray c = Int16Chunk({1, 2, 0x1234});
   auto big = Make({{"name", "bytes"}, {"configuration", {{"endian", "big"}}}}, spec);
-  auto little = Make({{"name", "bytes"}, {"configuration", {{"endian", "little"}}}}, spec);
+  auto little =
+      Make({{"name", "bytes"}, {"configuration", {{"endian", "little"}}}}, spec);
   EXPECT_EQ(ToHex(*big->Encode(c, spec)), "000100021234");
   EXPECT_EQ(ToHex(*little->Encode(c, spec)), "010002003412");
   auto back = big->Decode(FromHex("000100021234"), spec);
@@ -67,7 +68,8 @@ TEST(BytesCodecTest, WrongSizeIsCorruption) {
   EXPECT_EQ(r.status().code(), StatusCode::kCorruption);
   EXPECT_NE(r.status().message().find("needs 6 bytes, got 5"), std::string::npos);
   ChunkArray short_chunk = Int16Chunk({1, 2});
-  EXPECT_EQ(codec->Encode(short_chunk, spec).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(codec->Encode(short_chunk, spec).status().code(),
+            StatusCode::kInvalidArgument);
 }
 
 TEST(BytesCodecTest, RefusesBadConfiguration) {
@@ -77,12 +79,15 @@ TEST(BytesCodecTest, RefusesBadConfiguration) {
   EXPECT_EQ(missing.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(missing.status().message().find("\"endian\""), std::string::npos);
 
-  auto bad = MakeCodec({{"name", "bytes"}, {"configuration", {{"endian", "middle"}}}}, i32);
+  auto bad =
+      MakeCodec({{"name", "bytes"}, {"configuration", {{"endian", "middle"}}}}, i32);
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find("codec bytes: field \"endian\""), std::string::npos);
+  EXPECT_NE(bad.status().message().find("codec bytes: field \"endian\""),
+            std::string::npos);
 
   auto extra = MakeCodec(
-      {{"name", "bytes"}, {"configuration", {{"endian", "little"}, {"order", "C"}}}}, i32);
+      {{"name", "bytes"}, {"configuration", {{"endian", "little"}, {"order", "C"}}}},
+      i32);
   ASSERT_FALSE(extra.ok());
   EXPECT_NE(extra.status().message().find("\"order\""), std::string::npos);
 

@@ -36,7 +36,8 @@ Result<Buffer> Bz2Codec::Encode(ByteView decoded) const {
   size_t out_pos = 0;
   int rc;
   do {
-    bz.next_in = const_cast<char*>(reinterpret_cast<const char*>(decoded.data() + in_pos));
+    bz.next_in =
+        const_cast<char*>(reinterpret_cast<const char*>(decoded.data() + in_pos));
     bz.avail_in = static_cast<unsigned>(std::min(decoded.size() - in_pos, kStep));
     bz.next_out = reinterpret_cast<char*>(out.data() + out_pos);
     bz.avail_out = static_cast<unsigned>(std::min(out.size() - out_pos, kStep));
@@ -48,7 +49,8 @@ Result<Buffer> Bz2Codec::Encode(ByteView decoded) const {
     out_pos += avail_out - bz.avail_out;
     if (rc < 0 || (out_pos == out.size() && rc != BZ_STREAM_END)) {
       BZ2_bzCompressEnd(&bz);
-      return Status::IOError("codec bz2: compression failed (" + std::to_string(rc) + ")");
+      return Status::IOError("codec bz2: compression failed (" + std::to_string(rc) +
+                             ")");
     }
   } while (rc != BZ_STREAM_END);
   BZ2_bzCompressEnd(&bz);
@@ -56,7 +58,8 @@ Result<Buffer> Bz2Codec::Encode(ByteView decoded) const {
   return out;
 }
 
-Result<Buffer> Bz2Codec::Decode(ByteView encoded, std::optional<size_t> expected_size) const {
+Result<Buffer> Bz2Codec::Decode(ByteView encoded,
+                                std::optional<size_t> expected_size) const {
   if (encoded.empty()) return Bad("empty input is not a stream");
   Buffer out;
   TZ_ASSIGN_OR_RETURN(out, internal::AllocateBuffer(
@@ -79,7 +82,8 @@ Result<Buffer> Bz2Codec::Decode(ByteView encoded, std::optional<size_t> expected
     const size_t stream_start_out = out_pos;
     bool trailing_garbage = false;
     while (true) {
-      bz.next_in = const_cast<char*>(reinterpret_cast<const char*>(encoded.data() + in_pos));
+      bz.next_in =
+          const_cast<char*>(reinterpret_cast<const char*>(encoded.data() + in_pos));
       bz.avail_in = static_cast<unsigned>(std::min(encoded.size() - in_pos, kStep));
       bz.next_out = reinterpret_cast<char*>(out.data() + out_pos);
       bz.avail_out = static_cast<unsigned>(std::min(out.size() - out_pos, kStep));
@@ -102,7 +106,8 @@ Result<Buffer> Bz2Codec::Decode(ByteView encoded, std::optional<size_t> expected
                      std::to_string(*expected_size) + " bytes");
         }
         Buffer bigger;
-        TZ_ASSIGN_OR_RETURN(bigger, internal::AllocateBuffer(out.size() * 2, "codec bz2"));
+        TZ_ASSIGN_OR_RETURN(bigger,
+                            internal::AllocateBuffer(out.size() * 2, "codec bz2"));
         std::memcpy(bigger.data(), out.data(), out_pos);
         out = std::move(bigger);
         continue;

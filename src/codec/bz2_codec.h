@@ -24,7 +24,8 @@ class Bz2Codec final : public BytesToBytesCodec, public internal::NumcodecsCodec
   nlohmann::json ToJson() const override { return internal::NumcodecsV3Json(ToV2Json()); }
   nlohmann::json ToV2Json() const override { return {{"id", "bz2"}, {"level", level_}}; }
   Result<Buffer> Encode(ByteView decoded) const override;
-  Result<Buffer> Decode(ByteView encoded, std::optional<size_t> expected_size) const override;
+  Result<Buffer> Decode(ByteView encoded,
+                        std::optional<size_t> expected_size) const override;
 
  private:
   int level_;

@@ -3,6 +3,7 @@
 // size to expect whenever the chain fixes it.
 #include <memory>
 
+#include "codec/bytes_codec.h"
 #include "codec/codec_config.h"
 #include "codec/crc32c_codec.h"
 #include "turbozarr/codec.h"
@@ -20,7 +21,8 @@ bool StorageMatches(const ChunkArray& a) {
 
 }  // namespace
 
-Result<CodecChain> CodecChain::FromJson(const nlohmann::json& codecs, const ArraySpec& spec) {
+Result<CodecChain> CodecChain::FromJson(const nlohmann::json& codecs,
+                                        const ArraySpec& spec) {
   if (!codecs.is_array()) {
     return Status::InvalidArgument("codecs must be a list, got " + codecs.dump());
   }
@@ -32,17 +34,18 @@ Result<CodecChain> CodecChain::FromJson(const nlohmann::json& codecs, const Arra
     TZ_ASSIGN_OR_RETURN(std::shared_ptr<const Codec> codec, MakeCodec(j, current));
     const CodecKind kind = codec->kind();
     if (kind == CodecKind::kArrayToArray && a2b) {
-      return Status::InvalidArgument("codec " + codec->name() +
-                                     " (array->array) comes after the array->bytes codec " +
-                                     a2b->name());
+      return Status::InvalidArgument(
+          "codec " + codec->name() +
+          " (array->array) comes after the array->bytes codec " + a2b->name());
     }
     if (kind == CodecKind::kArrayToBytes && a2b) {
-      return Status::InvalidArgument("codecs hold two array->bytes codecs: " + a2b->name() +
-                                     " and " + codec->name());
+      return Status::InvalidArgument("codecs hold two array->bytes codecs: " +
+                                     a2b->name() + " and " + codec->name());
     }
     if (kind == CodecKind::kBytesToBytes && !a2b) {
-      return Status::InvalidArgument("codec " + codec->name() +
-                                     " (bytes->bytes) comes before any array->bytes codec");
+      return Status::InvalidArgument(
+          "codec " + codec->name() +
+          " (bytes->bytes) comes before any array->bytes codec");
     }
     switch (kind) {
       case CodecKind::kArrayToArray: {
@@ -62,10 +65,10 @@ Result<CodecChain> CodecChain::FromJson(const nlohmann::json& codecs, const Arra
   return Make(std::move(a2a), std::move(a2b), std::move(b2b), spec);
 }
 
-Result<CodecChain> CodecChain::Make(std::vector<std::shared_ptr<const ArrayToArrayCodec>> a2a,
-                                    std::shared_ptr<const ArrayToBytesCodec> a2b,
-                                    std::vector<std::shared_ptr<const BytesToBytesCodec>> b2b,
-                                    const ArraySpec& spec) {
+Result<CodecChain> CodecChain::Make(
+    std::vector<std::shared_ptr<const ArrayToArrayCodec>> a2a,
+    std::shared_ptr<const ArrayToBytesCodec> a2b,
+    std::vector<std::shared_ptr<const BytesToBytesCodec>> b2b, const ArraySpec& spec) {
   if (!a2b) {
     return Status::InvalidArgument(
         "codecs need exactly one array->bytes codec (such as bytes), found none");
@@ -90,7 +93,8 @@ Result<CodecChain> CodecChain::Make(std::vector<std::shared_ptr<const ArrayToArr
 
 Result<Buffer> CodecChain::Encode(ChunkArray chunk) const {
   if (!a2b_) return Status::InvalidArgument("codec chain is empty");
-  if (chunk.shape != spec_.shape || !(chunk.dtype == spec_.dtype) || !StorageMatches(chunk)) {
+  if (chunk.shape != spec_.shape || !(chunk.dtype == spec_.dtype) ||
+      !StorageMatches(chunk)) {
     return Status::InvalidArgument(
         "codecs: chunk of shape " + internal::ShapeString(chunk.shape) + " and type " +
         chunk.dtype.ToString() + " does not match the chunk spec " +
@@ -99,7 +103,12 @@ Result<Buffer> CodecChain::Encode(ChunkArray chunk) const {
   for (const auto& c : a2a_) {
     TZ_ASSIGN_OR_RETURN(chunk, c->Encode(std::move(chunk)));
   }
-  TZ_ASSIGN_OR_RETURN(Buffer bytes, a2b_->Encode(chunk, a2b_spec_));
+  Buffer bytes;
+  if (const auto* plain = dynamic_cast<const BytesCodec*>(a2b_.get())) {
+    TZ_ASSIGN_OR_RETURN(bytes, plain->EncodeOwned(std::move(chunk), a2b_spec_));
+  } else {
+    TZ_ASSIGN_OR_RETURN(bytes, a2b_->Encode(chunk, a2b_spec_));
+  }
   for (const auto& c : b2b_) {
     TZ_ASSIGN_OR_RETURN(bytes, c->Encode(bytes.view()));
   }
@@ -133,16 +142,24 @@ Result<ChunkArray> CodecChain::Decode(ByteView bytes) const {
     scratch = std::move(next);
     view = scratch.view();
   }
-  TZ_ASSIGN_OR_RETURN(ChunkArray chunk, a2b_->Decode(view, a2b_spec_));
+  ChunkArray chunk;
+  const auto* plain = dynamic_cast<const BytesCodec*>(a2b_.get());
+  if (plain && !scratch.empty() && view.data() == scratch.data() &&
+      view.size() == scratch.size()) {
+    // The last decompressor's output becomes the chunk's storage.
+    TZ_ASSIGN_OR_RETURN(chunk, plain->DecodeOwned(std::move(scratch), a2b_spec_));
+  } else {
+    TZ_ASSIGN_OR_RETURN(chunk, a2b_->Decode(view, a2b_spec_));
+  }
   for (size_t i = a2a_.size(); i-- > 0;) {
     TZ_ASSIGN_OR_RETURN(chunk, a2a_[i]->Decode(std::move(chunk), a2a_specs_[i]));
   }
-  if (chunk.shape != spec_.shape || !(chunk.dtype == spec_.dtype) || !StorageMatches(chunk)) {
-    return Status::Corruption("codecs: decoded chunk of shape " +
-                              internal::ShapeString(chunk.shape) + " and type " +
-                              chunk.dtype.ToString() + " does not match the chunk spec " +
-                              internal::ShapeString(spec_.shape) + " " +
-                              spec_.dtype.ToString());
+  if (chunk.shape != spec_.shape || !(chunk.dtype == spec_.dtype) ||
+      !StorageMatches(chunk)) {
+    return Status::Corruption(
+        "codecs: decoded chunk of shape " + internal::ShapeString(chunk.shape) +
+        " and type " + chunk.dtype.ToString() + " does not match the chunk spec " +
+        internal::ShapeString(spec_.shape) + " " + spec_.dtype.ToString());
   }
   return chunk;
 }

@@ -14,7 +14,8 @@ using testing::MakeSpec;
 
 const json kLittle = {{"name", "bytes"}, {"configuration", {{"endian", "little"}}}};
 const json kCrc = {{"name", "crc32c"}};
-const json kZstd = {{"name", "zstd"}, {"configuration", {{"level", 1}, {"checksum", false}}}};
+const json kZstd = {{"name", "zstd"},
+                    {"configuration", {{"level", 1}, {"checksum", false}}}};
 const json kTranspose = {{"name", "transpose"}, {"configuration", {{"order", {1, 0}}}}};
 
 TEST(CodecChainTest, ValidatesOrder) {
@@ -34,7 +35,8 @@ TEST(CodecChainTest, ValidatesOrder) {
     auto r = CodecChain::FromJson(b.codecs, spec);
     ASSERT_FALSE(r.ok()) << b.codecs.dump();
     EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
-    EXPECT_NE(r.status().message().find(b.message), std::string::npos) << r.status().message();
+    EXPECT_NE(r.status().message().find(b.message), std::string::npos)
+        << r.status().message();
   }
 }
 
@@ -54,10 +56,9 @@ TEST(CodecChainTest, SpecsFlowThroughTheChain) {
 
 TEST(CodecChainTest, MakeFromCodecObjects) {
   ArraySpec spec = MakeSpec({5}, DataType(DataTypeId::kUInt16));
-  auto chain = CodecChain::Make({}, std::make_shared<BytesCodec>(std::endian::big),
-                                {std::make_shared<ZstdCodec>(3, true),
-                                 std::make_shared<Crc32cCodec>()},
-                                spec);
+  auto chain = CodecChain::Make(
+      {}, std::make_shared<BytesCodec>(std::endian::big),
+      {std::make_shared<ZstdCodec>(3, true), std::make_shared<Crc32cCodec>()}, spec);
   ASSERT_TRUE(chain.ok());
   ChunkArray c = testing::PatternChunk(spec);
   auto enc = chain->Encode(c);

@@ -1,5 +1,8 @@
 #include "codec/codec_config.h"
 
+#include <cmath>
+#include <cstdint>
+
 namespace turbozarr::internal {
 
 Result<CodecConfig> CodecConfig::Make(std::string codec, const nlohmann::json& config) {
@@ -8,8 +11,8 @@ Result<CodecConfig> CodecConfig::Make(std::string codec, const nlohmann::json& c
   c.used_.insert("id");  // a v2 codec object names itself
   if (config.is_null()) return c;
   if (!config.is_object()) {
-    return Status::InvalidArgument("codec " + c.codec_ +
-                                   ": configuration must be an object, got " + config.dump());
+    return Status::InvalidArgument(
+        "codec " + c.codec_ + ": configuration must be an object, got " + config.dump());
   }
   c.config_ = config;
   return c;
@@ -34,11 +37,14 @@ Result<int64_t> CodecConfig::Int(std::string_view key, std::optional<int64_t> fa
     if (fallback) return *fallback;
     return Invalid(key, "is required");
   }
+  if (it->is_number_unsigned() && it->get<uint64_t>() > INT64_MAX) {
+    return Invalid(key, "out of range: " + it->dump());
+  }
   if (it->is_number_integer()) return it->get<int64_t>();
   if (it->is_number_float()) {
     // JSON writers may spell an integer as 5.0.
-    double d = it->get<double>();
-    if (d == static_cast<double>(static_cast<int64_t>(d))) return static_cast<int64_t>(d);
+    const double d = it->get<double>();
+    if (d >= -9.0e18 && d <= 9.0e18 && d == std::trunc(d)) return static_cast<int64_t>(d);
   }
   return Invalid(key, "expected an integer, got " + it->dump());
 }

@@ -9,13 +9,12 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "turbozarr/status.h"
 
@@ -32,16 +31,13 @@ class CodecConfig {
 
   // Each returns the field's value, `fallback` when absent, or
   // InvalidArgument naming the codec and field when of the wrong type.
-  Result<int64_t> Int(std::string_view key, std::optional<int64_t> fallback = std::nullopt);
+  Result<int64_t> Int(std::string_view key,
+                      std::optional<int64_t> fallback = std::nullopt);
   Result<bool> Bool(std::string_view key, std::optional<bool> fallback = std::nullopt);
   Result<std::string> String(std::string_view key,
                              std::optional<std::string> fallback = std::nullopt);
   // The raw value (null JSON when absent).
   nlohmann::json Raw(std::string_view key);
-
-  // Marks a field as understood without reading it (fields a codec accepts
-  // and ignores).
-  void Ignore(std::string_view key) { used_.insert(std::string(key)); }
 
   // InvalidArgument naming the first field that was never read.
   Status Finish() const;

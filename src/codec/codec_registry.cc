@@ -63,8 +63,8 @@ Result<CodecPtr> MakeCodec(const nlohmann::json& j, const ArraySpec& spec) {
       if (it.key() == "configuration") {
         configuration = it.value();
       } else if (it.key() != "name" && it.key() != "must_understand") {
-        return Status::InvalidArgument("codec " + name + ": unknown member \"" + it.key() +
-                                       "\"");
+        return Status::InvalidArgument("codec " + name + ": unknown member \"" +
+                                       it.key() + "\"");
       }
     }
   } else {
@@ -74,7 +74,8 @@ Result<CodecPtr> MakeCodec(const nlohmann::json& j, const ArraySpec& spec) {
   TZ_ASSIGN_OR_RETURN(CodecConfig config, CodecConfig::Make(name, configuration));
   if (name == "bytes") return Up(BytesCodec::Make(config, spec));
   if (name == "transpose") return Up(TransposeCodec::Make(config, spec));
-  if (name == "vlen-utf8") return Up(VLenCodec::Make(VLenCodec::Flavor::kUtf8, config, spec));
+  if (name == "vlen-utf8")
+    return Up(VLenCodec::Make(VLenCodec::Flavor::kUtf8, config, spec));
   if (name == "vlen-bytes") {
     return Up(VLenCodec::Make(VLenCodec::Flavor::kBytes, config, spec));
   }
@@ -104,7 +105,8 @@ Result<nlohmann::json> ToV2Json(const Codec& codec) {
   if (const auto* n = dynamic_cast<const internal::NumcodecsCodec*>(&codec)) {
     return n->ToV2Json();
   }
-  return Status::Unsupported("codec " + codec.name() + " has no zarr v2 (numcodecs) form");
+  return Status::Unsupported("codec " + codec.name() +
+                             " has no zarr v2 (numcodecs) form");
 }
 
 }  // namespace turbozarr

@@ -6,9 +6,8 @@
 // Thread safety: everything here is immutable after construction.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "turbozarr/codec.h"
 

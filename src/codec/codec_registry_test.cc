@@ -12,9 +12,10 @@ using testing::MakeSpec;
 const ArraySpec kSpec = MakeSpec({8}, DataType(DataTypeId::kInt32));
 
 TEST(CodecRegistryTest, UnknownCodecsAreUnsupported) {
-  for (const json& j : {json({{"name", "lzma"}}),
-                        json({{"name", "numcodecs.pcodec"}, {"configuration", json::object()}}),
-                        json({{"name", "lzma"}, {"must_understand", false}})}) {
+  for (const json& j :
+       {json({{"name", "lzma"}}),
+        json({{"name", "numcodecs.pcodec"}, {"configuration", json::object()}}),
+        json({{"name", "lzma"}, {"must_understand", false}})}) {
     auto r = MakeCodec(j, kSpec);
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.status().code(), StatusCode::kUnsupported);
@@ -30,9 +31,10 @@ TEST(CodecRegistryTest, UnknownCodecsAreUnsupported) {
 }
 
 TEST(CodecRegistryTest, MalformedCodecJsonIsInvalidArgument) {
-  for (const json& j : {json(3), json({{"configuration", json::object()}}),
-                        json({{"name", 5}}), json({{"name", "zstd"}, {"configurations", 1}}),
-                        json({{"name", "zstd"}, {"configuration", 1}})}) {
+  for (const json& j :
+       {json(3), json({{"configuration", json::object()}}), json({{"name", 5}}),
+        json({{"name", "zstd"}, {"configurations", 1}}),
+        json({{"name", "zstd"}, {"configuration", 1}})}) {
     auto r = MakeCodec(j, kSpec);
     ASSERT_FALSE(r.ok()) << j.dump();
     EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << j.dump();
@@ -43,6 +45,19 @@ TEST(CodecRegistryTest, MalformedCodecJsonIsInvalidArgument) {
   ASSERT_FALSE(unknown_field.ok());
   EXPECT_EQ(unknown_field.status().message(),
             "codec zstd: field \"levle\": unknown field (value 2)");
+}
+
+TEST(CodecRegistryTest, IntegerFields) {
+  auto whole = MakeV2Codec({{"id", "zstd"}, {"level", 5.0}}, kSpec);
+  ASSERT_TRUE(whole.ok());
+  EXPECT_EQ((*ToV2Json(**whole))["level"], 5);
+  for (const json& bad :
+       {json(5.5), json(1e300), json(18446744073709551615ull), json(true), json("5")}) {
+    auto r = MakeV2Codec({{"id", "zstd"}, {"level", bad}}, kSpec);
+    ASSERT_FALSE(r.ok()) << bad.dump();
+    EXPECT_NE(r.status().message().find("codec zstd: field \"level\""),
+              std::string::npos);
+  }
 }
 
 TEST(CodecRegistryTest, ShortNamesAndMustUnderstand) {
@@ -62,10 +77,16 @@ TEST(CodecRegistryTest, V2JsonRoundTrips) {
   };
   for (const Case& c : {
            Case{{{"id", "zstd"}, {"level", 3}, {"checksum", true}},
-                {{"id", "zstd"}, {"level", 3}, {"checksum", true}}, &kSpec},
-           Case{{{"id", "zstd"}}, {{"id", "zstd"}, {"level", 0}, {"checksum", false}}, &kSpec},
+                {{"id", "zstd"}, {"level", 3}, {"checksum", true}},
+                &kSpec},
+           Case{{{"id", "zstd"}},
+                {{"id", "zstd"}, {"level", 0}, {"checksum", false}},
+                &kSpec},
            Case{{{"id", "blosc"}},
-                {{"id", "blosc"}, {"cname", "zstd"}, {"clevel", 5}, {"shuffle", 1},
+                {{"id", "blosc"},
+                 {"cname", "zstd"},
+                 {"clevel", 5},
+                 {"shuffle", 1},
                  {"blocksize", 0}},
                 &kSpec},
            Case{{{"id", "lz4"}}, {{"id", "lz4"}, {"acceleration", 1}}, &kSpec},
@@ -89,9 +110,9 @@ TEST(CodecRegistryTest, V2JsonRoundTrips) {
 
 TEST(CodecRegistryTest, NumcodecsNamesInV3MatchZarrPython) {
   // The configurations zarr-python 3.1.6 writes for zarr.codecs.numcodecs.*.
-  for (const char* name : {"numcodecs.lz4", "numcodecs.zlib", "numcodecs.bz2",
-                           "numcodecs.zstd", "numcodecs.gzip", "numcodecs.crc32c",
-                           "numcodecs.blosc"}) {
+  for (const char* name :
+       {"numcodecs.lz4", "numcodecs.zlib", "numcodecs.bz2", "numcodecs.zstd",
+        "numcodecs.gzip", "numcodecs.crc32c", "numcodecs.blosc"}) {
     json j = {{"name", name}, {"configuration", json::object()}};
     auto c = MakeCodec(j, kSpec);
     ASSERT_TRUE(c.ok()) << name << ": " << c.status().ToString();
@@ -105,7 +126,8 @@ TEST(CodecRegistryTest, NumcodecsNamesInV3MatchZarrPython) {
 }
 
 TEST(CodecRegistryTest, CodecsWithoutV2FormAreUnsupported) {
-  auto bytes = MakeCodec({{"name", "bytes"}, {"configuration", {{"endian", "little"}}}}, kSpec);
+  auto bytes =
+      MakeCodec({{"name", "bytes"}, {"configuration", {{"endian", "little"}}}}, kSpec);
   ASSERT_TRUE(bytes.ok());
   auto r = ToV2Json(**bytes);
   ASSERT_FALSE(r.ok());

@@ -28,8 +28,7 @@ inline constexpr const char* kBloscZstdBitshuffle =
     "0820a082f74950d80311c066dc8c64360b99bf02";
 // The 16-byte header of numcodecs.Blosc(cname="blosclz", clevel=9,
 // shuffle=NOSHUFFLE), which stores this input raw after it.
-inline constexpr const char* kBloscBlosclzHeader =
-    "02011204000100000001000010010000";
+inline constexpr const char* kBloscBlosclzHeader = "02011204000100000001000010010000";
 // zarr-python, v3 array int32 arange(16) with numcodecs.Blosc(cname="lz4",
 // shuffle=-1): typesize 1, bitshuffle, stored raw.
 inline constexpr const char* kNumcodecsV3Blosc =

@@ -16,7 +16,8 @@ std::string Hex32(uint32_t v) {
 
 }  // namespace
 
-Result<std::shared_ptr<const Crc32cCodec>> Crc32cCodec::Make(internal::CodecConfig& config) {
+Result<std::shared_ptr<const Crc32cCodec>> Crc32cCodec::Make(
+    internal::CodecConfig& config) {
   TZ_RETURN_NOT_OK(config.Finish());
   return std::make_shared<const Crc32cCodec>();
 }
@@ -26,10 +27,11 @@ Result<std::shared_ptr<const Crc32cCodec>> Crc32cCodec::MakeNumcodecs(
   TZ_ASSIGN_OR_RETURN(std::string loc, config.String("location", "end"));
   TZ_RETURN_NOT_OK(config.Finish());
   if (loc != "start" && loc != "end") {
-    return config.Invalid("location", "expected \"start\" or \"end\", got \"" + loc + "\"");
+    return config.Invalid("location",
+                          "expected \"start\" or \"end\", got \"" + loc + "\"");
   }
-  return std::make_shared<const Crc32cCodec>(loc == "start" ? Location::kStart : Location::kEnd,
-                                              numcodecs_name);
+  return std::make_shared<const Crc32cCodec>(
+      loc == "start" ? Location::kStart : Location::kEnd, numcodecs_name);
 }
 
 nlohmann::json Crc32cCodec::ToJson() const {
@@ -38,7 +40,8 @@ nlohmann::json Crc32cCodec::ToJson() const {
 }
 
 nlohmann::json Crc32cCodec::ToV2Json() const {
-  return {{"id", "crc32c"}, {"location", location_ == Location::kStart ? "start" : "end"}};
+  return {{"id", "crc32c"},
+          {"location", location_ == Location::kStart ? "start" : "end"}};
 }
 
 Result<Buffer> Crc32cCodec::Encode(ByteView decoded) const {
@@ -57,13 +60,15 @@ Result<ByteView> Crc32cCodec::Verify(ByteView encoded) const {
                               " bytes cannot hold the 4-byte checksum");
   }
   const size_t n = encoded.size() - 4;
-  ByteView payload = location_ == Location::kStart ? encoded.subspan(4) : encoded.first(n);
-  const std::byte* sum = location_ == Location::kStart ? encoded.data() : encoded.data() + n;
+  ByteView payload =
+      location_ == Location::kStart ? encoded.subspan(4) : encoded.first(n);
+  const std::byte* sum =
+      location_ == Location::kStart ? encoded.data() : encoded.data() + n;
   const uint32_t stored = internal::LoadLE32(sum);
   const uint32_t actual = Crc32c(payload);
   if (stored != actual) {
-    return Status::Corruption("codec crc32c: checksum mismatch: expected " + Hex32(stored) +
-                              " (stored), computed " + Hex32(actual));
+    return Status::Corruption("codec crc32c: checksum mismatch: expected " +
+                              Hex32(stored) + " (stored), computed " + Hex32(actual));
   }
   return payload;
 }

@@ -26,11 +26,14 @@ class Crc32cCodec final : public BytesToBytesCodec, public internal::NumcodecsCo
   static Result<std::shared_ptr<const Crc32cCodec>> MakeNumcodecs(
       internal::CodecConfig& config, bool numcodecs_name);
 
-  std::string name() const override { return numcodecs_name_ ? "numcodecs.crc32c" : "crc32c"; }
+  std::string name() const override {
+    return numcodecs_name_ ? "numcodecs.crc32c" : "crc32c";
+  }
   nlohmann::json ToJson() const override;
   nlohmann::json ToV2Json() const override;
   Result<Buffer> Encode(ByteView decoded) const override;
-  Result<Buffer> Decode(ByteView encoded, std::optional<size_t> expected_size) const override;
+  Result<Buffer> Decode(ByteView encoded,
+                        std::optional<size_t> expected_size) const override;
   std::optional<size_t> EncodedSize(size_t decoded) const override { return decoded + 4; }
 
   // Checks the sum of `encoded` and returns the payload without copying it.

@@ -33,7 +33,8 @@ TEST(Crc32cCodecTest, NumcodecsCrc32cInV3) {
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   auto codec = std::dynamic_pointer_cast<const BytesToBytesCodec>(*c);
   Buffer stored = FromHex(
-      "000000000100000002000000030000000400000005000000060000000700000008000000090000000a00000"
+      "000000000100000002000000030000000400000005000000060000000700000008000000090000000a"
+      "00000"
       "00b0000000c0000000d0000000e0000000f000000da8f415a");
   auto dec = codec->Decode(stored, 64);
   ASSERT_TRUE(dec.ok()) << dec.status().ToString();

@@ -76,7 +76,8 @@ TEST(GzipCodecTest, Configuration) {
   EXPECT_EQ(*ToV2Json(**c), json({{"id", "gzip"}, {"level", 6}}));
   auto bad = MakeCodec({{"name", "gzip"}, {"configuration", {{"level", 10}}}}, spec);
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find("codec gzip: field \"level\""), std::string::npos);
+  EXPECT_NE(bad.status().message().find("codec gzip: field \"level\""),
+            std::string::npos);
   auto v2 = MakeV2Codec({{"id", "gzip"}}, spec);  // numcodecs' default level
   ASSERT_TRUE(v2.ok());
   EXPECT_EQ(*ToV2Json(**v2), json({{"id", "gzip"}, {"level", 1}}));
@@ -122,7 +123,8 @@ TEST(ZlibCodecTest, Configuration) {
   EXPECT_EQ(static_cast<int>(enc->data()[0]), 0x78);  // zlib header, 32 KiB window
   auto bad = MakeV2Codec({{"id", "zlib"}, {"level", 11}}, spec);
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find("codec zlib: field \"level\""), std::string::npos);
+  EXPECT_NE(bad.status().message().find("codec zlib: field \"level\""),
+            std::string::npos);
 }
 
 }  // namespace

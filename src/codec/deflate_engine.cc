@@ -24,7 +24,8 @@ struct DecompressorDeleter {
 // A compressor's tables cost up to a few hundred KiB; each thread keeps one
 // per level it has used rather than allocating per chunk.
 libdeflate_compressor* ThreadCompressor(int level) {
-  thread_local std::array<std::unique_ptr<libdeflate_compressor, CompressorDeleter>, 13> cache;
+  thread_local std::array<std::unique_ptr<libdeflate_compressor, CompressorDeleter>, 13>
+      cache;
   auto& slot = cache[level];
   if (!slot) slot.reset(libdeflate_alloc_compressor(level));
   return slot.get();
@@ -48,7 +49,8 @@ size_t SkipZeroPadding(ByteView data, size_t pos) {
 Result<Buffer> DecompressKnownSize(DeflateWrapper wrapper, ByteView data, size_t expected,
                                    std::string_view codec) {
   libdeflate_decompressor* d = ThreadDecompressor();
-  if (d == nullptr) return Status::IOError("codec " + std::string(codec) + ": out of memory");
+  if (d == nullptr)
+    return Status::IOError("codec " + std::string(codec) + ": out of memory");
   Buffer out;
   TZ_ASSIGN_OR_RETURN(out, AllocateBuffer(expected, codec));
   size_t in_pos = 0;
@@ -65,8 +67,8 @@ Result<Buffer> DecompressKnownSize(DeflateWrapper wrapper, ByteView data, size_t
                                             out.data() + out_pos, expected - out_pos,
                                             &in_used, &out_used);
     if (r == LIBDEFLATE_INSUFFICIENT_SPACE) {
-      return Bad(codec, "data decodes to more than the expected " + std::to_string(expected) +
-                            " bytes");
+      return Bad(codec, "data decodes to more than the expected " +
+                            std::to_string(expected) + " bytes");
     }
     if (r != LIBDEFLATE_SUCCESS) return Bad(codec, "corrupt or truncated stream");
     in_pos += in_used;
@@ -81,7 +83,8 @@ Result<Buffer> DecompressKnownSize(DeflateWrapper wrapper, ByteView data, size_t
   return out;
 }
 
-Result<Buffer> InflateStream(DeflateWrapper wrapper, ByteView data, std::string_view codec) {
+Result<Buffer> InflateStream(DeflateWrapper wrapper, ByteView data,
+                             std::string_view codec) {
   z_stream zs{};
   const int window_bits = wrapper == DeflateWrapper::kGzip ? 16 + MAX_WBITS : MAX_WBITS;
   if (inflateInit2(&zs, window_bits) != Z_OK) {
@@ -92,7 +95,8 @@ Result<Buffer> InflateStream(DeflateWrapper wrapper, ByteView data, std::string_
     ~End() { inflateEnd(zs); }
   } end{&zs};
   Buffer out;
-  TZ_ASSIGN_OR_RETURN(out, AllocateBuffer(std::max<size_t>(data.size() * 4, 4096), codec));
+  TZ_ASSIGN_OR_RETURN(out,
+                      AllocateBuffer(std::max<size_t>(data.size() * 4, 4096), codec));
   size_t in_pos = 0;
   size_t out_pos = 0;
   constexpr size_t kStep = std::numeric_limits<uInt>::max();
@@ -123,7 +127,8 @@ Result<Buffer> InflateStream(DeflateWrapper wrapper, ByteView data, std::string_
       return Bad(codec, "data ends inside the stream");
     }
     if (rc != Z_OK && rc != Z_BUF_ERROR) {
-      return Bad(codec, std::string("corrupt stream: ") + (zs.msg ? zs.msg : "inflate failed"));
+      return Bad(codec,
+                 std::string("corrupt stream: ") + (zs.msg ? zs.msg : "inflate failed"));
     }
     if (in_pos == data.size() && zs.avail_out > 0 && rc == Z_OK &&
         avail_in == zs.avail_in && avail_out == zs.avail_out) {
@@ -151,13 +156,15 @@ Result<Buffer> DeflateCompress(DeflateWrapper wrapper, int level, ByteView data,
       wrapper == DeflateWrapper::kGzip
           ? libdeflate_gzip_compress(c, data.data(), data.size(), out.data(), out.size())
           : libdeflate_zlib_compress(c, data.data(), data.size(), out.data(), out.size());
-  if (n == 0) return Status::IOError("codec " + std::string(codec) + ": compression failed");
+  if (n == 0)
+    return Status::IOError("codec " + std::string(codec) + ": compression failed");
   out.Resize(n);
   return out;
 }
 
 Result<Buffer> DeflateDecompress(DeflateWrapper wrapper, ByteView data,
-                                 std::optional<size_t> expected_size, std::string_view codec) {
+                                 std::optional<size_t> expected_size,
+                                 std::string_view codec) {
   if (data.empty()) return Bad(codec, "empty input is not a stream");
   if (expected_size) return DecompressKnownSize(wrapper, data, *expected_size, codec);
   return InflateStream(wrapper, data, codec);

@@ -28,6 +28,7 @@ Result<Buffer> DeflateCompress(DeflateWrapper wrapper, int level, ByteView data,
 // names `codec` when the data is malformed or, given `expected_size`, decodes
 // to another size.
 Result<Buffer> DeflateDecompress(DeflateWrapper wrapper, ByteView data,
-                                 std::optional<size_t> expected_size, std::string_view codec);
+                                 std::optional<size_t> expected_size,
+                                 std::string_view codec);
 
 }  // namespace turbozarr::internal

@@ -4,9 +4,9 @@
 
 namespace turbozarr {
 
-Result<std::shared_ptr<const GzipCodec>> GzipCodec::Make(internal::CodecConfig& config,
-                                                         std::optional<int64_t> default_level,
-                                                         bool numcodecs_name) {
+Result<std::shared_ptr<const GzipCodec>> GzipCodec::Make(
+    internal::CodecConfig& config, std::optional<int64_t> default_level,
+    bool numcodecs_name) {
   TZ_ASSIGN_OR_RETURN(int64_t level, config.Int("level", default_level));
   TZ_RETURN_NOT_OK(config.Finish());
   if (level < 0 || level > 9) {
@@ -21,12 +21,14 @@ nlohmann::json GzipCodec::ToJson() const {
 }
 
 Result<Buffer> GzipCodec::Encode(ByteView decoded) const {
-  return internal::DeflateCompress(internal::DeflateWrapper::kGzip, level_, decoded, "gzip");
+  return internal::DeflateCompress(internal::DeflateWrapper::kGzip, level_, decoded,
+                                   "gzip");
 }
 
-Result<Buffer> GzipCodec::Decode(ByteView encoded, std::optional<size_t> expected_size) const {
-  return internal::DeflateDecompress(internal::DeflateWrapper::kGzip, encoded, expected_size,
-                                     "gzip");
+Result<Buffer> GzipCodec::Decode(ByteView encoded,
+                                 std::optional<size_t> expected_size) const {
+  return internal::DeflateDecompress(internal::DeflateWrapper::kGzip, encoded,
+                                     expected_size, "gzip");
 }
 
 }  // namespace turbozarr

@@ -19,15 +19,18 @@ class GzipCodec final : public BytesToBytesCodec, public internal::NumcodecsCode
       : level_(level), numcodecs_name_(numcodecs_name) {}
 
   // {"level": 0-9}; required in v3, default 1 (numcodecs' default) in v2.
-  static Result<std::shared_ptr<const GzipCodec>> Make(internal::CodecConfig& config,
-                                                       std::optional<int64_t> default_level,
-                                                       bool numcodecs_name);
+  static Result<std::shared_ptr<const GzipCodec>> Make(
+      internal::CodecConfig& config, std::optional<int64_t> default_level,
+      bool numcodecs_name);
 
-  std::string name() const override { return numcodecs_name_ ? "numcodecs.gzip" : "gzip"; }
+  std::string name() const override {
+    return numcodecs_name_ ? "numcodecs.gzip" : "gzip";
+  }
   nlohmann::json ToJson() const override;
   nlohmann::json ToV2Json() const override { return {{"id", "gzip"}, {"level", level_}}; }
   Result<Buffer> Encode(ByteView decoded) const override;
-  Result<Buffer> Decode(ByteView encoded, std::optional<size_t> expected_size) const override;
+  Result<Buffer> Decode(ByteView encoded,
+                        std::optional<size_t> expected_size) const override;
 
   int level() const { return level_; }
 

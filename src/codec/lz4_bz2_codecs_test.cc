@@ -56,14 +56,16 @@ TEST(Lz4CodecTest, SizeHeaderIsChecked) {
 
 TEST(Lz4CodecTest, Configuration) {
   ArraySpec spec = testing::MakeSpec({4}, DataType(DataTypeId::kUInt8));
-  auto v3 = MakeCodec({{"name", "numcodecs.lz4"}, {"configuration", json::object()}}, spec);
+  auto v3 =
+      MakeCodec({{"name", "numcodecs.lz4"}, {"configuration", json::object()}}, spec);
   ASSERT_TRUE(v3.ok()) << v3.status().ToString();
   EXPECT_EQ((*v3)->ToJson(),
             json({{"name", "numcodecs.lz4"}, {"configuration", {{"acceleration", 1}}}}));
   EXPECT_EQ(*ToV2Json(**v3), json({{"id", "lz4"}, {"acceleration", 1}}));
   auto bad = MakeV2Codec({{"id", "lz4"}, {"acceleration", "fast"}}, spec);
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find("codec lz4: field \"acceleration\""), std::string::npos);
+  EXPECT_NE(bad.status().message().find("codec lz4: field \"acceleration\""),
+            std::string::npos);
 }
 
 TEST(Bz2CodecTest, DecodesNumcodecsFixtures) {
@@ -112,9 +114,11 @@ TEST(Bz2CodecTest, ConcatenatedStreamsAndTrailingBytes) {
 
 TEST(Bz2CodecTest, Configuration) {
   ArraySpec spec = testing::MakeSpec({4}, DataType(DataTypeId::kUInt8));
-  auto c = MakeCodec({{"name", "numcodecs.bz2"}, {"configuration", {{"level", 1}}}}, spec);
+  auto c =
+      MakeCodec({{"name", "numcodecs.bz2"}, {"configuration", {{"level", 1}}}}, spec);
   ASSERT_TRUE(c.ok());
-  EXPECT_EQ((*c)->ToJson(), json({{"name", "numcodecs.bz2"}, {"configuration", {{"level", 1}}}}));
+  EXPECT_EQ((*c)->ToJson(),
+            json({{"name", "numcodecs.bz2"}, {"configuration", {{"level", 1}}}}));
   auto bad = MakeV2Codec({{"id", "bz2"}, {"level", 0}}, spec);
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("codec bz2: field \"level\""), std::string::npos);

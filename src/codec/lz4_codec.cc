@@ -20,7 +20,8 @@ Result<std::shared_ptr<const Lz4Codec>> Lz4Codec::Make(internal::CodecConfig& co
   // numcodecs passes the value to LZ4_compress_fast, which treats anything
   // below 1 as 1; the stored value is kept as written.
   if (acceleration < -(1 << 20) || acceleration > (1 << 20)) {
-    return config.Invalid("acceleration", "out of range: " + std::to_string(acceleration));
+    return config.Invalid("acceleration",
+                          "out of range: " + std::to_string(acceleration));
   }
   return std::make_shared<const Lz4Codec>(static_cast<int>(acceleration));
 }
@@ -43,7 +44,8 @@ Result<Buffer> Lz4Codec::Encode(ByteView decoded) const {
   return out;
 }
 
-Result<Buffer> Lz4Codec::Decode(ByteView encoded, std::optional<size_t> expected_size) const {
+Result<Buffer> Lz4Codec::Decode(ByteView encoded,
+                                std::optional<size_t> expected_size) const {
   if (encoded.size() < 5) {
     return Status::Corruption("codec lz4: " + std::to_string(encoded.size()) +
                               " bytes cannot hold the size header and a block");
@@ -51,7 +53,8 @@ Result<Buffer> Lz4Codec::Decode(ByteView encoded, std::optional<size_t> expected
   const uint32_t size = internal::LoadLE32(encoded.data());
   if (expected_size && size != *expected_size) {
     return Status::Corruption("codec lz4: header says " + std::to_string(size) +
-                              " decoded bytes, expected " + std::to_string(*expected_size));
+                              " decoded bytes, expected " +
+                              std::to_string(*expected_size));
   }
   const size_t block = encoded.size() - 4;
   if (size > block * kMaxRatio || size > LZ4_MAX_INPUT_SIZE ||
@@ -62,8 +65,8 @@ Result<Buffer> Lz4Codec::Decode(ByteView encoded, std::optional<size_t> expected
   Buffer out;
   TZ_ASSIGN_OR_RETURN(out, internal::AllocateBuffer(size, "codec lz4"));
   const int n = LZ4_decompress_safe(reinterpret_cast<const char*>(encoded.data() + 4),
-                                    reinterpret_cast<char*>(out.data()), static_cast<int>(block),
-                                    static_cast<int>(size));
+                                    reinterpret_cast<char*>(out.data()),
+                                    static_cast<int>(block), static_cast<int>(size));
   if (n < 0) return Status::Corruption("codec lz4: corrupt block");
   if (static_cast<uint32_t>(n) != size) {
     return Status::Corruption("codec lz4: header says " + std::to_string(size) +

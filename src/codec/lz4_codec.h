@@ -27,7 +27,8 @@ class Lz4Codec final : public BytesToBytesCodec, public internal::NumcodecsCodec
     return {{"id", "lz4"}, {"acceleration", acceleration_}};
   }
   Result<Buffer> Encode(ByteView decoded) const override;
-  Result<Buffer> Decode(ByteView encoded, std::optional<size_t> expected_size) const override;
+  Result<Buffer> Decode(ByteView encoded,
+                        std::optional<size_t> expected_size) const override;
 
  private:
   int acceleration_;

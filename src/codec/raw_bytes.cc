@@ -24,11 +24,14 @@ void CopySwapped(std::byte* dst, const std::byte* src, size_t n, size_t unit) {
       if (dst != src && n > 0) std::memcpy(dst, src, n);
       return;
     case 2:
-      return SwapLoop<uint16_t>(dst, src, n, [](uint16_t v) { return __builtin_bswap16(v); });
+      return SwapLoop<uint16_t>(dst, src, n,
+                                [](uint16_t v) { return __builtin_bswap16(v); });
     case 4:
-      return SwapLoop<uint32_t>(dst, src, n, [](uint32_t v) { return __builtin_bswap32(v); });
+      return SwapLoop<uint32_t>(dst, src, n,
+                                [](uint32_t v) { return __builtin_bswap32(v); });
     case 8:
-      return SwapLoop<uint64_t>(dst, src, n, [](uint64_t v) { return __builtin_bswap64(v); });
+      return SwapLoop<uint64_t>(dst, src, n,
+                                [](uint64_t v) { return __builtin_bswap64(v); });
     default:
       for (size_t i = 0; i + unit <= n; i += unit) {
         for (size_t a = 0, b = unit - 1; a < b; ++a, --b) {

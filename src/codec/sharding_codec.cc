@@ -11,12 +11,14 @@ namespace {
 constexpr uint64_t kMissing = ShardingCodec::IndexEntry::kMissing;
 
 nlohmann::json DefaultCodecs() {
-  return nlohmann::json::array({{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}}});
+  return nlohmann::json::array(
+      {{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}}});
 }
 
 nlohmann::json DefaultIndexCodecs() {
   return nlohmann::json::array(
-      {{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}}, {{"name", "crc32c"}}});
+      {{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}},
+       {{"name", "crc32c"}}});
 }
 
 ArraySpec IndexSpec(const std::vector<int64_t>& chunks_per_shard) {
@@ -32,7 +34,8 @@ ArraySpec IndexSpec(const std::vector<int64_t>& chunks_per_shard) {
 Result<std::vector<int64_t>> ReadChunkShape(internal::CodecConfig& config,
                                             const ArraySpec& shard_spec) {
   nlohmann::json j = config.Raw("chunk_shape");
-  if (!j.is_array()) return config.Invalid("chunk_shape", "expected a list, got " + j.dump());
+  if (!j.is_array())
+    return config.Invalid("chunk_shape", "expected a list, got " + j.dump());
   std::vector<int64_t> shape;
   for (const auto& v : j) {
     if (!v.is_number_integer() || v.get<int64_t>() <= 0) {
@@ -41,14 +44,16 @@ Result<std::vector<int64_t>> ReadChunkShape(internal::CodecConfig& config,
     shape.push_back(v.get<int64_t>());
   }
   if (shape.size() != shard_spec.shape.size()) {
-    return config.Invalid("chunk_shape", j.dump() + " has " + std::to_string(shape.size()) +
-                                             " dimensions, the shard " +
-                                             internal::ShapeString(shard_spec.shape) + " has " +
-                                             std::to_string(shard_spec.shape.size()));
+    return config.Invalid("chunk_shape",
+                          j.dump() + " has " + std::to_string(shape.size()) +
+                              " dimensions, the shard " +
+                              internal::ShapeString(shard_spec.shape) + " has " +
+                              std::to_string(shard_spec.shape.size()));
   }
   for (size_t d = 0; d < shape.size(); ++d) {
     if (shard_spec.shape[d] % shape[d] != 0) {
-      return config.Invalid("chunk_shape", j.dump() + " does not divide the shard shape " +
+      return config.Invalid("chunk_shape", j.dump() +
+                                               " does not divide the shard shape " +
                                                internal::ShapeString(shard_spec.shape));
     }
   }
@@ -68,9 +73,10 @@ ShardingCodec::ShardingCodec(ArraySpec shard_spec, std::vector<int64_t> chunks_p
       index_size_(index_size),
       morton_(internal::MortonOrder(chunks_per_shard_)) {}
 
-Result<std::shared_ptr<const ShardingCodec>> ShardingCodec::Make(internal::CodecConfig& config,
-                                                                 const ArraySpec& shard_spec) {
-  TZ_ASSIGN_OR_RETURN(std::vector<int64_t> chunk_shape, ReadChunkShape(config, shard_spec));
+Result<std::shared_ptr<const ShardingCodec>> ShardingCodec::Make(
+    internal::CodecConfig& config, const ArraySpec& shard_spec) {
+  TZ_ASSIGN_OR_RETURN(std::vector<int64_t> chunk_shape,
+                      ReadChunkShape(config, shard_spec));
   nlohmann::json codecs = config.Raw("codecs");
   if (codecs.is_null()) codecs = DefaultCodecs();
   nlohmann::json index_codecs = config.Raw("index_codecs");
@@ -89,29 +95,32 @@ Result<std::shared_ptr<const ShardingCodec>> ShardingCodec::Make(internal::Codec
   ArraySpec inner_spec = shard_spec;
   inner_spec.shape = chunk_shape;
   auto inner = CodecChain::FromJson(codecs, inner_spec);
-  if (!inner.ok()) return inner.status().WithContext("codec sharding_indexed: field \"codecs\"");
+  if (!inner.ok())
+    return inner.status().WithContext("codec sharding_indexed: field \"codecs\"");
   auto index = CodecChain::FromJson(index_codecs, IndexSpec(per_shard));
   if (!index.ok()) {
     return index.status().WithContext("codec sharding_indexed: field \"index_codecs\"");
   }
   std::optional<size_t> index_size = index->EncodedSize();
   if (!index_size) {
-    return config.Invalid("index_codecs",
-                          "must have a fixed encoded size (no compression), got " +
-                              index_codecs.dump());
+    return config.Invalid(
+        "index_codecs",
+        "must have a fixed encoded size (no compression), got " + index_codecs.dump());
   }
   return std::make_shared<const ShardingCodec>(
-      shard_spec, std::move(per_shard), std::move(inner).value(), std::move(index).value(),
+      shard_spec, std::move(per_shard), std::move(inner).value(),
+      std::move(index).value(),
       location == "start" ? IndexLocation::kStart : IndexLocation::kEnd, *index_size);
 }
 
 nlohmann::json ShardingCodec::ToJson() const {
-  return {{"name", "sharding_indexed"},
-          {"configuration",
-           {{"chunk_shape", chunk_shape()},
-            {"codecs", inner_chain_.ToJson()},
-            {"index_codecs", index_chain_.ToJson()},
-            {"index_location", index_location_ == IndexLocation::kStart ? "start" : "end"}}}};
+  return {
+      {"name", "sharding_indexed"},
+      {"configuration",
+       {{"chunk_shape", chunk_shape()},
+        {"codecs", inner_chain_.ToJson()},
+        {"index_codecs", index_chain_.ToJson()},
+        {"index_location", index_location_ == IndexLocation::kStart ? "start" : "end"}}}};
 }
 
 std::vector<int64_t> ShardingCodec::InnerChunkCoords(int64_t linear) const {
@@ -124,11 +133,11 @@ std::string ShardingCodec::InnerChunkName(int64_t linear) const {
 
 Status ShardingCodec::CheckSpec(const ArraySpec& spec) const {
   if (spec.shape != shard_spec_.shape || !(spec.dtype == shard_spec_.dtype)) {
-    return Status::InvalidArgument(
-        "codec sharding_indexed: built for shards of shape " +
-        internal::ShapeString(shard_spec_.shape) + " and type " +
-        shard_spec_.dtype.ToString() + ", given " + internal::ShapeString(spec.shape) +
-        " and " + spec.dtype.ToString());
+    return Status::InvalidArgument("codec sharding_indexed: built for shards of shape " +
+                                   internal::ShapeString(shard_spec_.shape) +
+                                   " and type " + shard_spec_.dtype.ToString() +
+                                   ", given " + internal::ShapeString(spec.shape) +
+                                   " and " + spec.dtype.ToString());
   }
   return Status::OK();
 }
@@ -149,8 +158,8 @@ Result<std::vector<ShardingCodec::IndexEntry>> ShardingCodec::DecodeIndex(
   if (shard_size) {
     if (*shard_size < index_size_) {
       return Status::Corruption("shard of " + std::to_string(*shard_size) +
-                                " bytes is smaller than its " + std::to_string(index_size_) +
-                                "-byte index");
+                                " bytes is smaller than its " +
+                                std::to_string(index_size_) + "-byte index");
     }
     data_begin = index_location_ == IndexLocation::kStart ? index_size_ : 0;
     data_end = index_location_ == IndexLocation::kStart ? *shard_size
@@ -168,7 +177,8 @@ Result<std::vector<ShardingCodec::IndexEntry>> ShardingCodec::DecodeIndex(
     if (e.offset == kMissing || e.nbytes == kMissing) {
       return Status::Corruption("shard index: " + InnerChunkName(i) + " has offset " +
                                 std::to_string(e.offset) + " and length " +
-                                std::to_string(e.nbytes) + "; only one is the empty marker");
+                                std::to_string(e.nbytes) +
+                                "; only one is the empty marker");
     }
     if (shard_size && (e.offset < data_begin || e.offset > data_end ||
                        e.nbytes > data_end - e.offset)) {
@@ -199,11 +209,12 @@ Result<Buffer> ShardingCodec::EncodeIndex(const std::vector<IndexEntry>& entries
   return index_chain_.Encode(std::move(index));
 }
 
-Result<Buffer> ShardingCodec::Assemble(const std::vector<std::optional<ByteView>>& inner) const {
+Result<Buffer> ShardingCodec::Assemble(
+    const std::vector<std::optional<ByteView>>& inner) const {
   if (static_cast<int64_t>(inner.size()) != num_inner_chunks()) {
-    return Status::InvalidArgument("codec sharding_indexed: " + std::to_string(inner.size()) +
-                                   " inner chunks for a shard of " +
-                                   std::to_string(num_inner_chunks()));
+    return Status::InvalidArgument(
+        "codec sharding_indexed: " + std::to_string(inner.size()) +
+        " inner chunks for a shard of " + std::to_string(num_inner_chunks()));
   }
   const uint64_t base = index_location_ == IndexLocation::kStart ? index_size_ : 0;
   std::vector<IndexEntry> entries(inner.size());
@@ -215,7 +226,8 @@ Result<Buffer> ShardingCodec::Assemble(const std::vector<std::optional<ByteView>
   }
   TZ_ASSIGN_OR_RETURN(Buffer index, EncodeIndex(entries));
   Buffer out(pos + (index_location_ == IndexLocation::kEnd ? index.size() : 0));
-  if (index_location_ == IndexLocation::kStart) std::memcpy(out.data(), index.data(), index.size());
+  if (index_location_ == IndexLocation::kStart)
+    std::memcpy(out.data(), index.data(), index.size());
   for (int64_t i : morton_) {
     if (!inner[i] || inner[i]->empty()) continue;
     std::memcpy(out.data() + entries[i].offset, inner[i]->data(), inner[i]->size());
@@ -226,7 +238,8 @@ Result<Buffer> ShardingCodec::Assemble(const std::vector<std::optional<ByteView>
   return out;
 }
 
-Result<Buffer> ShardingCodec::Encode(const ChunkArray& array, const ArraySpec& spec) const {
+Result<Buffer> ShardingCodec::Encode(const ChunkArray& array,
+                                     const ArraySpec& spec) const {
   TZ_RETURN_NOT_OK(CheckSpec(spec));
   const ArraySpec& inner_spec = inner_chain_.spec();
   const int64_t total = spec.num_elements();
@@ -250,19 +263,17 @@ Result<Buffer> ShardingCodec::Encode(const ChunkArray& array, const ArraySpec& s
     sub.dtype = spec.dtype;
     if (vlen) {
       sub.strings.resize(static_cast<size_t>(inner_spec.num_elements()));
-      internal::ForEachBlockRow(spec.shape, cshape, origin,
-                                [&](int64_t outer, int64_t in, int64_t count) {
-                                  std::copy_n(array.strings.begin() + outer, count,
-                                              sub.strings.begin() + in);
-                                });
+      internal::ForEachBlockRow(
+          spec.shape, cshape, origin, [&](int64_t outer, int64_t in, int64_t count) {
+            std::copy_n(array.strings.begin() + outer, count, sub.strings.begin() + in);
+          });
     } else {
       sub.bytes.Resize(static_cast<size_t>(inner_spec.num_elements()) * esize);
-      internal::ForEachBlockRow(spec.shape, cshape, origin,
-                                [&](int64_t outer, int64_t in, int64_t count) {
-                                  std::memcpy(sub.bytes.data() + in * esize,
-                                              array.bytes.data() + outer * esize,
-                                              count * esize);
-                                });
+      internal::ForEachBlockRow(
+          spec.shape, cshape, origin, [&](int64_t outer, int64_t in, int64_t count) {
+            std::memcpy(sub.bytes.data() + in * esize, array.bytes.data() + outer * esize,
+                        count * esize);
+          });
     }
     if (sub.IsAll(spec.fill_value)) continue;
     auto bytes = inner_chain_.Encode(std::move(sub));
@@ -276,14 +287,15 @@ Result<Buffer> ShardingCodec::Encode(const ChunkArray& array, const ArraySpec& s
 Result<ChunkArray> ShardingCodec::Decode(ByteView bytes, const ArraySpec& spec) const {
   TZ_RETURN_NOT_OK(CheckSpec(spec));
   if (bytes.size() < index_size_) {
-    return Status::Corruption("codec sharding_indexed: shard of " +
-                              std::to_string(bytes.size()) + " bytes is smaller than its " +
-                              std::to_string(index_size_) + "-byte index");
+    return Status::Corruption(
+        "codec sharding_indexed: shard of " + std::to_string(bytes.size()) +
+        " bytes is smaller than its " + std::to_string(index_size_) + "-byte index");
   }
   ByteView index_bytes = index_location_ == IndexLocation::kStart
                              ? bytes.first(index_size_)
                              : bytes.last(index_size_);
-  TZ_ASSIGN_OR_RETURN(std::vector<IndexEntry> entries, DecodeIndex(index_bytes, bytes.size()));
+  TZ_ASSIGN_OR_RETURN(std::vector<IndexEntry> entries,
+                      DecodeIndex(index_bytes, bytes.size()));
   bool any_stored = false;
   for (const IndexEntry& e : entries) any_stored |= !e.missing();
   if (!any_stored) return ChunkArray::Filled(spec);
@@ -308,34 +320,31 @@ Result<ChunkArray> ShardingCodec::Decode(ByteView bytes, const ArraySpec& spec) 
     std::vector<int64_t> origin = InnerChunkCoords(i);
     for (size_t d = 0; d < origin.size(); ++d) origin[d] *= cshape[d];
     if (e.missing()) {
-      internal::ForEachBlockRow(spec.shape, cshape, origin,
-                                [&](int64_t outer, int64_t, int64_t count) {
-                                  if (vlen) {
-                                    std::copy_n(fill_row.strings.begin(), count,
-                                                out.strings.begin() + outer);
-                                  } else {
-                                    std::memcpy(out.bytes.data() + outer * esize,
-                                                fill_row.bytes.data(), count * esize);
-                                  }
-                                });
+      internal::ForEachBlockRow(
+          spec.shape, cshape, origin, [&](int64_t outer, int64_t, int64_t count) {
+            if (vlen) {
+              std::copy_n(fill_row.strings.begin(), count, out.strings.begin() + outer);
+            } else {
+              std::memcpy(out.bytes.data() + outer * esize, fill_row.bytes.data(),
+                          count * esize);
+            }
+          });
       continue;
     }
     auto inner = DecodeInnerChunk(bytes.subspan(e.offset, e.nbytes));
     if (!inner.ok()) return inner.status().WithContext(InnerChunkName(i));
     if (vlen) {
-      internal::ForEachBlockRow(spec.shape, cshape, origin,
-                                [&](int64_t outer, int64_t in, int64_t count) {
-                                  std::move(inner->strings.begin() + in,
-                                            inner->strings.begin() + in + count,
-                                            out.strings.begin() + outer);
-                                });
+      internal::ForEachBlockRow(
+          spec.shape, cshape, origin, [&](int64_t outer, int64_t in, int64_t count) {
+            std::move(inner->strings.begin() + in, inner->strings.begin() + in + count,
+                      out.strings.begin() + outer);
+          });
     } else {
-      internal::ForEachBlockRow(spec.shape, cshape, origin,
-                                [&](int64_t outer, int64_t in, int64_t count) {
-                                  std::memcpy(out.bytes.data() + outer * esize,
-                                              inner->bytes.data() + in * esize,
-                                              count * esize);
-                                });
+      internal::ForEachBlockRow(
+          spec.shape, cshape, origin, [&](int64_t outer, int64_t in, int64_t count) {
+            std::memcpy(out.bytes.data() + outer * esize,
+                        inner->bytes.data() + in * esize, count * esize);
+          });
     }
   }
   return out;

@@ -71,7 +71,9 @@ class ShardingCodec final : public ArrayToBytesCodec {
   Result<Buffer> EncodeIndex(const std::vector<IndexEntry>& entries) const;
 
   // Decodes one inner chunk from its stored bytes.
-  Result<ChunkArray> DecodeInnerChunk(ByteView bytes) const { return inner_chain_.Decode(bytes); }
+  Result<ChunkArray> DecodeInnerChunk(ByteView bytes) const {
+    return inner_chain_.Decode(bytes);
+  }
 
   // Lays out encoded inner chunks (C order; nullopt for ones not stored) as
   // one shard: data in Morton order, index at its location.

@@ -95,7 +95,8 @@ std::vector<uint16_t> Fixture4x4() {
 TEST(ShardingCodecTest, MatchesZarrPythonBothIndexLocations) {
   ArraySpec spec = MakeSpec({4, 4}, DataType(DataTypeId::kUInt16));
   ChunkArray expected = Values(spec, Fixture4x4());
-  for (auto [location, hex] : {std::pair{"end", kShardEnd}, std::pair{"start", kShardStart}}) {
+  for (auto [location, hex] :
+       {std::pair{"end", kShardEnd}, std::pair{"start", kShardStart}}) {
     SCOPED_TRACE(location);
     auto codec = Make(Sharding({2, 2}, json::array({kLittle}), location), spec);
     ASSERT_NE(codec, nullptr);
@@ -192,8 +193,10 @@ TEST(ShardingCodecTest, EmptyInnerChunksAreNotStored) {
 
 TEST(ShardingCodecTest, RoundTripsWithCompressionTransposeAndStrings) {
   ArraySpec spec = MakeSpec({6, 8}, DataType(DataTypeId::kInt64));
-  json codecs = json::array({{{"name", "transpose"}, {"configuration", {{"order", {1, 0}}}}},
-                             kLittle, {{"name", "zstd"}, {"configuration", {{"level", 1}}}}});
+  json codecs =
+      json::array({{{"name", "transpose"}, {"configuration", {{"order", {1, 0}}}}},
+                   kLittle,
+                   {{"name", "zstd"}, {"configuration", {{"level", 1}}}}});
   for (const char* location : {"start", "end"}) {
     auto codec = Make(Sharding({3, 4}, codecs, location), spec);
     ChunkArray c = testing::PatternChunk(spec);
@@ -207,7 +210,8 @@ TEST(ShardingCodecTest, RoundTripsWithCompressionTransposeAndStrings) {
   auto codec = Make(Sharding({2, 2}, json::array({{{"name", "vlen-utf8"}}})), str);
   ASSERT_NE(codec, nullptr);
   ChunkArray c = testing::PatternChunk(str);
-  c.strings[0] = c.strings[1] = c.strings[4] = c.strings[5] = "";  // inner chunk [0, 0] is fill
+  c.strings[0] = c.strings[1] = c.strings[4] = c.strings[5] =
+      "";  // inner chunk [0, 0] is fill
   auto enc = codec->Encode(c, str);
   ASSERT_TRUE(enc.ok()) << enc.status().ToString();
   auto entries = codec->DecodeIndex(enc->view().last(codec->index_size()), enc->size());
@@ -245,13 +249,15 @@ TEST(ShardingCodecTest, IndexEntriesOutsideTheShardAreCorruption) {
   Buffer shard = FromHex(kShardEnd);
   const size_t data = shard.size() - codec->index_size();
   using E = ShardingCodec::IndexEntry;
-  auto entries = *codec->DecodeIndex(shard.view().last(codec->index_size()), shard.size());
+  auto entries =
+      *codec->DecodeIndex(shard.view().last(codec->index_size()), shard.size());
   struct Case {
     E entry;
     const char* message;
   };
   for (const Case& c :
-       {Case{E{20, 8}, "inner chunk [1, 0] at bytes [20, +8) lies outside the shard's data"},
+       {Case{E{20, 8},
+             "inner chunk [1, 0] at bytes [20, +8) lies outside the shard's data"},
         Case{E{data, 1}, "inner chunk [1, 0]"},
         Case{E{~0ull - 4, 8}, "inner chunk [1, 0]"},
         Case{E{E::kMissing, 8}, "inner chunk [1, 0] has offset"},
@@ -263,7 +269,8 @@ TEST(ShardingCodecTest, IndexEntriesOutsideTheShardAreCorruption) {
     auto r = codec->Decode(rebuilt, spec);
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.status().code(), StatusCode::kCorruption);
-    EXPECT_NE(r.status().message().find(c.message), std::string::npos) << r.status().message();
+    EXPECT_NE(r.status().message().find(c.message), std::string::npos)
+        << r.status().message();
   }
   // Index at the start: data may not overlap the index.
   auto start = Make(Sharding({2, 2}, json::array({kLittle}), "start"), spec);
@@ -287,7 +294,8 @@ TEST(ShardingCodecTest, InnerChunkErrorsNameTheChunk) {
   auto r = codec->Decode(enc, spec);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kCorruption);
-  EXPECT_NE(r.status().message().find("inner chunk [1, 1]: codec crc32c"), std::string::npos)
+  EXPECT_NE(r.status().message().find("inner chunk [1, 1]: codec crc32c"),
+            std::string::npos)
       << r.status().message();
 }
 
@@ -299,18 +307,21 @@ TEST(ShardingCodecTest, RefusesBadConfiguration) {
   };
   json zstd = {{"name", "zstd"}, {"configuration", {{"level", 1}}}};
   for (const Bad& b : {
-           Bad{Sharding({4, 4}, json::array({kLittle})), "does not divide the shard shape"},
+           Bad{Sharding({4, 4}, json::array({kLittle})),
+               "does not divide the shard shape"},
            Bad{Sharding({2}, json::array({kLittle})), "has 1 dimensions"},
            Bad{Sharding({2, 0}, json::array({kLittle})), "positive integers"},
            Bad{Sharding({2, 3}, json::array({kLittle}), "middle"), "\"index_location\""},
-           Bad{Sharding({2, 3}, json::array({kLittle}), "end", json::array({kLittle, zstd})),
+           Bad{Sharding({2, 3}, json::array({kLittle}), "end",
+                        json::array({kLittle, zstd})),
                "must have a fixed encoded size"},
            Bad{Sharding({2, 3}, json::array({kCrc})), "field \"codecs\""},
        }) {
     auto r = MakeCodec(b.codec, spec);
     ASSERT_FALSE(r.ok()) << b.codec.dump();
     EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
-    EXPECT_NE(r.status().message().find(b.message), std::string::npos) << r.status().message();
+    EXPECT_NE(r.status().message().find(b.message), std::string::npos)
+        << r.status().message();
   }
   // Used with a spec it was not built for.
   auto codec = Make(Sharding({2, 3}, json::array({kLittle})), spec);
@@ -321,8 +332,8 @@ TEST(ShardingCodecTest, RefusesBadConfiguration) {
 
 TEST(ShardingCodecTest, DefaultsFollowZarrPython) {
   ArraySpec spec = MakeSpec({4}, DataType(DataTypeId::kUInt32));
-  auto codec = Make({{"name", "sharding_indexed"}, {"configuration", {{"chunk_shape", {2}}}}},
-                    spec);
+  auto codec = Make(
+      {{"name", "sharding_indexed"}, {"configuration", {{"chunk_shape", {2}}}}}, spec);
   ASSERT_NE(codec, nullptr);
   EXPECT_EQ(codec->ToJson()["configuration"],
             json({{"chunk_shape", {2}},

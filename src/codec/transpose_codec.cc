@@ -79,12 +79,24 @@ ChunkArray PermuteAxes(const ChunkArray& src, const std::vector<int64_t>& perm) 
     });
   };
   switch (size) {
-    case 1: run(CopyElement<1>()); break;
-    case 2: run(CopyElement<2>()); break;
-    case 4: run(CopyElement<4>()); break;
-    case 8: run(CopyElement<8>()); break;
-    case 16: run(CopyElement<16>()); break;
-    default: run(CopyElement<0>()); break;
+    case 1:
+      run(CopyElement<1>());
+      break;
+    case 2:
+      run(CopyElement<2>());
+      break;
+    case 4:
+      run(CopyElement<4>());
+      break;
+    case 8:
+      run(CopyElement<8>());
+      break;
+    case 16:
+      run(CopyElement<16>());
+      break;
+    default:
+      run(CopyElement<0>());
+      break;
   }
   return dst;
 }
@@ -102,8 +114,8 @@ Status CheckElements(const ChunkArray& a, const char* what) {
   if (ok) return Status::OK();
   std::string msg = "codec transpose: ";
   msg += what;
-  msg += " chunk of shape " + internal::ShapeString(a.shape) + " holds the wrong number of " +
-         "elements for type " + a.dtype.ToString();
+  msg += " chunk of shape " + internal::ShapeString(a.shape) +
+         " holds the wrong number of " + "elements for type " + a.dtype.ToString();
   return Status::InvalidArgument(std::move(msg));
 }
 
@@ -118,7 +130,8 @@ bool IsIdentity(const std::vector<int64_t>& order) {
 
 TransposeCodec::TransposeCodec(std::vector<int64_t> order)
     : order_(std::move(order)), inverse_(order_.size()) {
-  for (size_t i = 0; i < order_.size(); ++i) inverse_[order_[i]] = static_cast<int64_t>(i);
+  for (size_t i = 0; i < order_.size(); ++i)
+    inverse_[order_[i]] = static_cast<int64_t>(i);
 }
 
 Result<std::shared_ptr<const TransposeCodec>> TransposeCodec::Make(
@@ -146,8 +159,8 @@ Result<std::shared_ptr<const TransposeCodec>> TransposeCodec::Make(
   std::vector<bool> seen(ndim, false);
   for (int64_t a : order) {
     if (a < 0 || a >= ndim || seen[a]) {
-      return config.Invalid("order", j.dump() + " is not a permutation of 0.." +
-                                         std::to_string(ndim - 1));
+      return config.Invalid(
+          "order", j.dump() + " is not a permutation of 0.." + std::to_string(ndim - 1));
     }
     seen[a] = true;
   }
@@ -160,9 +173,9 @@ nlohmann::json TransposeCodec::ToJson() const {
 
 Result<ArraySpec> TransposeCodec::EncodedSpec(const ArraySpec& decoded) const {
   if (decoded.shape.size() != order_.size()) {
-    return Status::InvalidArgument("codec transpose: order of " +
-                                   std::to_string(order_.size()) + " axes for a chunk of " +
-                                   std::to_string(decoded.shape.size()));
+    return Status::InvalidArgument(
+        "codec transpose: order of " + std::to_string(order_.size()) +
+        " axes for a chunk of " + std::to_string(decoded.shape.size()));
   }
   ArraySpec encoded = decoded;
   for (size_t i = 0; i < order_.size(); ++i) encoded.shape[i] = decoded.shape[order_[i]];
@@ -171,16 +184,17 @@ Result<ArraySpec> TransposeCodec::EncodedSpec(const ArraySpec& decoded) const {
 
 Result<ChunkArray> TransposeCodec::Encode(ChunkArray decoded) const {
   if (decoded.shape.size() != order_.size()) {
-    return Status::InvalidArgument("codec transpose: chunk of shape " +
-                                   internal::ShapeString(decoded.shape) + " for an order of " +
-                                   std::to_string(order_.size()) + " axes");
+    return Status::InvalidArgument(
+        "codec transpose: chunk of shape " + internal::ShapeString(decoded.shape) +
+        " for an order of " + std::to_string(order_.size()) + " axes");
   }
   TZ_RETURN_NOT_OK(CheckElements(decoded, "decoded"));
   if (IsIdentity(order_)) return decoded;
   return internal::PermuteAxes(decoded, order_);
 }
 
-Result<ChunkArray> TransposeCodec::Decode(ChunkArray encoded, const ArraySpec& decoded) const {
+Result<ChunkArray> TransposeCodec::Decode(ChunkArray encoded,
+                                          const ArraySpec& decoded) const {
   TZ_ASSIGN_OR_RETURN(ArraySpec expect, EncodedSpec(decoded));
   if (encoded.shape != expect.shape) {
     return Status::Corruption("codec transpose: expected an encoded chunk of shape " +

@@ -58,7 +58,8 @@ TEST(TransposeCodecTest, EncodedSpecPermutesShape) {
   auto s = t.EncodedSpec(MakeSpec({2, 3, 4}, DataType(DataTypeId::kFloat32)));
   ASSERT_TRUE(s.ok());
   EXPECT_EQ(s->shape, (std::vector<int64_t>{4, 2, 3}));
-  EXPECT_EQ(t.ToJson(), json({{"name", "transpose"}, {"configuration", {{"order", {2, 0, 1}}}}}));
+  EXPECT_EQ(t.ToJson(),
+            json({{"name", "transpose"}, {"configuration", {{"order", {2, 0, 1}}}}}));
 }
 
 TEST(TransposeCodecTest, TransposesStrings) {
@@ -77,8 +78,10 @@ TEST(TransposeCodecTest, TransposesStrings) {
 }
 
 TEST(TransposeCodecTest, WideElementsAndEmptyChunks) {
-  for (DataType dt : {DataType(DataTypeId::kComplex128), DataType::Sized(DataTypeId::kRawBits, 3)}) {
-    for (std::vector<int64_t> shape : {std::vector<int64_t>{3, 4, 5}, {0, 2, 2}, {1, 1, 1}}) {
+  for (DataType dt :
+       {DataType(DataTypeId::kComplex128), DataType::Sized(DataTypeId::kRawBits, 3)}) {
+    for (std::vector<int64_t> shape :
+         {std::vector<int64_t>{3, 4, 5}, {0, 2, 2}, {1, 1, 1}}) {
       ArraySpec spec = MakeSpec(shape, dt);
       TransposeCodec t({1, 2, 0});
       ChunkArray c = testing::PatternChunk(spec);
@@ -99,10 +102,12 @@ TEST(TransposeCodecTest, OldSpellingsAndBadOrders) {
   EXPECT_EQ((*f)->ToJson()["configuration"]["order"], json({2, 1, 0}));
   for (json bad : {json({0, 0, 1}), json({0, 1}), json({0, 1, 3}), json({0, 1, -1}),
                    json("X"), json({0.5, 1, 2}), json()}) {
-    auto r = MakeCodec({{"name", "transpose"}, {"configuration", {{"order", bad}}}}, spec);
+    auto r =
+        MakeCodec({{"name", "transpose"}, {"configuration", {{"order", bad}}}}, spec);
     ASSERT_FALSE(r.ok()) << bad.dump();
     EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
-    EXPECT_NE(r.status().message().find("codec transpose: field \"order\""), std::string::npos)
+    EXPECT_NE(r.status().message().find("codec transpose: field \"order\""),
+              std::string::npos)
         << r.status().message();
   }
 }
@@ -110,7 +115,8 @@ TEST(TransposeCodecTest, OldSpellingsAndBadOrders) {
 TEST(TransposeCodecTest, DecodeOfWrongShapeIsCorruption) {
   TransposeCodec t({1, 0});
   ArraySpec spec = MakeSpec({2, 3}, DataType(DataTypeId::kUInt8));
-  ChunkArray wrong = testing::PatternChunk(MakeSpec({2, 3}, DataType(DataTypeId::kUInt8)));
+  ChunkArray wrong =
+      testing::PatternChunk(MakeSpec({2, 3}, DataType(DataTypeId::kUInt8)));
   auto r = t.Decode(wrong, spec);  // encoded shape should be [3, 2]
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kCorruption);

@@ -123,7 +123,8 @@ Result<ChunkArray> VLenCodec::Decode(ByteView bytes, const ArraySpec& spec) cons
   // Bytes after the last item are ignored, as numcodecs does.
   for (uint32_t i = 0; i < count; ++i) {
     if (bytes.size() - pos < 4) {
-      return Status::Corruption("codec " + name() + ": data ends inside the length of item " +
+      return Status::Corruption("codec " + name() +
+                                ": data ends inside the length of item " +
                                 std::to_string(i));
     }
     const uint32_t len = internal::LoadLE32(bytes.data() + pos);

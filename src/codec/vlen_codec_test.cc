@@ -24,7 +24,8 @@ ChunkArray Strings(std::vector<std::string> v, DataTypeId id = DataTypeId::kStri
 constexpr const char* kUtf8Fixture =
     "050000000100000061020000006263000000000600000068c3a96c6c6f06000000e697a5e69cac";
 // numcodecs.VLenBytes().encode([b"x", b"", b"\x00\xff", b"abc"]).
-constexpr const char* kBytesFixture = "040000000100000078000000000200000000ff03000000616263";
+constexpr const char* kBytesFixture =
+    "040000000100000078000000000200000000ff03000000616263";
 
 TEST(VLenCodecTest, MatchesNumcodecsVLenUtf8) {
   ArraySpec spec = MakeSpec({5}, DataType(DataTypeId::kString));
@@ -43,7 +44,8 @@ TEST(VLenCodecTest, MatchesNumcodecsVLenBytes) {
   VLenCodec codec(VLenCodec::Flavor::kBytes);
   auto c = codec.Decode(FromHex(kBytesFixture), spec);
   ASSERT_TRUE(c.ok()) << c.status().ToString();
-  EXPECT_EQ(c->strings, (std::vector<std::string>{"x", "", std::string("\0\xff", 2), "abc"}));
+  EXPECT_EQ(c->strings,
+            (std::vector<std::string>{"x", "", std::string("\0\xff", 2), "abc"}));
   auto enc = codec.Encode(*c, spec);
   ASSERT_TRUE(enc.ok());
   EXPECT_EQ(ToHex(*enc), kBytesFixture);
@@ -53,15 +55,19 @@ TEST(VLenCodecTest, DecodesZarrPythonStringChunk) {
   // zarr-python 3.1.6: dtype str, ["ab", "c", "déf"], codecs vlen-utf8 + zstd.
   ArraySpec spec = MakeSpec({3}, DataType(DataTypeId::kString));
   auto chain = CodecChain::FromJson(
-      json::array({{{"name", "vlen-utf8"}, {"configuration", json::object()}},
-                   {{"name", "zstd"}, {"configuration", {{"level", 0}, {"checksum", false}}}}}),
+      json::array(
+          {{{"name", "vlen-utf8"}, {"configuration", json::object()}},
+           {{"name", "zstd"}, {"configuration", {{"level", 0}, {"checksum", false}}}}}),
       spec);
   ASSERT_TRUE(chain.ok()) << chain.status().ToString();
   auto c = chain->Decode(
       FromHex("28b52ffd2017b900000300000002000000616201000000630400000064c3a966"));
   ASSERT_TRUE(c.ok()) << c.status().ToString();
-  EXPECT_EQ(c->strings, (std::vector<std::string>{"ab", "c", "d\xc3\xa9" "f"}));
-  EXPECT_EQ(chain->ToJson()[0], json({{"name", "vlen-utf8"}, {"configuration", json::object()}}));
+  EXPECT_EQ(c->strings, (std::vector<std::string>{"ab", "c",
+                                                  "d\xc3\xa9"
+                                                  "f"}));
+  EXPECT_EQ(chain->ToJson()[0],
+            json({{"name", "vlen-utf8"}, {"configuration", json::object()}}));
 }
 
 TEST(VLenCodecTest, CorruptInputIsCorruption) {
@@ -77,7 +83,8 @@ TEST(VLenCodecTest, CorruptInputIsCorruption) {
   // Wrong item count.
   auto wrong = codec.Decode(good, MakeSpec({4}, DataType(DataTypeId::kString)));
   ASSERT_FALSE(wrong.ok());
-  EXPECT_NE(wrong.status().message().find("needs 4 items, the data holds 5"), std::string::npos);
+  EXPECT_NE(wrong.status().message().find("needs 4 items, the data holds 5"),
+            std::string::npos);
   // A length running past the end.
   Buffer huge = good;
   huge.data()[4] = std::byte{0xff};
@@ -96,7 +103,8 @@ TEST(VLenCodecTest, CorruptInputIsCorruption) {
 TEST(VLenCodecTest, EncodeChecksItems) {
   ArraySpec spec = MakeSpec({2}, DataType(DataTypeId::kString));
   VLenCodec codec(VLenCodec::Flavor::kUtf8);
-  EXPECT_EQ(codec.Encode(Strings({"a"}), spec).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(codec.Encode(Strings({"a"}), spec).status().code(),
+            StatusCode::kInvalidArgument);
   EXPECT_EQ(codec.Encode(Strings({"a", "\xff"}), spec).status().code(),
             StatusCode::kInvalidArgument);
   auto ok = codec.Encode(Strings({"", ""}), spec);
@@ -105,7 +113,8 @@ TEST(VLenCodecTest, EncodeChecksItems) {
 }
 
 TEST(VLenCodecTest, RefusesFixedSizeTypes) {
-  auto r = MakeCodec({{"name", "vlen-utf8"}}, MakeSpec({2}, DataType(DataTypeId::kInt32)));
+  auto r =
+      MakeCodec({{"name", "vlen-utf8"}}, MakeSpec({2}, DataType(DataTypeId::kInt32)));
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
 }

@@ -14,13 +14,14 @@ Result<std::shared_ptr<const ZlibCodec>> ZlibCodec::Make(internal::CodecConfig& 
 }
 
 Result<Buffer> ZlibCodec::Encode(ByteView decoded) const {
-  return internal::DeflateCompress(internal::DeflateWrapper::kZlib, level_ < 0 ? 6 : level_,
-                                   decoded, "zlib");
+  return internal::DeflateCompress(internal::DeflateWrapper::kZlib,
+                                   level_ < 0 ? 6 : level_, decoded, "zlib");
 }
 
-Result<Buffer> ZlibCodec::Decode(ByteView encoded, std::optional<size_t> expected_size) const {
-  return internal::DeflateDecompress(internal::DeflateWrapper::kZlib, encoded, expected_size,
-                                     "zlib");
+Result<Buffer> ZlibCodec::Decode(ByteView encoded,
+                                 std::optional<size_t> expected_size) const {
+  return internal::DeflateDecompress(internal::DeflateWrapper::kZlib, encoded,
+                                     expected_size, "zlib");
 }
 
 }  // namespace turbozarr

@@ -44,8 +44,9 @@ Status ZstdError(std::string_view what, size_t code) {
 Result<Buffer> DecodeStream(ZSTD_DCtx* dctx, ByteView encoded) {
   ZSTD_DCtx_reset(dctx, ZSTD_reset_session_and_parameters);
   Buffer out;
-  TZ_ASSIGN_OR_RETURN(out, internal::AllocateBuffer(
-                               std::max(ZSTD_DStreamOutSize(), encoded.size() * 4), "zstd"));
+  TZ_ASSIGN_OR_RETURN(
+      out, internal::AllocateBuffer(std::max(ZSTD_DStreamOutSize(), encoded.size() * 4),
+                                    "zstd"));
   ZSTD_inBuffer in{encoded.data(), encoded.size(), 0};
   size_t produced = 0;
   size_t last = 1;
@@ -77,16 +78,18 @@ Result<std::shared_ptr<const ZstdCodec>> ZstdCodec::Make(internal::CodecConfig& 
   TZ_ASSIGN_OR_RETURN(bool checksum, config.Bool("checksum", false));
   TZ_RETURN_NOT_OK(config.Finish());
   if (level < ZSTD_minCLevel() || level > ZSTD_maxCLevel()) {
-    return config.Invalid("level", "must be in [" + std::to_string(ZSTD_minCLevel()) + ", " +
-                                       std::to_string(ZSTD_maxCLevel()) + "], got " +
-                                       std::to_string(level));
+    return config.Invalid("level", "must be in [" + std::to_string(ZSTD_minCLevel()) +
+                                       ", " + std::to_string(ZSTD_maxCLevel()) +
+                                       "], got " + std::to_string(level));
   }
-  return std::make_shared<const ZstdCodec>(static_cast<int>(level), checksum, numcodecs_name);
+  return std::make_shared<const ZstdCodec>(static_cast<int>(level), checksum,
+                                           numcodecs_name);
 }
 
 nlohmann::json ZstdCodec::ToJson() const {
   if (numcodecs_name_) return internal::NumcodecsV3Json(ToV2Json());
-  return {{"name", "zstd"}, {"configuration", {{"level", level_}, {"checksum", checksum_}}}};
+  return {{"name", "zstd"},
+          {"configuration", {{"level", level_}, {"checksum", checksum_}}}};
 }
 
 nlohmann::json ZstdCodec::ToV2Json() const {
@@ -111,15 +114,18 @@ Result<Buffer> ZstdCodec::Encode(ByteView decoded) const {
   return out;
 }
 
-Result<Buffer> ZstdCodec::Decode(ByteView encoded, std::optional<size_t> expected_size) const {
-  if (encoded.empty()) return Status::Corruption("codec zstd: empty input is not a frame");
+Result<Buffer> ZstdCodec::Decode(ByteView encoded,
+                                 std::optional<size_t> expected_size) const {
+  if (encoded.empty())
+    return Status::Corruption("codec zstd: empty input is not a frame");
   ZSTD_DCtx* dctx = ThreadDCtx();
   if (dctx == nullptr) return Status::IOError("codec zstd: cannot create a context");
   size_t size;
   if (expected_size) {
     size = *expected_size;
   } else {
-    const unsigned long long claimed = ZSTD_findDecompressedSize(encoded.data(), encoded.size());
+    const unsigned long long claimed =
+        ZSTD_findDecompressedSize(encoded.data(), encoded.size());
     if (claimed == ZSTD_CONTENTSIZE_ERROR) {
       return Status::Corruption("codec zstd: not a valid zstd frame sequence");
     }

@@ -24,11 +24,14 @@ class ZstdCodec final : public BytesToBytesCodec, public internal::NumcodecsCode
   static Result<std::shared_ptr<const ZstdCodec>> Make(internal::CodecConfig& config,
                                                        bool numcodecs_name);
 
-  std::string name() const override { return numcodecs_name_ ? "numcodecs.zstd" : "zstd"; }
+  std::string name() const override {
+    return numcodecs_name_ ? "numcodecs.zstd" : "zstd";
+  }
   nlohmann::json ToJson() const override;
   nlohmann::json ToV2Json() const override;
   Result<Buffer> Encode(ByteView decoded) const override;
-  Result<Buffer> Decode(ByteView encoded, std::optional<size_t> expected_size) const override;
+  Result<Buffer> Decode(ByteView encoded,
+                        std::optional<size_t> expected_size) const override;
 
   int level() const { return level_; }
   bool checksum() const { return checksum_; }

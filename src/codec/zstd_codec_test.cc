@@ -15,8 +15,10 @@ using testing::FromHex;
 
 TEST(ZstdCodecTest, DecodesNumcodecsFixtures) {
   ZstdCodec codec(0, false);
-  for (const char* hex : {testing::kZstdL1, testing::kZstdChecksum, testing::kZstdNoSize}) {
-    for (std::optional<size_t> expected : {std::optional<size_t>(256), std::optional<size_t>()}) {
+  for (const char* hex :
+       {testing::kZstdL1, testing::kZstdChecksum, testing::kZstdNoSize}) {
+    for (std::optional<size_t> expected :
+         {std::optional<size_t>(256), std::optional<size_t>()}) {
       auto d = codec.Decode(FromHex(hex), expected);
       ASSERT_TRUE(d.ok()) << d.status().ToString();
       EXPECT_TRUE(*d == Arange32(64));
@@ -29,8 +31,9 @@ TEST(ZstdCodecTest, DecodesNumcodecsFixtures) {
 
 TEST(ZstdCodecTest, DecodesZarrPythonDefaultChunk) {
   auto chain = CodecChain::FromJson(
-      json::array({{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}},
-                   {{"name", "zstd"}, {"configuration", {{"level", 0}, {"checksum", false}}}}}),
+      json::array(
+          {{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}},
+           {{"name", "zstd"}, {"configuration", {{"level", 0}, {"checksum", false}}}}}),
       testing::MakeSpec({8}, DataType(DataTypeId::kFloat64)));
   ASSERT_TRUE(chain.ok());
   auto c = chain->Decode(FromHex(testing::kZarrDefaultF8));
@@ -88,18 +91,22 @@ TEST(ZstdCodecTest, ImplausibleContentSizeIsCorruption) {
 
 TEST(ZstdCodecTest, Configuration) {
   ArraySpec spec = testing::MakeSpec({4}, DataType(DataTypeId::kUInt8));
-  auto c = MakeCodec({{"name", "zstd"}, {"configuration", {{"level", 22}, {"checksum", true}}}},
-                     spec);
+  auto c = MakeCodec(
+      {{"name", "zstd"}, {"configuration", {{"level", 22}, {"checksum", true}}}}, spec);
   ASSERT_TRUE(c.ok());
-  EXPECT_EQ((*c)->ToJson(),
-            json({{"name", "zstd"}, {"configuration", {{"level", 22}, {"checksum", true}}}}));
+  EXPECT_EQ(
+      (*c)->ToJson(),
+      json({{"name", "zstd"}, {"configuration", {{"level", 22}, {"checksum", true}}}}));
   EXPECT_EQ(*ToV2Json(**c), json({{"id", "zstd"}, {"level", 22}, {"checksum", true}}));
   auto high = MakeCodec({{"name", "zstd"}, {"configuration", {{"level", 23}}}}, spec);
   ASSERT_FALSE(high.ok());
-  EXPECT_NE(high.status().message().find("codec zstd: field \"level\""), std::string::npos);
-  auto sum = MakeCodec({{"name", "zstd"}, {"configuration", {{"checksum", "yes"}}}}, spec);
+  EXPECT_NE(high.status().message().find("codec zstd: field \"level\""),
+            std::string::npos);
+  auto sum =
+      MakeCodec({{"name", "zstd"}, {"configuration", {{"checksum", "yes"}}}}, spec);
   ASSERT_FALSE(sum.ok());
-  EXPECT_NE(sum.status().message().find("codec zstd: field \"checksum\""), std::string::npos);
+  EXPECT_NE(sum.status().message().find("codec zstd: field \"checksum\""),
+            std::string::npos);
   // numcodecs' v2 spelling without "checksum" (numcodecs < 0.13, zarr-python 3).
   auto v2 = MakeV2Codec({{"id", "zstd"}, {"level", 0}}, spec);
   ASSERT_TRUE(v2.ok());

@@ -58,7 +58,8 @@ inline std::vector<Buffer> ConformanceInputs() {
 
 // OK with a value of the expected size, or not OK: what the bad-input
 // checks accept from a decoder told the size.
-inline ::testing::AssertionResult FailsOrRightSize(const Result<Buffer>& r, size_t expected) {
+inline ::testing::AssertionResult FailsOrRightSize(const Result<Buffer>& r,
+                                                   size_t expected) {
   if (!r.ok()) return ::testing::AssertionSuccess();
   if (r->size() == expected) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure()
@@ -118,7 +119,8 @@ TEST_P(BytesToBytesConformance, EmptyInputFailsOrHasRightSize) {
 TEST_P(BytesToBytesConformance, TruncatedInputFailsOrHasRightSize) {
   for (const Buffer& in : {PatternBytes(4096), RandomBytes(600)}) {
     Buffer enc = EncodeOrDie(in);
-    for (size_t cut : {size_t{1}, size_t{4}, size_t{15}, enc.size() / 2, enc.size() - 1}) {
+    for (size_t cut :
+         {size_t{1}, size_t{4}, size_t{15}, enc.size() / 2, enc.size() - 1}) {
       if (cut >= enc.size()) continue;
       SCOPED_TRACE("truncated to " + std::to_string(cut) + " of " +
                    std::to_string(enc.size()));

@@ -61,7 +61,7 @@ uint32_t Crc32cPortable(uint32_t crc, const uint8_t* p, size_t n) {
 #ifdef TZ_CRC32C_X86
 
 __attribute__((target("sse4.2"))) uint32_t Crc32cHardware(uint32_t crc, const uint8_t* p,
-                                                         size_t n) {
+                                                          size_t n) {
   uint64_t c = ~crc;
   // Four independent loads per iteration keep the instruction pipeline fed;
   // the crc32 dependency chain itself is the limit (one 8-byte step per
@@ -109,7 +109,8 @@ bool Crc32cHardwareAvailable() { return false; }
 
 uint32_t Crc32cExtend(uint32_t crc, ByteView b) {
   const auto* p = reinterpret_cast<const uint8_t*>(b.data());
-  if (internal::Crc32cHardwareAvailable()) return internal::Crc32cHardware(crc, p, b.size());
+  if (internal::Crc32cHardwareAvailable())
+    return internal::Crc32cHardware(crc, p, b.size());
   return internal::Crc32cPortable(crc, p, b.size());
 }
 

@@ -28,8 +28,9 @@ TEST(Crc32cTest, KnownVectors) {
 
 TEST(Crc32cTest, PortableMatchesKnownVector) {
   std::string s = "123456789";
-  EXPECT_EQ(internal::Crc32cPortable(0, reinterpret_cast<const uint8_t*>(s.data()), s.size()),
-            0xE3069283u);
+  EXPECT_EQ(
+      internal::Crc32cPortable(0, reinterpret_cast<const uint8_t*>(s.data()), s.size()),
+      0xE3069283u);
 }
 
 TEST(Crc32cTest, ImplementationsAgreeOnAllLengthsAndAlignments) {
