@@ -22,13 +22,14 @@ build: setup $(BUILD)/build.ninja
 
 demo: build
 	@PYTHONPATH=$(CURDIR)/python $(PYTHON) examples/demo.py
+	@PYTHONPATH=$(CURDIR)/python:$(CURDIR)/bench $(PYTHON) -m turbozarr_bench run bench/experiments/smoke.toml
 
 test-cpp: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 test-python: build
 	PYTHONPATH=$(CURDIR)/python TURBOZARR_CLI=$(CURDIR)/$(BUILD)/cli/turbozarr \
-	  $(PYTHON) -m pytest -q python/tests
+	  $(PYTHON) -m pytest -q python/tests bench/tests
 
 # `cmake --install` then a separate project that finds it with find_package.
 test-install: build

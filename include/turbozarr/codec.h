@@ -87,6 +87,12 @@ class BytesToBytesCodec : public Codec {
   // allocate once and must fail with Corruption if the result differs.
   virtual Result<Buffer> Decode(ByteView encoded,
                                 std::optional<size_t> expected_size) const = 0;
+  // Decodes into `out`, whose size is the decoded size the caller expects, so
+  // that a chunk can land straight in its final place. Corruption if the data
+  // decodes to another size; never writes past `out` (on failure its contents
+  // are unspecified). The default decodes into a fresh buffer and copies;
+  // codecs override it to decompress in place.
+  virtual Status DecodeInto(ByteView encoded, MutableByteView out) const;
   // The encoded size given the decoded one, when fixed (crc32c adds 4).
   virtual std::optional<size_t> EncodedSize(size_t decoded) const { return std::nullopt; }
 };
@@ -105,6 +111,19 @@ class CodecChain {
   Result<Buffer> Encode(ChunkArray chunk) const;
   // Checks that the result has the spec's shape and size (else Corruption).
   Result<ChunkArray> Decode(ByteView bytes) const;
+
+  // True when DecodeInto can place a chunk's elements in caller memory: a
+  // fixed-size type, no array->array codecs and the bytes codec, so that the
+  // stored payload is the chunk's C-order elements up to byte order.
+  bool CanDecodeInto() const { return decode_into_; }
+  // Decodes one chunk into `out` (C order, native byte order), which must be
+  // exactly the chunk's size in bytes: checksums are verified in place, the
+  // decompressor next to the bytes codec writes into `out` (with none, the
+  // payload is copied), and big-endian storage is swapped in place. Errors as
+  // Decode (Corruption for bad data); never writes past `out`, whose
+  // contents are unspecified after a failure.
+  // REQUIRES: CanDecodeInto() (else InvalidArgument).
+  Status DecodeInto(ByteView bytes, MutableByteView out) const;
 
   const ArraySpec& spec() const { return spec_; }
   nlohmann::json ToJson() const;
@@ -125,6 +144,7 @@ class CodecChain {
   std::vector<std::shared_ptr<const ArrayToArrayCodec>> a2a_;
   std::shared_ptr<const ArrayToBytesCodec> a2b_;
   std::vector<std::shared_ptr<const BytesToBytesCodec>> b2b_;
+  bool decode_into_ = false;
 };
 
 // Builds one codec from its v3 JSON ({"name":..., "configuration":...}) for

@@ -1,10 +1,15 @@
 // The read pipeline: plan the chunks a selection touches, then for each (in
-// parallel on the shared pool) fetch, decode and copy its share into the
-// caller's block. Missing chunks read as the fill value.
+// parallel on the shared pool) fetch it and decode its share into the
+// caller's block, straight into place when the chunk is one contiguous run
+// of the block (see chunk_decode.h). Missing chunks read as the fill value.
+// Sharded arrays read each shard's index and only the inner chunks needed
+// (see shard_read.h).
 #include <string>
 
 #include "array/chunk_copy.h"
+#include "array/chunk_decode.h"
 #include "array/chunk_region.h"
+#include "array/shard_read.h"
 #include "turbozarr/array.h"
 #include "util/thread_pool.h"
 
@@ -15,6 +20,10 @@ Status Array::Read(const Selection& selection, void* out, const ReadOptions&) co
   if (!valid.ok()) return valid.WithContext(Describe());
   if (selection.num_elements() == 0) return Status::OK();
 
+  if (const ShardingCodec* sharding = internal::SoleShardingCodec(chain_)) {
+    return internal::ReadShardedSelection(*this, *sharding, selection, out);
+  }
+
   const std::vector<ChunkProjection> plan =
       PlanChunks(selection, metadata_.shape, metadata_.chunk_shape);
   const std::vector<int64_t> block_shape = selection.shape();
@@ -22,21 +31,18 @@ Status Array::Read(const Selection& selection, void* out, const ReadOptions&) co
   return ThreadPool::Default().ParallelFor(
       static_cast<int64_t>(plan.size()), [&](int64_t i) -> Status {
         const ChunkProjection& p = plan[i];
-        const ChunkRegion region = ChunkRegion::Make(p, metadata_.chunk_shape, block_shape);
         const std::string key = ChunkKey(p.chunk_coords);
         Result<std::optional<Buffer>> bytes = store_->Get(key);
         if (!bytes.ok()) {
           return bytes.status().WithContext(Describe() + ", chunk '" + key + "'");
         }
         if (!bytes->has_value()) {
-          FillBlock(metadata_.dtype, metadata_.fill_value, region, out);
+          FillBlock(metadata_.dtype, metadata_.fill_value,
+                    ChunkRegion::Make(p, metadata_.chunk_shape, block_shape), out);
           return Status::OK();
         }
-        Result<ChunkArray> chunk = chain_.Decode((*bytes)->view());
-        if (!chunk.ok()) {
-          return chunk.status().WithContext(Describe() + ", chunk '" + key + "'");
-        }
-        CopyChunkToBlock(*chunk, region, out);
+        Status s = internal::DecodeChunkToBlock(chain_, (*bytes)->view(), p, block_shape, out);
+        if (!s.ok()) return s.WithContext(Describe() + ", chunk '" + key + "'");
         return Status::OK();
       });
 }

@@ -14,10 +14,15 @@ void CopyChunkToBlock(const ChunkArray& chunk, const ChunkRegion& r, void* block
                        r.block_strides.data(), r.count.data(), rank);
     return;
   }
-  const size_t elem = chunk.dtype.size();
+  CopyChunkBytesToBlock(chunk.bytes.data(), chunk.dtype.size(), r, block);
+}
+
+void CopyChunkBytesToBlock(const std::byte* chunk, size_t elem, const ChunkRegion& r,
+                           void* block) {
+  const int rank = static_cast<int>(r.count.size());
   auto src_strides = ChunkRegion::InBytes(r.chunk_strides, elem);
   auto dst_strides = ChunkRegion::InBytes(r.block_strides, elem);
-  CopyStrided(chunk.bytes.data() + r.chunk_offset * elem, src_strides.data(),
+  CopyStrided(chunk + r.chunk_offset * elem, src_strides.data(),
               static_cast<std::byte*>(block) + r.block_offset * elem, dst_strides.data(),
               r.count.data(), rank, elem);
 }

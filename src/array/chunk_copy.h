@@ -13,6 +13,10 @@ namespace turbozarr {
 
 // chunk -> block
 void CopyChunkToBlock(const ChunkArray& chunk, const ChunkRegion& r, void* block);
+// chunk -> block for a decoded chunk of fixed-size elements of `elem_size`
+// bytes held at `chunk` (C order, the chunk's full shape).
+void CopyChunkBytesToBlock(const std::byte* chunk, size_t elem_size, const ChunkRegion& r,
+                           void* block);
 // block -> chunk. REQUIRES: chunk holds dtype-sized storage for its shape.
 void CopyBlockToChunk(const void* block, const ChunkRegion& r, ChunkArray& chunk);
 // Fills the region of the block with `fill`.

@@ -42,4 +42,29 @@ std::vector<int64_t> ChunkRegion::InBytes(const std::vector<int64_t>& strides,
   return out;
 }
 
+int64_t BlockOffset(const ChunkProjection& p, const std::vector<int64_t>& block_shape) {
+  int64_t offset = 0;
+  for (size_t d = 0; d < block_shape.size(); ++d) {
+    offset = offset * block_shape[d] + p.out_start[d];
+  }
+  return offset;
+}
+
+bool IsContiguousWholeChunk(const ChunkProjection& p, const std::vector<int64_t>& chunk_shape,
+                            const std::vector<int64_t>& block_shape) {
+  const size_t rank = chunk_shape.size();
+  for (size_t d = 0; d < rank; ++d) {
+    if (p.chunk_start[d] != 0 || p.count[d] != chunk_shape[d]) return false;
+    if (p.count[d] > 1 && p.step[d] != 1) return false;
+  }
+  // Past the first dimension with more than one element, the chunk must span
+  // the block's full extent, so that its rows follow one another there too.
+  size_t d = 0;
+  while (d < rank && p.count[d] == 1) ++d;
+  for (++d; d < rank; ++d) {
+    if (p.count[d] != block_shape[d]) return false;
+  }
+  return true;
+}
+
 }  // namespace turbozarr

@@ -31,4 +31,15 @@ struct ChunkRegion {
   static std::vector<int64_t> InBytes(const std::vector<int64_t>& strides, size_t elem_size);
 };
 
+// The element offset in the block (C order, `block_shape`) where `p`'s first
+// selected element lands.
+int64_t BlockOffset(const ChunkProjection& p, const std::vector<int64_t>& block_shape);
+
+// True when `p` selects every element of a chunk of `chunk_shape` (not
+// clipped by the array's edge), in order, and those elements fill one
+// contiguous run of the block: then the decoded chunk is that run byte for
+// byte and can be decoded straight into it.
+bool IsContiguousWholeChunk(const ChunkProjection& p, const std::vector<int64_t>& chunk_shape,
+                            const std::vector<int64_t>& block_shape);
+
 }  // namespace turbozarr

@@ -145,8 +145,11 @@ Result<Buffer> BloscCodec::Encode(ByteView decoded) const {
   return out;
 }
 
-Result<Buffer> BloscCodec::Decode(ByteView encoded,
-                                  std::optional<size_t> expected_size) const {
+namespace {
+
+// Validates blosc's header against the data (and the expected size, when
+// known) and returns the decoded size it records.
+Result<size_t> CheckedDecodedSize(ByteView encoded, std::optional<size_t> expected_size) {
   if (encoded.size() < BLOSC_MIN_HEADER_LENGTH) {
     return Status::Corruption("codec blosc: " + std::to_string(encoded.size()) +
                               " bytes cannot hold the 16-byte header");
@@ -173,15 +176,35 @@ Result<Buffer> BloscCodec::Decode(ByteView encoded,
         std::to_string(encoded.size()) +
         (memcpyed ? " stored raw" : ", more than blosc can encode"));
   }
-  Buffer out;
-  TZ_ASSIGN_OR_RETURN(out, internal::AllocateBuffer(nbytes, "codec blosc"));
-  if (nbytes == 0) return out;
-  const int n = blosc_decompress_ctx(encoded.data(), out.data(), nbytes, 1);
-  if (n <= 0 || static_cast<size_t>(n) != nbytes) {
+  return nbytes;
+}
+
+// Decompresses into `out`, which holds exactly the validated decoded size.
+Status DecompressInto(ByteView encoded, MutableByteView out) {
+  if (out.empty()) return Status::OK();
+  const int n = blosc_decompress_ctx(encoded.data(), out.data(), out.size(), 1);
+  if (n <= 0 || static_cast<size_t>(n) != out.size()) {
     return Status::Corruption("codec blosc: corrupt data (blosc error " +
                               std::to_string(n) + ")");
   }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<Buffer> BloscCodec::Decode(ByteView encoded,
+                                  std::optional<size_t> expected_size) const {
+  TZ_ASSIGN_OR_RETURN(size_t nbytes, CheckedDecodedSize(encoded, expected_size));
+  Buffer out;
+  TZ_ASSIGN_OR_RETURN(out, internal::AllocateBuffer(nbytes, "codec blosc"));
+  TZ_RETURN_NOT_OK(DecompressInto(encoded, out.mutable_view()));
   return out;
+}
+
+Status BloscCodec::DecodeInto(ByteView encoded, MutableByteView out) const {
+  TZ_ASSIGN_OR_RETURN(size_t nbytes, CheckedDecodedSize(encoded, out.size()));
+  (void)nbytes;  // equal to out.size(), checked above
+  return DecompressInto(encoded, out);
 }
 
 }  // namespace turbozarr

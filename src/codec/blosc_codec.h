@@ -59,6 +59,7 @@ class BloscCodec final : public BytesToBytesCodec, public internal::NumcodecsCod
   Result<Buffer> Encode(ByteView decoded) const override;
   Result<Buffer> Decode(ByteView encoded,
                         std::optional<size_t> expected_size) const override;
+  Status DecodeInto(ByteView encoded, MutableByteView out) const override;
 
   const Options& options() const { return o_; }
 

@@ -58,14 +58,14 @@ Result<Buffer> Bz2Codec::Encode(ByteView decoded) const {
   return out;
 }
 
-Result<Buffer> Bz2Codec::Decode(ByteView encoded,
-                                std::optional<size_t> expected_size) const {
+namespace {
+
+// Decodes the concatenated bzip2 streams of `encoded` into `fixed` or, when
+// `growable` is given, into it, growing it as needed. Returns the decoded
+// size; a fixed output that is too small is Corruption.
+Result<size_t> DecodeStreams(ByteView encoded, MutableByteView fixed, Buffer* growable) {
   if (encoded.empty()) return Bad("empty input is not a stream");
-  Buffer out;
-  TZ_ASSIGN_OR_RETURN(out, internal::AllocateBuffer(
-                               expected_size ? *expected_size
-                                             : std::max<size_t>(encoded.size() * 8, 4096),
-                               "codec bz2"));
+  MutableByteView out = growable ? growable->mutable_view() : fixed;
   size_t in_pos = 0;
   size_t out_pos = 0;
   // One iteration per concatenated stream. Like Python's bz2.decompress,
@@ -101,15 +101,16 @@ Result<Buffer> Bz2Codec::Decode(ByteView encoded,
         return Bad("corrupt stream (error " + std::to_string(rc) + ")");
       }
       if (out_pos == out.size()) {
-        if (expected_size) {
+        if (!growable) {
           return Bad("data decodes to more than the expected " +
-                     std::to_string(*expected_size) + " bytes");
+                     std::to_string(out.size()) + " bytes");
         }
         Buffer bigger;
         TZ_ASSIGN_OR_RETURN(bigger,
                             internal::AllocateBuffer(out.size() * 2, "codec bz2"));
         std::memcpy(bigger.data(), out.data(), out_pos);
-        out = std::move(bigger);
+        *growable = std::move(bigger);
+        out = growable->mutable_view();
         continue;
       }
       if (avail_in == bz.avail_in && avail_out == bz.avail_out) {
@@ -125,12 +126,35 @@ Result<Buffer> Bz2Codec::Decode(ByteView encoded,
       break;
     }
   }
-  if (expected_size && out_pos != *expected_size) {
-    return Bad("expected " + std::to_string(*expected_size) + " decoded bytes, got " +
-               std::to_string(out_pos));
+  return out_pos;
+}
+
+}  // namespace
+
+Result<Buffer> Bz2Codec::Decode(ByteView encoded,
+                                std::optional<size_t> expected_size) const {
+  if (encoded.empty()) return Bad("empty input is not a stream");
+  Buffer out;
+  TZ_ASSIGN_OR_RETURN(out, internal::AllocateBuffer(
+                               expected_size ? *expected_size
+                                             : std::max<size_t>(encoded.size() * 8, 4096),
+                               "codec bz2"));
+  if (expected_size) {
+    TZ_RETURN_NOT_OK(DecodeInto(encoded, out.mutable_view()));
+    return out;
   }
-  out.Resize(out_pos);
+  TZ_ASSIGN_OR_RETURN(size_t n, DecodeStreams(encoded, {}, &out));
+  out.Resize(n);
   return out;
+}
+
+Status Bz2Codec::DecodeInto(ByteView encoded, MutableByteView out) const {
+  TZ_ASSIGN_OR_RETURN(size_t n, DecodeStreams(encoded, out, nullptr));
+  if (n != out.size()) {
+    return Bad("expected " + std::to_string(out.size()) + " decoded bytes, got " +
+               std::to_string(n));
+  }
+  return Status::OK();
 }
 
 }  // namespace turbozarr

@@ -26,6 +26,7 @@ class Bz2Codec final : public BytesToBytesCodec, public internal::NumcodecsCodec
   Result<Buffer> Encode(ByteView decoded) const override;
   Result<Buffer> Decode(ByteView encoded,
                         std::optional<size_t> expected_size) const override;
+  Status DecodeInto(ByteView encoded, MutableByteView out) const override;
 
  private:
   int level_;

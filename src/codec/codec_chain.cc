@@ -1,11 +1,13 @@
 // CodecChain: validates the order of a chunk's codecs and runs them, forwards
 // to encode and backwards to decode, telling each bytes->bytes decoder the
 // size to expect whenever the chain fixes it.
+#include <cstring>
 #include <memory>
 
 #include "codec/bytes_codec.h"
 #include "codec/codec_config.h"
 #include "codec/crc32c_codec.h"
+#include "codec/raw_bytes.h"
 #include "turbozarr/codec.h"
 
 namespace turbozarr {
@@ -20,6 +22,17 @@ bool StorageMatches(const ChunkArray& a) {
 }
 
 }  // namespace
+
+Status BytesToBytesCodec::DecodeInto(ByteView encoded, MutableByteView out) const {
+  TZ_ASSIGN_OR_RETURN(Buffer decoded, Decode(encoded, out.size()));
+  if (decoded.size() != out.size()) {
+    return Status::Corruption("codec " + name() + ": expected " +
+                              std::to_string(out.size()) + " decoded bytes, got " +
+                              std::to_string(decoded.size()));
+  }
+  if (!out.empty()) std::memcpy(out.data(), decoded.data(), out.size());
+  return Status::OK();
+}
 
 Result<CodecChain> CodecChain::FromJson(const nlohmann::json& codecs,
                                         const ArraySpec& spec) {
@@ -85,6 +98,8 @@ Result<CodecChain> CodecChain::Make(
     if (!c) return Status::InvalidArgument("codecs: null bytes->bytes codec");
   }
   chain.a2b_spec_ = std::move(current);
+  chain.decode_into_ = a2a.empty() && !spec.dtype.is_variable_length() &&
+                       dynamic_cast<const BytesCodec*>(a2b.get()) != nullptr;
   chain.a2a_ = std::move(a2a);
   chain.a2b_ = std::move(a2b);
   chain.b2b_ = std::move(b2b);
@@ -162,6 +177,63 @@ Result<ChunkArray> CodecChain::Decode(ByteView bytes) const {
         internal::ShapeString(spec_.shape) + " " + spec_.dtype.ToString());
   }
   return chunk;
+}
+
+Status CodecChain::DecodeInto(ByteView bytes, MutableByteView out) const {
+  if (!decode_into_) {
+    return Status::InvalidArgument("codecs " + ToJson().dump() +
+                                   " cannot decode into caller memory");
+  }
+  const size_t chunk_bytes =
+      static_cast<size_t>(spec_.num_elements()) * spec_.dtype.size();
+  if (out.size() != chunk_bytes) {
+    return Status::InvalidArgument(
+        "codecs: a chunk of shape " + internal::ShapeString(spec_.shape) + " and type " +
+        spec_.dtype.ToString() + " needs " + std::to_string(chunk_bytes) +
+        " bytes, the destination has " + std::to_string(out.size()));
+  }
+  // Every bytes->bytes decoder but the one next to the bytes codec runs as
+  // in Decode; that one, when it decompresses, writes straight into `out`.
+  const bool into_out = !b2b_.empty() && !dynamic_cast<const Crc32cCodec*>(b2b_[0].get());
+  std::optional<size_t> size = b2b_.empty() ? std::optional<size_t>()
+                                            : a2b_->EncodedSize(a2b_spec_);
+  std::vector<std::optional<size_t>> sizes(b2b_.size());
+  for (size_t k = 0; k < b2b_.size(); ++k) {
+    sizes[k] = size;
+    size = size ? b2b_[k]->EncodedSize(*size) : std::nullopt;
+  }
+  Buffer scratch;
+  ByteView view = bytes;
+  for (size_t k = b2b_.size(); k-- > (into_out ? 1 : 0);) {
+    if (const auto* crc = dynamic_cast<const Crc32cCodec*>(b2b_[k].get())) {
+      TZ_ASSIGN_OR_RETURN(view, crc->Verify(view));
+      if (sizes[k] && view.size() != *sizes[k]) {
+        return Status::Corruption("codec crc32c: expected " + std::to_string(*sizes[k]) +
+                                  " bytes, got " + std::to_string(view.size()));
+      }
+      continue;
+    }
+    TZ_ASSIGN_OR_RETURN(Buffer next, b2b_[k]->Decode(view, sizes[k]));
+    scratch = std::move(next);
+    view = scratch.view();
+  }
+  if (into_out) {
+    TZ_RETURN_NOT_OK(b2b_[0]->DecodeInto(view, out));
+  } else {
+    if (view.size() != chunk_bytes) {
+      return Status::Corruption("codec bytes: chunk of shape " +
+                                internal::ShapeString(spec_.shape) + " and type " +
+                                spec_.dtype.ToString() + " needs " +
+                                std::to_string(chunk_bytes) + " bytes, got " +
+                                std::to_string(view.size()));
+    }
+    if (chunk_bytes > 0) std::memcpy(out.data(), view.data(), chunk_bytes);
+  }
+  const auto* plain = static_cast<const BytesCodec*>(a2b_.get());
+  if (plain->NeedsSwap(spec_.dtype)) {
+    internal::CopySwapped(out.data(), out.data(), out.size(), spec_.dtype.swap_unit());
+  }
+  return Status::OK();
 }
 
 nlohmann::json CodecChain::ToJson() const {

@@ -46,13 +46,13 @@ size_t SkipZeroPadding(ByteView data, size_t pos) {
   return pos;
 }
 
-Result<Buffer> DecompressKnownSize(DeflateWrapper wrapper, ByteView data, size_t expected,
-                                   std::string_view codec) {
+// Decompresses into `out`, which must come out exactly full.
+Status DecompressInto(DeflateWrapper wrapper, ByteView data, MutableByteView out,
+                      std::string_view codec) {
   libdeflate_decompressor* d = ThreadDecompressor();
   if (d == nullptr)
     return Status::IOError("codec " + std::string(codec) + ": out of memory");
-  Buffer out;
-  TZ_ASSIGN_OR_RETURN(out, AllocateBuffer(expected, codec));
+  const size_t expected = out.size();
   size_t in_pos = 0;
   size_t out_pos = 0;
   do {
@@ -80,7 +80,7 @@ Result<Buffer> DecompressKnownSize(DeflateWrapper wrapper, ByteView data, size_t
     return Bad(codec, "expected " + std::to_string(expected) + " decoded bytes, got " +
                           std::to_string(out_pos));
   }
-  return out;
+  return Status::OK();
 }
 
 Result<Buffer> InflateStream(DeflateWrapper wrapper, ByteView data,
@@ -166,8 +166,17 @@ Result<Buffer> DeflateDecompress(DeflateWrapper wrapper, ByteView data,
                                  std::optional<size_t> expected_size,
                                  std::string_view codec) {
   if (data.empty()) return Bad(codec, "empty input is not a stream");
-  if (expected_size) return DecompressKnownSize(wrapper, data, *expected_size, codec);
-  return InflateStream(wrapper, data, codec);
+  if (!expected_size) return InflateStream(wrapper, data, codec);
+  Buffer out;
+  TZ_ASSIGN_OR_RETURN(out, AllocateBuffer(*expected_size, codec));
+  TZ_RETURN_NOT_OK(DecompressInto(wrapper, data, out.mutable_view(), codec));
+  return out;
+}
+
+Status DeflateDecompressInto(DeflateWrapper wrapper, ByteView data, MutableByteView out,
+                             std::string_view codec) {
+  if (data.empty()) return Bad(codec, "empty input is not a stream");
+  return DecompressInto(wrapper, data, out, codec);
 }
 
 }  // namespace turbozarr::internal

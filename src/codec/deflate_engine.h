@@ -31,4 +31,9 @@ Result<Buffer> DeflateDecompress(DeflateWrapper wrapper, ByteView data,
                                  std::optional<size_t> expected_size,
                                  std::string_view codec);
 
+// The same with the decoded size fixed: decompresses straight into `out`,
+// which the data must fill exactly (else Corruption); never writes past it.
+Status DeflateDecompressInto(DeflateWrapper wrapper, ByteView data, MutableByteView out,
+                             std::string_view codec);
+
 }  // namespace turbozarr::internal

@@ -31,4 +31,9 @@ Result<Buffer> GzipCodec::Decode(ByteView encoded,
                                      expected_size, "gzip");
 }
 
+Status GzipCodec::DecodeInto(ByteView encoded, MutableByteView out) const {
+  return internal::DeflateDecompressInto(internal::DeflateWrapper::kGzip, encoded, out,
+                                         "gzip");
+}
+
 }  // namespace turbozarr

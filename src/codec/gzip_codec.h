@@ -31,6 +31,7 @@ class GzipCodec final : public BytesToBytesCodec, public internal::NumcodecsCode
   Result<Buffer> Encode(ByteView decoded) const override;
   Result<Buffer> Decode(ByteView encoded,
                         std::optional<size_t> expected_size) const override;
+  Status DecodeInto(ByteView encoded, MutableByteView out) const override;
 
   int level() const { return level_; }
 

@@ -29,6 +29,7 @@ class Lz4Codec final : public BytesToBytesCodec, public internal::NumcodecsCodec
   Result<Buffer> Encode(ByteView decoded) const override;
   Result<Buffer> Decode(ByteView encoded,
                         std::optional<size_t> expected_size) const override;
+  Status DecodeInto(ByteView encoded, MutableByteView out) const override;
 
  private:
   int acceleration_;

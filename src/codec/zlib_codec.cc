@@ -24,4 +24,9 @@ Result<Buffer> ZlibCodec::Decode(ByteView encoded,
                                      expected_size, "zlib");
 }
 
+Status ZlibCodec::DecodeInto(ByteView encoded, MutableByteView out) const {
+  return internal::DeflateDecompressInto(internal::DeflateWrapper::kZlib, encoded, out,
+                                         "zlib");
+}
+
 }  // namespace turbozarr

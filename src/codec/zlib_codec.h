@@ -25,6 +25,7 @@ class ZlibCodec final : public BytesToBytesCodec, public internal::NumcodecsCode
   Result<Buffer> Encode(ByteView decoded) const override;
   Result<Buffer> Decode(ByteView encoded,
                         std::optional<size_t> expected_size) const override;
+  Status DecodeInto(ByteView encoded, MutableByteView out) const override;
 
  private:
   int level_;

@@ -70,6 +70,28 @@ Result<Buffer> DecodeStream(ZSTD_DCtx* dctx, ByteView encoded) {
   return out;
 }
 
+// Decodes every frame of `encoded` into `out`, which must come out exactly
+// full. `size_known`: the caller fixed the size (rather than the frames'
+// headers), so overflowing it is reported as such.
+Status DecompressInto(ZSTD_DCtx* dctx, ByteView encoded, MutableByteView out,
+                      bool size_known) {
+  ZSTD_DCtx_reset(dctx, ZSTD_reset_session_and_parameters);
+  const size_t n =
+      ZSTD_decompressDCtx(dctx, out.data(), out.size(), encoded.data(), encoded.size());
+  if (ZSTD_isError(n)) {
+    if (size_known && ZSTD_getErrorCode(n) == ZSTD_error_dstSize_tooSmall) {
+      return Status::Corruption("codec zstd: data decodes to more than the expected " +
+                                std::to_string(out.size()) + " bytes");
+    }
+    return ZstdError("corrupt frame", n);
+  }
+  if (n != out.size()) {
+    return Status::Corruption("codec zstd: expected " + std::to_string(out.size()) +
+                              " decoded bytes, got " + std::to_string(n));
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<std::shared_ptr<const ZstdCodec>> ZstdCodec::Make(internal::CodecConfig& config,
@@ -139,21 +161,17 @@ Result<Buffer> ZstdCodec::Decode(ByteView encoded,
   }
   Buffer out;
   TZ_ASSIGN_OR_RETURN(out, internal::AllocateBuffer(size, "codec zstd"));
-  ZSTD_DCtx_reset(dctx, ZSTD_reset_session_and_parameters);
-  const size_t n =
-      ZSTD_decompressDCtx(dctx, out.data(), out.size(), encoded.data(), encoded.size());
-  if (ZSTD_isError(n)) {
-    if (expected_size && ZSTD_getErrorCode(n) == ZSTD_error_dstSize_tooSmall) {
-      return Status::Corruption("codec zstd: data decodes to more than the expected " +
-                                std::to_string(size) + " bytes");
-    }
-    return ZstdError("corrupt frame", n);
-  }
-  if (n != size) {
-    return Status::Corruption("codec zstd: expected " + std::to_string(size) +
-                              " decoded bytes, got " + std::to_string(n));
-  }
+  TZ_RETURN_NOT_OK(
+      DecompressInto(dctx, encoded, out.mutable_view(), expected_size.has_value()));
   return out;
+}
+
+Status ZstdCodec::DecodeInto(ByteView encoded, MutableByteView out) const {
+  if (encoded.empty())
+    return Status::Corruption("codec zstd: empty input is not a frame");
+  ZSTD_DCtx* dctx = ThreadDCtx();
+  if (dctx == nullptr) return Status::IOError("codec zstd: cannot create a context");
+  return DecompressInto(dctx, encoded, out, /*size_known=*/true);
 }
 
 }  // namespace turbozarr

@@ -1,0 +1,134 @@
+"""Experiment files: defaults, unknown keys, dataset spec validation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from turbozarr_bench import adapters
+from turbozarr_bench.config import ConfigError, load, reference_toml
+
+EXPERIMENTS = Path(__file__).resolve().parents[1] / "experiments"
+
+
+def test_empty_file_runs_the_defaults(write_toml):
+    exp = load(write_toml(""))
+    assert [d.name for d in exp.datasets] == ["b-raw"]
+    assert exp.ops == ["read_full"]
+    assert exp.impls == adapters.names()
+    assert exp.threads == ["all"] and exp.stores == ["local"] and exp.caches == ["warm"]
+    assert exp.repeats == 3 and exp.warmup == 1
+    assert exp.baseline == "zarr-python"
+    assert exp.output == write_toml("").parent / "results" / "exp.csv"
+
+
+def test_reference_file_equals_the_defaults(write_toml):
+    ref = load(write_toml(reference_toml(), "reference.toml"))
+    default = load(write_toml("", "reference.toml"))
+    assert ref == default
+    shipped = (EXPERIMENTS / "reference.toml").read_text()
+    assert shipped == reference_toml(), "regenerate experiments/reference.toml"
+
+
+def test_unknown_top_level_key_names_key_and_file(write_toml):
+    p = write_toml('repeat = 3\n')
+    with pytest.raises(ConfigError) as e:
+        load(p)
+    assert "'repeat'" in str(e.value) and str(p) in str(e.value)
+
+
+@pytest.mark.parametrize("text, key", [
+    ('[datasets.x]\nshape = [10]\ndtype = "uint8"\nchunks = [5]\nshuffel = "byte"\n', "shuffel"),
+    ('[env.zarr-python]\nrequire = ["zarr"]\n', "require"),
+    ('[options.zarr-python]\npipelines = ["fused"]\n', "pipelines"),
+])
+def test_unknown_nested_keys_are_errors(write_toml, text, key):
+    p = write_toml(text)
+    with pytest.raises(ConfigError) as e:
+        load(p)
+    assert key in str(e.value) and str(p) in str(e.value)
+
+
+@pytest.mark.parametrize("table, message", [
+    ('shape = [100, 100]\ndtype = "uint8"\nchunks = [10, 10]\nshards = [25, 20]', "whole number"),
+    ('shape = [100, 100]\ndtype = "uint8"\nchunks = [10, 10]\nshards = [20, 20]\n'
+     'zarr_format = 2', "zarr_format = 3"),
+    ('shape = [100, 100]\ndtype = "uint8"\nchunks = [10]', "2 entries"),
+    ('shape = [100, 100]\ndtype = "uint8"', "'chunks'"),
+    ('shape = [100, 100]\ndtype = "uint8"\nchunks = [10, 10]\ncodec = "lzma"', "codec"),
+    ('shape = [100, 100]\ndtype = "uint8"\nchunks = [10, 10]\ncodec = "gzip"\nlevel = 12',
+     "level"),
+    ('shape = [100, 100]\ndtype = "uint8"\nchunks = [10, 10]\ncodec = "zstd"\nshuffle = "bit"',
+     "shuffle"),
+    ('shape = [100, 100]\ndtype = "uint8"\nchunks = [10, 10]\ncodec = "none"\nlevel = 1',
+     "level"),
+    ('shape = [100, 100]\ndtype = "complex64"\nchunks = [10, 10]', "dtype"),
+    ('shape = [100, 100, 100]\ndtype = "uint8"\nchunks = [10, 10, 10]\npixels = "photo"',
+     "pixels"),
+    ('base = "nope"', "unknown dataset 'nope'"),
+    ('base = "x"', "its own base"),
+    ('base = "y"\n[datasets.y]\nbase = "x"', "its own base"),
+])
+def test_bad_dataset_specs_fail_when_read(write_toml, table, message):
+    p = write_toml(f'dataset = ["x"]\n[datasets.x]\n{table}\n')
+    with pytest.raises(ConfigError) as e:
+        load(p)
+    assert message in str(e.value)
+    assert "datasets.x" in str(e.value) or "'x'" in str(e.value) or "nope" in str(e.value)
+
+
+def test_an_unselected_spec_is_validated_too(write_toml):
+    p = write_toml('[datasets.unused]\nshape = [4]\ndtype = "uint8"\nchunks = [3]\n'
+                   'shards = [4]\n')
+    with pytest.raises(ConfigError, match="whole number"):
+        load(p)
+
+
+def test_base_derives_from_the_registry(write_toml):
+    exp = load(write_toml('dataset = ["small"]\n[datasets.small]\nbase = "a-lz4-20000"\n'
+                          'shape = [1000, 400]\n'))
+    v = exp.datasets[0].values
+    assert v["shape"] == [1000, 400] and v["chunks"] == [500, 100]
+    assert v["codec"] == "blosc-lz4" and v["level"] == 5 and v["shuffle"] == "byte"
+    assert v["zarr_format"] == 2
+
+
+def test_base_switching_codec_drops_the_old_level(write_toml):
+    exp = load(write_toml('dataset = ["y"]\n[datasets.y]\nbase = "b-gzip"\ncodec = "zstd"\n'
+                          'shards = []\n'))
+    v = exp.datasets[0].values
+    assert v["codec"] == "zstd" and v["level"] == 0 and "shards" not in v
+
+
+@pytest.mark.parametrize("text, key", [
+    ('threads = [0]', "threads"),
+    ('threads = ["many"]', "threads"),
+    ('op = ["read_everything"]', "op"),
+    ('store = ["s3"]', "store"),
+    ('impl = ["zarr-python"]\nbaseline = "tensorstore"', "baseline"),
+    ('impl = ["zarr-python", "zarr-python"]', "impl"),
+    ('repeats = 0', "repeats"),
+    ('impl = ["tensorstore"]\nbaseline = "tensorstore"\n[options.zarr-python]\n'
+     'pipeline = ["batched"]', "options.zarr-python"),
+    ('[options.zarr-python]\npipeline = ["turbo"]', "pipeline"),
+    ('[env.turbozarr]\nrequires = ["turbozarr"]', "env.turbozarr.requires"),
+    ('[env.nope]\nrequires = []', "env.nope"),
+])
+def test_bad_axis_values(write_toml, text, key):
+    with pytest.raises(ConfigError) as e:
+        load(write_toml(text + "\n"))
+    assert key in str(e.value)
+
+
+def test_options_sweep_declared_values(write_toml):
+    exp = load(write_toml('[options.zarr-python]\npipeline = ["batched", "fused"]\n'))
+    assert exp.options == {"zarr-python": {"pipeline": ["batched", "fused"]}}
+
+
+def test_shipped_experiments_are_valid():
+    files = sorted(EXPERIMENTS.glob("*.toml"))
+    assert {"smoke.toml", "workload-a.toml", "workload-b.toml", "workload-c.toml"} <= {
+        f.name for f in files}
+    for f in files:
+        load(f)

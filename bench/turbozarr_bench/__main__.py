@@ -1,0 +1,3 @@
+from turbozarr_bench.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,142 @@
+"""zarr-python, with its default (batched) codec pipeline or the fused one.
+
+Threads: `threading.max_workers` (the pool the batched pipeline decodes on)
+and, for the fused pipeline, `codec_pipeline.max_workers`, so threads = 1 is
+Fused(1) and threads = "all" is Fused(cpu_count). Chunk-by-chunk reads go
+through the async API with a semaphore of `threads` reads in flight, as the
+zarr_benchmarks scripts do.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from turbozarr_bench.adapters.base import ALL_OPS, Driver as _Base, Unsupported, stored_items
+
+NAME = "zarr-python"
+ENV = "venv"
+REQUIRES = ("zarr==3.1.6", "numcodecs==0.16.6", "numpy==2.4.6")
+SUPPORTS = frozenset(ALL_OPS)
+FORMATS = frozenset({"zarr2", "zarr3"})
+STORES = frozenset({"local", "memory"})
+OPTIONS = {"pipeline": ["batched", "fused"]}
+NOTE = ("zarr-python sync API; pipeline = batched (default) or fused (needs a zarr that "
+        "ships FusedCodecPipeline: checked in the child)")
+
+PIPELINES = {
+    "batched": "zarr.core.codec_pipeline.BatchedCodecPipeline",
+    "fused": "zarr.core.codec_pipeline.FusedCodecPipeline",
+}
+
+
+class Driver(_Base):
+    def __init__(self, case):
+        super().__init__(case)
+        import zarr
+
+        self.zarr = zarr
+
+    def pipeline_settings(self) -> dict[str, Any]:
+        import zarr.core.codec_pipeline as cp
+
+        name = self.options.get("pipeline", "batched")
+        cls = PIPELINES[name].rsplit(".", 1)[1]
+        if not hasattr(cp, cls):
+            raise Unsupported(f"zarr {self.zarr.__version__} has no {cls} "
+                              f"(pin a zarr that ships it in [env.{NAME}])")
+        settings: dict[str, Any] = {"codec_pipeline.path": PIPELINES[name],
+                                    "threading.max_workers": self.threads}
+        if name == "fused":
+            settings["codec_pipeline.max_workers"] = self.threads
+        return settings
+
+    def configure(self) -> None:
+        settings = self.pipeline_settings()
+        self.zarr.config.set(settings)
+        self.notes.append(", ".join(f"{k}={v}" for k, v in settings.items()))
+
+    def versions(self) -> dict[str, str]:
+        import numcodecs
+
+        v = super().versions()
+        v["zarr"] = self.zarr.__version__
+        v["numcodecs"] = numcodecs.__version__
+        return v
+
+    def check_pipeline(self, array: Any) -> None:
+        """Hook for pipelines that can silently fall back."""
+
+    def local_source(self, path: str) -> Any:
+        return self.zarr.storage.LocalStore(path, read_only=True)
+
+    def memory_source(self, path: str) -> Any:
+        from zarr.core.buffer import default_buffer_prototype
+
+        proto = default_buffer_prototype()
+        return self.zarr.storage.MemoryStore(
+            store_dict={k: proto.buffer.from_bytes(v) for k, v in stored_items(path)})
+
+    def open(self, source: Any) -> Any:
+        a = self.zarr.open_array(store=source, mode="r")
+        self.check_pipeline(a)
+        return a
+
+    def read_all(self, handle: Any):
+        return handle[...]
+
+    def read_region(self, handle: Any, region):
+        return handle[region]
+
+    def read_regions(self, source, regions, concurrency, sink) -> None:
+        if concurrency <= 1:
+            super().read_regions(source, regions, 1, sink)
+            return
+        import asyncio
+
+        from zarr.core.sync import sync
+
+        handle = self.open(source)
+        async_array = handle._async_array
+
+        async def main() -> None:
+            gate = asyncio.Semaphore(concurrency)
+
+            async def one(i: int) -> None:
+                async with gate:
+                    sink(i, await async_array.getitem(regions[i]))
+
+            await asyncio.gather(*(one(i) for i in range(len(regions))))
+
+        sync(main())
+
+    def local_target(self, path: str) -> Any:
+        return self.zarr.storage.LocalStore(path)
+
+    def memory_target(self) -> Any:
+        return self.zarr.storage.MemoryStore()
+
+    def create(self, target: Any) -> Any:
+        from turbozarr_bench.datasets.generate import zarr_compressors
+        from turbozarr_bench.datasets.spec import validate
+
+        spec_doc = dict(self.case["fixture"]["spec"])
+        spec = validate(spec_doc.pop("name"), spec_doc, "case")
+        v = spec.values
+        kwargs: dict[str, Any] = dict(
+            shape=tuple(v["shape"]), dtype=v["dtype"], chunks=tuple(v["chunks"]),
+            fill_value=v["fill_value"], zarr_format=v["zarr_format"],
+            compressors=zarr_compressors(spec), filters=None if v["zarr_format"] == 2 else [],
+            overwrite=True)
+        if v.get("shards"):
+            kwargs["shards"] = tuple(v["shards"])
+        a = self.zarr.create_array(store=target, **kwargs)
+        self.check_pipeline(a)
+        return a
+
+    def write_all(self, handle: Any, data) -> None:
+        handle[...] = data
+
+    def dump_target(self, target: Any, directory: str) -> None:
+        from turbozarr_bench.adapters.base import write_items
+
+        write_items(((k, b.to_bytes()) for k, b in target._store_dict.items()), directory)

@@ -1,0 +1,120 @@
+"""The results CSV: one schema, one row per case, runs append.
+
+The machine, the versions and the load average are repeated on every row, so
+one file answers cross-run questions without joins. Axis columns hold labels
+(dataset `a-lz4-200`, threads `all`), the same tokens a config uses. A file
+whose header differs from this schema is refused, never appended to: rows
+under the wrong header would be read as the wrong measurements.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+from typing import Any, Iterable
+
+COLUMNS = [
+    # what ran
+    "run_id", "timestamp", "experiment", "kind", "op", "dataset", "workload", "impl",
+    "variant", "store", "threads", "nthreads", "cache", "status", "reason",
+    # timing (seconds)
+    "seconds", "seconds_mad", "seconds_min", "seconds_max", "repeats", "warmup", "samples",
+    "cpu_seconds", "cpu_per_wall",
+    # volume
+    "nbytes", "stored_bytes", "gbps",
+    # memory (MB = 2**20 bytes)
+    "rss_import_mb", "rss_base_mb", "rss_peak_mb",
+    # conditions and audit
+    "resident_before", "sync_seconds", "checksum", "reference_checksum",
+    # provenance
+    "versions", "env", "fixture_writer", "machine", "cpu_model", "ncpu", "mem_gb", "kernel",
+    "python", "loadavg", "note",
+]
+
+STATUSES = ("ok", "unsupported", "unavailable", "failed")
+
+
+class SchemaError(ValueError):
+    """A CSV whose header is not this schema's."""
+
+
+def read_header(path: Path) -> list[str] | None:
+    if not path.exists() or path.stat().st_size == 0:
+        return None
+    with open(path, newline="") as f:
+        return next(csv.reader(f), None)
+
+
+def check_header(path: Path) -> None:
+    """Raises SchemaError if `path` exists with another header."""
+    header = read_header(path)
+    if header is None:
+        return
+    if header != COLUMNS:
+        missing = [c for c in COLUMNS if c not in header]
+        extra = [c for c in header if c not in COLUMNS]
+        detail = []
+        if missing:
+            detail.append(f"missing {', '.join(missing)}")
+        if extra:
+            detail.append(f"unexpected {', '.join(extra)}")
+        if not detail:
+            detail.append("columns in another order")
+        raise SchemaError(f"{path} has a different header ({'; '.join(detail)}); "
+                          f"refusing to append - name another output in the experiment file")
+
+
+class Appender:
+    """Appends rows to `path`, writing the header first if the file is new."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        check_header(self.path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        new = read_header(self.path) is None
+        self._f = open(self.path, "a", newline="")
+        self._w = csv.DictWriter(self._f, fieldnames=COLUMNS, extrasaction="raise")
+        if new:
+            self._w.writeheader()
+            self._f.flush()
+
+    def write(self, row: dict[str, Any]) -> None:
+        unknown = set(row) - set(COLUMNS)
+        if unknown:
+            raise ValueError(f"not columns of the results schema: {sorted(unknown)}")
+        self._w.writerow({c: _cell(row.get(c)) for c in COLUMNS})
+        self._f.flush()
+
+    def close(self) -> None:
+        self._f.close()
+
+    def __enter__(self) -> "Appender":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _cell(v: Any) -> Any:
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    return v
+
+
+def read_rows(path: Path) -> list[dict[str, str]]:
+    """All rows of a results CSV, checking its header."""
+    path = Path(path)
+    header = read_header(path)
+    if header is None:
+        raise SchemaError(f"{path} is empty or missing")
+    check_header(path)
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def write_rows(path: Path, rows: Iterable[dict[str, Any]]) -> None:
+    with Appender(path) as a:
+        for r in rows:
+            a.write(r)

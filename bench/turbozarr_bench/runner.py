@@ -1,0 +1,426 @@
+"""The parent: plans the cases, prepares data and environments, runs each case
+in a child process, audits writes, appends CSV rows, prints the table.
+
+A case is one point of dataset x op x impl x variant x store x threads x
+cache. Before anything is installed or generated, every case is classified:
+
+- n/a: the operation does not apply to the dataset (inner chunks of an
+  unsharded array, a cold page cache for a memory store...). These are not a
+  property of any implementation, so they are dropped, and --list says how
+  many and why.
+- unsupported: the adapter declares it cannot express the case; a row with
+  the adapter's reason is written, so the gap reads as a gap.
+- to run: a child process in the adapter's environment. It can still come
+  back unsupported (found at run time), failed (raised; the exception is the
+  reason), or, if its environment did not install, unavailable.
+
+Ceiling rows (kind = ceiling) are measured per dataset in the same run.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import platform
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from turbozarr_bench import adapters, envs as envs_mod, table
+from turbozarr_bench.adapters.base import READ_OPS
+from turbozarr_bench.config import Experiment
+from turbozarr_bench.datasets import DatasetSpec, Fixture, ensure, fixture_if_cached
+from turbozarr_bench.measure import loadavg, summarize
+from turbozarr_bench.results_csv import Appender, check_header
+
+CEILING_THREADS = {"memcpy": "1", "pagecache": "all", "decode-1": "1", "decode-all": "all"}
+
+
+@dataclass
+class Case:
+    kind: str  # "impl" or "ceiling"
+    impl: str
+    op: str
+    dataset: DatasetSpec
+    store: str
+    threads: str
+    nthreads: int
+    cache: str
+    options: dict[str, Any] = field(default_factory=dict)
+    state: str = "run"  # "run", "unsupported", "na"
+    reason: str = ""
+
+    @property
+    def variant(self) -> str:
+        return ",".join(f"{k}={v}" for k, v in self.options.items()) if self.kind == "impl" \
+            else str(self.options.get("ceiling", ""))
+
+    def label(self) -> str:
+        v = f"[{self.variant}]" if self.variant else ""
+        return (f"{self.op} {self.dataset.name} {self.impl}{v} store={self.store} "
+                f"threads={self.threads} cache={self.cache}")
+
+
+def nthreads_of(label: Any) -> int:
+    return (os.cpu_count() or 1) if str(label) == "all" else int(label)
+
+
+def _variants(exp: Experiment, impl: str) -> list[dict[str, Any]]:
+    declared = getattr(adapters.load(impl), "OPTIONS", {})
+    chosen = exp.options.get(impl, {})
+    axes = [(k, chosen.get(k, [values[0]])) for k, values in declared.items()]
+    if not axes:
+        return [{}]
+    return [dict(zip([a[0] for a in axes], combo))
+            for combo in itertools.product(*[a[1] for a in axes])]
+
+
+def not_applicable(op: str, ds: DatasetSpec, store: str, cache: str) -> str:
+    if ds.kind in ("vcz", "csr"):
+        return (f"workload {ds.values.get('workload', '?')} datasets have operations of their "
+                f"own, which arrive with that workload's experiments")
+    if ds.kind == "npy":
+        if op != "read_full":
+            return "a .npy fixture is read whole (read_full only)"
+        if store != "local":
+            return "a .npy fixture is a local file"
+    if op == "read_inner_chunks" and not ds.sharded:
+        return "the dataset is not sharded: it has no inner chunks"
+    if cache == "cold" and store == "memory":
+        return "a memory store has no page cache to drop"
+    if cache == "cold" and op == "write_full":
+        return "write_full reads no fixture, so the page cache is irrelevant"
+    return ""
+
+
+def unsupported_reason(impl: str, case: Case) -> str:
+    mod = adapters.load(impl)
+    reasons = getattr(mod, "REASONS", {})
+    fmt = case.dataset.format_label
+    if case.op not in mod.SUPPORTS:
+        return reasons.get(f"op:{case.op}", f"{impl} cannot express {case.op}")
+    if fmt not in mod.FORMATS:
+        return reasons.get(f"format:{fmt}", f"{impl} does not read {fmt} datasets")
+    if case.store not in mod.STORES:
+        return reasons.get(f"store:{case.store}", f"{impl} has no {case.store} store")
+    excludes = getattr(mod, "excludes", None)
+    if excludes is not None:
+        return excludes({"op": case.op, "dataset": case.dataset.to_json(), "store": case.store,
+                         "threads": case.nthreads, "cache": case.cache,
+                         "options": case.options}) or ""
+    return ""
+
+
+def plan(exp: Experiment) -> list[Case]:
+    cases: list[Case] = []
+    for ds in exp.datasets:
+        for op in exp.ops:
+            for store, threads, cache in itertools.product(exp.stores, exp.threads, exp.caches):
+                for impl in exp.impls:
+                    for options in _variants(exp, impl):
+                        c = Case("impl", impl, op, ds, store, str(threads),
+                                 nthreads_of(threads), cache, options)
+                        na = not_applicable(op, ds, store, cache)
+                        if na:
+                            c.state, c.reason = "na", na
+                        else:
+                            why = unsupported_reason(impl, c)
+                            if why:
+                                c.state, c.reason = "unsupported", why
+                        cases.append(c)
+        for name in exp.ceilings:
+            t = CEILING_THREADS[name]
+            c = Case("ceiling", "ceiling", "ceiling", ds, "local", t, nthreads_of(t), "warm",
+                     {"ceiling": name})
+            if ds.kind not in ("array", "npy"):
+                c.state, c.reason = "na", "no ceiling for this dataset kind yet"
+            elif name.startswith("decode") and (ds.kind == "npy" or ds.codec == "none"):
+                c.state, c.reason = "na", "uncompressed: decoding is a copy (see memcpy)"
+            cases.append(c)
+    return cases
+
+
+def runs_per_case(exp: Experiment, case: Case) -> str:
+    base = exp.warmup + exp.repeats
+    if case.kind == "ceiling":
+        return f"{base}"
+    if case.op in READ_OPS:
+        return f"{base} + 1 checksum run"
+    return f"{base} + 1 read-back by zarr-python"
+
+
+# -- --list -------------------------------------------------------------------------------
+
+
+def describe_plan(exp: Experiment, cases: list[Case], envs: dict[str, envs_mod.Env]) -> str:
+    lines = [f"experiment {exp.path}" + (f": {exp.title}" if exp.title else "")]
+    lines.append(f"  output   {exp.output}")
+    lines.append(f"  data_dir {exp.data_dir}")
+    lines.append(f"  env_dir  {exp.env_dir}")
+    lines.append(f"  repeats {exp.repeats}, warmup {exp.warmup}, timeout {exp.timeout:.0f} s, "
+                 f"baseline {exp.baseline}")
+    lines.append("")
+    lines.append("datasets:")
+    for ds in exp.datasets:
+        cached = "cached" if fixture_if_cached(ds, exp.data_dir) else "to generate"
+        size = f"{ds.nbytes / 1e9:.3g} GB" if ds.nbytes else ""
+        lines.append(f"  {ds.name:<16} {ds.describe()}  {size} ({cached})")
+    lines.append("")
+    lines.append("implementations:")
+    for impl in exp.impls:
+        mod = adapters.load(impl)
+        opts = _variants(exp, impl)
+        v = "; variants: " + " | ".join(
+            ",".join(f"{k}={x}" for k, x in o.items()) for o in opts) if opts != [{}] else ""
+        lines.append(f"  {impl:<14} {getattr(mod, 'NOTE', '')}{v}")
+    lines.append("")
+    lines.append("environments:")
+    for impl in exp.impls:
+        e = envs.get(impl)
+        if e is None:
+            lines.append(f"  {impl}: (no case runs)")
+        else:
+            lines.append("  " + e.describe())
+    run = [c for c in cases if c.state == "run"]
+    lines.append("")
+    lines.append(f"cases that will run ({len(run)}):")
+    for c in run:
+        lines.append(f"  {c.label():<90} runs/case {runs_per_case(exp, c)}")
+    cannot = [c for c in cases if c.state == "unsupported"]
+    lines.append("")
+    lines.append(f"cases that cannot run ({len(cannot)}, written as `unsupported` rows):")
+    for c in cannot:
+        lines.append(f"  {c.label()}: {c.reason}")
+    na = [c for c in cases if c.state == "na"]
+    if na:
+        lines.append("")
+        by_reason: dict[str, int] = {}
+        for c in na:
+            by_reason[c.reason] = by_reason.get(c.reason, 0) + 1
+        lines.append(f"combinations dropped as not applicable ({len(na)}):")
+        for reason, n in by_reason.items():
+            lines.append(f"  {n} x {reason}")
+    return "\n".join(lines)
+
+
+# -- running ------------------------------------------------------------------------------
+
+
+def machine_info() -> dict[str, Any]:
+    cpu = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    mem = ""
+    try:
+        with open("/proc/meminfo") as f:
+            kib = int(f.readline().split()[1])
+            mem = f"{kib / 2**20:.1f}"
+    except (OSError, ValueError, IndexError):
+        pass
+    return {"machine": socket.gethostname(), "cpu_model": cpu, "ncpu": os.cpu_count(),
+            "mem_gb": mem, "kernel": platform.release(), "python": platform.python_version()}
+
+
+def _fixture_meta(fx: Fixture) -> dict | None:
+    for name in ("zarr.json", ".zarray"):
+        p = fx.path / name
+        if p.is_file():
+            return json.loads(p.read_text())
+    return None
+
+
+def _case_doc(case: Case, fx: Fixture, exp: Experiment, env: envs_mod.Env, workdir: Path,
+              module: str) -> dict[str, Any]:
+    return {
+        "impl": case.impl, "module": module, "op": case.op, "store": case.store,
+        "threads": case.threads, "nthreads": case.nthreads, "cache": case.cache,
+        "options": case.options, "repeats": exp.repeats, "warmup": exp.warmup,
+        "fixture": {"spec": fx.spec.to_json(), "path": str(fx.path), "stamp": fx.stamp,
+                    "meta": _fixture_meta(fx)},
+        "workdir": str(workdir), "env": {"binary": env.binary},
+    }
+
+
+def run_child(python: str, child_env: dict[str, str], doc: dict[str, Any], workdir: Path,
+              timeout: float) -> dict[str, Any]:
+    workdir.mkdir(parents=True, exist_ok=True)
+    case_file, out_file = workdir / "case.json", workdir / "result.json"
+    case_file.write_text(json.dumps(doc))
+    cmd = [python, "-m", "turbozarr_bench.child", str(case_file), str(out_file)]
+    proc = subprocess.Popen(cmd, env=child_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        return {"status": "failed", "reason": f"timeout: killed after {timeout:.0f} s"}
+    if out_file.is_file():
+        return json.loads(out_file.read_text())
+    tail = (stderr or stdout).strip().splitlines()[-3:]
+    why = f"child exited {proc.returncode}" + (": " + " | ".join(tail) if tail else "")
+    if proc.returncode < 0:
+        why = f"child killed by signal {-proc.returncode} (out of memory?)"
+    return {"status": "failed", "reason": why}
+
+
+def audit_write(path: str, timeout: float) -> dict[str, Any]:
+    """Reads a written array back with zarr-python in the harness interpreter."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([envs_mod.harness_path()]
+                                        + [p for p in env.get("PYTHONPATH", "").split(os.pathsep)
+                                           if p])
+    try:
+        proc = subprocess.run([sys.executable, "-m", "turbozarr_bench.audit", path],
+                              capture_output=True, text=True, env=env, timeout=timeout)
+        return json.loads(proc.stdout.strip().splitlines()[-1])
+    except (subprocess.TimeoutExpired, ValueError, IndexError) as e:
+        return {"error": f"audit failed: {e}"}
+
+
+def make_row(exp: Experiment, run_id: str, case: Case, res: dict[str, Any],
+             fx: Fixture | None, machine: dict[str, Any], env: envs_mod.Env | None,
+             load: str) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "run_id": run_id, "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "experiment": exp.name, "kind": case.kind, "op": case.op, "dataset": case.dataset.name,
+        "workload": case.dataset.values.get("workload", ""), "impl": case.impl,
+        "variant": case.variant, "store": case.store, "threads": case.threads,
+        "nthreads": case.nthreads, "cache": case.cache, "status": res.get("status", "failed"),
+        "reason": res.get("reason", ""), "repeats": exp.repeats, "warmup": exp.warmup,
+        "loadavg": load, "env": env.label if env else "",
+        **machine,
+    }
+    if fx is not None:
+        row["stored_bytes"] = fx.stamp.get("stored_bytes")
+        row["fixture_writer"] = fx.stamp.get("writer")
+        if case.kind == "impl" and case.op in ("read_full", "write_full", "round_trip"):
+            row["reference_checksum"] = fx.stamp.get("checksum")
+    versions = res.get("versions") or {}
+    row["versions"] = "; ".join(f"{k} {v}" for k, v in versions.items())
+    samples = res.get("samples") or []
+    if row["status"] == "ok" and samples:
+        st = summarize(samples)
+        row.update(seconds=st["median"], seconds_mad=st["mad"], seconds_min=st["min"],
+                   seconds_max=st["max"])
+        row["samples"] = ";".join(f"{s:.6g}" for s in samples)
+        cpu = summarize(res["cpu_samples"])["median"]
+        row["cpu_seconds"] = cpu
+        row["cpu_per_wall"] = cpu / st["median"] if st["median"] > 0 else None
+        row["nbytes"] = res.get("nbytes")
+        if res.get("nbytes") and st["median"] > 0:
+            row["gbps"] = res["nbytes"] / st["median"] / 1e9
+        for k in ("rss_import_mb", "rss_base_mb", "rss_peak_mb", "resident_before",
+                  "sync_seconds", "checksum"):
+            row[k] = res.get(k)
+        if not res.get("peak_reset", True):
+            res.setdefault("notes", []).append("peak RSS not resettable: includes set-up")
+    notes = list(res.get("notes") or [])
+    if case.kind == "impl" and case.op in ("write_full", "round_trip") and res.get("audit"):
+        notes.append(res["audit"])
+    row["note"] = "; ".join(notes)
+    return row
+
+
+class Runner:
+    def __init__(self, exp: Experiment, log: Callable[[str], None] = print):
+        self.exp = exp
+        self.log = log
+        self.run_id = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:4]
+        self.cases = plan(exp)
+        needed = {c.impl for c in self.cases if c.state == "run" and c.kind == "impl"}
+        self.envs = {impl: envs_mod.plan(impl, exp.env.get(impl, {}), exp.env_dir)
+                     for impl in exp.impls if impl in needed}
+
+    def describe(self) -> str:
+        return describe_plan(self.exp, self.cases, self.envs)
+
+    def run(self) -> list[dict[str, Any]]:
+        exp = self.exp
+        check_header(exp.output)  # refuse a mismatched CSV before any expensive work
+        machine = machine_info()
+        runnable = [c for c in self.cases if c.state == "run"]
+        self.log(f"run {self.run_id}: {len(runnable)} cases to run, "
+                 f"{sum(c.state == 'unsupported' for c in self.cases)} unsupported")
+        self.log("environments:")
+        envs_mod.prepare(list(self.envs.values()), self.log)
+        self.log("datasets:")
+        fixtures: dict[str, Fixture] = {}
+        fixture_errors: dict[str, str] = {}
+        for ds in exp.datasets:
+            if not any(c.dataset.name == ds.name for c in runnable):
+                continue
+            try:
+                fixtures[ds.name] = ensure(ds, exp.data_dir, log=self.log)
+            except Exception as e:  # noqa: BLE001 - its cases fail with this reason
+                fixture_errors[ds.name] = f"fixture generation failed: {e}"
+                self.log(f"  dataset {ds.name}: FAILED - {e}")
+        scratch = exp.data_dir / "_scratch" / self.run_id
+        rows: list[dict[str, Any]] = []
+        harness = envs_mod.Env("ceiling", "inline", python=sys.executable, ready=True)
+        self.log("cases:")
+        with Appender(exp.output) as out:
+            for n, case in enumerate(c for c in self.cases if c.state != "na"):
+                fx = fixtures.get(case.dataset.name)
+                env = harness if case.kind == "ceiling" else self.envs.get(case.impl)
+                load = loadavg()
+                if case.state == "unsupported":
+                    res = {"status": "unsupported", "reason": case.reason}
+                elif case.dataset.name in fixture_errors:
+                    res = {"status": "failed", "reason": fixture_errors[case.dataset.name]}
+                elif env is None or not env.ready:
+                    res = {"status": "unavailable",
+                           "reason": env.reason if env else "no environment"}
+                else:
+                    res = self._run_one(case, fx, env, scratch / f"{n:04d}")
+                row = make_row(exp, self.run_id, case, res, fx, machine, env, load)
+                out.write(row)
+                rows.append(row)
+                self._progress(case, row)
+        shutil.rmtree(scratch, ignore_errors=True)
+        self.log(f"appended {len(rows)} rows to {exp.output}")
+        return rows
+
+    def _run_one(self, case: Case, fx: Fixture, env: envs_mod.Env, workdir: Path) -> dict:
+        module = "turbozarr_bench.ceilings" if case.kind == "ceiling" else \
+            adapters.module_path(case.impl)
+        doc = _case_doc(case, fx, self.exp, env, workdir, module)
+        child_env = env.child_env() if case.kind == "impl" else envs_mod.Env(
+            "h", "inline").child_env()
+        res = run_child(env.python, child_env, doc, workdir, self.exp.timeout)
+        if case.kind == "impl" and case.op in ("write_full", "round_trip") and \
+                res.get("status") == "ok":
+            a = audit_write(res.get("output", ""), self.exp.timeout)
+            if "checksum" in a:
+                res["checksum"] = a["checksum"]
+                res["audit"] = f"read back by {a['auditor']}"
+            else:
+                res["checksum"] = None
+                res["audit"] = f"unreadable by zarr-python: {a.get('error')}"
+        shutil.rmtree(workdir, ignore_errors=True)
+        return res
+
+    def _progress(self, case: Case, row: dict[str, Any]) -> None:
+        if row["status"] == "ok":
+            detail = f"{table.fmt_seconds(float(row['seconds']))} {table.fmt_spread(row)}"
+        else:
+            detail = f"{row['status']}: {str(row['reason'])[:100]}"
+        self.log(f"  {case.label():<88} {detail}")
+
+    def table(self, rows: list[dict[str, Any]]) -> str:
+        describe = {ds.name: ds.describe() for ds in self.exp.datasets}
+        return table.render(rows, self.exp.baseline, describe, self.exp.title)

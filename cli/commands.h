@@ -1,0 +1,28 @@
+// The subcommands of `turbozarr`. Each Add*Command registers its options on
+// the application and returns the subcommand with the function that runs it
+// once the command line has been parsed.
+//
+// A command reports failure as a Status; main prints "turbozarr: <message>"
+// and exits with 2 for InvalidArgument (a usage error) and 1 otherwise.
+//
+// Thread safety: commands run once, on the main thread.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+#include "turbozarr/status.h"
+
+namespace turbozarr::cli {
+
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<Status()> run;
+};
+
+Command AddInfoCommand(CLI::App& parent);
+Command AddTreeCommand(CLI::App& parent);
+Command AddCatCommand(CLI::App& parent);
+Command AddCpCommand(CLI::App& parent);
+
+}  // namespace turbozarr::cli

@@ -1,0 +1,325 @@
+// `turbozarr cp SRC DST`: copies an array, or a group with everything below
+// it, converting the format (--zarr-format), rechunking (--chunks),
+// resharding (--shards) and recompressing (--codec / --codecs) on the way.
+//
+// Values are copied as decoded elements, so they round-trip exactly. The
+// copy moves blocks aligned to the destination's chunks (or shards), so no
+// destination chunk is written twice, and keeps at most two blocks in memory
+// (one being read while the previous one is written), within --memory.
+// Blocks over which the source stores no chunk are skipped: they read as
+// the fill value, which the destination shares.
+#include <chrono>
+#include <future>
+#include <iostream>
+#include <optional>
+#include <unordered_set>
+
+#include "cli/commands.h"
+#include "cli/copy_plan.h"
+#include "cli/element_block.h"
+#include "cli/location.h"
+#include "cli/progress_bar.h"
+#include "cli/selection_parser.h"
+#include "turbozarr/array.h"
+#include "turbozarr/group.h"
+
+namespace turbozarr::cli {
+namespace {
+
+using json = nlohmann::json;
+
+struct CpOptions {
+  std::string src_url;
+  std::string dst_url;
+  std::string src_path;
+  std::string dst_path;
+  std::optional<int> zarr_format;
+  std::string chunks;
+  std::string shards;
+  std::vector<std::string> compressors;
+  std::string codecs;
+  std::string memory = "512M";
+  bool overwrite = false;
+  bool progress = false;
+  bool no_progress = false;
+  bool verbose = false;
+};
+
+struct CopyContext {
+  CopyLayout layout;
+  uint64_t memory_budget = 0;
+  bool overwrite = false;
+  ProgressBar::Mode progress = ProgressBar::Mode::kAuto;
+  bool verbose = false;
+};
+
+Status ExplainExisting(Status status) {
+  if (status.code() != StatusCode::kAlreadyExists) return status;
+  return Status(status.code(), status.message() + "; pass --overwrite to replace it");
+}
+
+// The keys of the source's stored chunks, to skip blocks that hold none;
+// nullopt when the store cannot list (then nothing is skipped).
+std::optional<std::unordered_set<std::string>> StoredKeys(const Array& array) {
+  Result<std::vector<std::string>> keys = array.store()->List(array.path());
+  if (!keys.ok()) return std::nullopt;
+  return std::unordered_set<std::string>(keys->begin(), keys->end());
+}
+
+// Whether any chunk of `array`'s grid that meets `block` is stored.
+bool BlockHasStoredChunk(const Array& array, const Selection& block,
+                         const std::unordered_set<std::string>& stored) {
+  const std::vector<int64_t>& unit = array.metadata().chunk_shape;
+  const size_t rank = block.rank();
+  std::vector<int64_t> first(rank), last(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    first[d] = block.dims()[d].start / unit[d];
+    last[d] = (block.dims()[d].stop - 1) / unit[d];
+  }
+  std::vector<int64_t> coords = first;
+  while (true) {
+    if (stored.count(array.ChunkKey(coords))) return true;
+    size_t d = rank;
+    while (d > 0) {
+      --d;
+      if (++coords[d] <= last[d]) break;
+      coords[d] = first[d];
+      if (d == 0) return false;
+    }
+    if (rank == 0) return false;
+  }
+}
+
+// The blocks of `block_shape` that tile `shape`, numbered in C order and
+// computed on demand (an array of a million chunks has a million blocks).
+class BlockGrid {
+ public:
+  BlockGrid(std::vector<int64_t> shape, std::vector<int64_t> block_shape)
+      : shape_(std::move(shape)), block_(std::move(block_shape)) {
+    for (size_t d = 0; d < shape_.size(); ++d) {
+      counts_.push_back((shape_[d] + block_[d] - 1) / block_[d]);
+      size_ *= counts_.back();
+    }
+  }
+  // Zero when some extent is zero; one for a zero-dimensional array.
+  int64_t size() const { return size_; }
+  Selection Block(int64_t index) const {
+    std::vector<DimRange> dims(shape_.size());
+    for (size_t d = shape_.size(); d-- > 0;) {
+      const int64_t start = index % counts_[d] * block_[d];
+      index /= counts_[d];
+      dims[d] = {start, std::min(start + block_[d], shape_[d]), 1};
+    }
+    return Selection(std::move(dims));
+  }
+
+ private:
+  std::vector<int64_t> shape_;
+  std::vector<int64_t> block_;
+  std::vector<int64_t> counts_;
+  int64_t size_ = 1;
+};
+
+struct LoadedBlock {
+  Selection selection;
+  ElementBlock data;
+};
+
+Status CopyArray(const Location& src, const Location& dst, const CopyContext& ctx) {
+  const auto started = std::chrono::steady_clock::now();
+  TZ_ASSIGN_OR_RETURN(std::shared_ptr<Array> source, Array::Open(src.store, src.path));
+  TZ_ASSIGN_OR_RETURN(
+      ArrayMetadata planned,
+      PlanCopyMetadata(source->metadata(), ctx.layout, source->Describe()));
+  CreateOptions create;
+  create.overwrite = ctx.overwrite;
+  Result<std::shared_ptr<Array>> created =
+      Array::Create(dst.store, dst.path, std::move(planned), create);
+  if (!created.ok()) return ExplainExisting(created.status());
+  std::shared_ptr<Array> dest = *created;
+
+  const DataType& dtype = source->dtype();
+  const ArrayMetadata& src_meta = source->metadata();
+  const std::vector<int64_t> block_shape = PlanCopyBlock(
+      source->shape(), src_meta.InnerChunkShape().value_or(src_meta.chunk_shape),
+      StorageUnitShape(dest->metadata()), ElementMemoryEstimate(dtype),
+      ctx.memory_budget / 2);
+  const BlockGrid blocks(source->shape(), block_shape);
+  const std::optional<std::unordered_set<std::string>> stored = StoredKeys(*source);
+
+  const uint64_t total = Selection::All(source->shape()).num_elements() * dtype.size();
+  ProgressBar bar(dst.path.empty() ? dst.store->Describe() : dst.path, total,
+                  ctx.progress);
+
+  // Reads block i, or nothing when the source stores no chunk there.
+  auto load = [&](int64_t i) -> Result<std::optional<LoadedBlock>> {
+    Selection selection = blocks.Block(i);
+    if (stored && !BlockHasStoredChunk(*source, selection, *stored)) {
+      return std::optional<LoadedBlock>();
+    }
+    ElementBlock data(dtype, selection.num_elements());
+    TZ_RETURN_NOT_OK(source->Read(selection, data.data()));
+    return std::optional<LoadedBlock>(LoadedBlock{std::move(selection), std::move(data)});
+  };
+
+  uint64_t done = 0;
+  uint64_t written = 0;
+  std::future<Result<std::optional<LoadedBlock>>> next;
+  if (blocks.size() > 0) next = std::async(std::launch::async, load, 0);
+  for (int64_t i = 0; i < blocks.size(); ++i) {
+    Result<std::optional<LoadedBlock>> current = next.get();
+    if (!current.ok()) return current.status();
+    // Read ahead while this block is encoded and written.
+    if (i + 1 < blocks.size()) next = std::async(std::launch::async, load, i + 1);
+    if (current->has_value()) {
+      const LoadedBlock& block = **current;
+      Status status = dest->Write(block.selection, block.data.data());
+      if (!status.ok()) {
+        if (next.valid()) next.wait();
+        return status;
+      }
+      ++written;
+    }
+    done += blocks.Block(i).num_elements() * dtype.size();
+    bar.Update(done);
+  }
+  bar.Finish();
+
+  if (ctx.verbose) {
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    std::cerr << "copied " << source->Describe() << " -> " << dest->Describe() << ": "
+              << written << " of " << blocks.size() << " blocks, "
+              << FormatByteSize(total) << " in " << seconds << " s\n";
+  }
+  return Status::OK();
+}
+
+Status CopyNode(const Location& src, const Location& dst, const CopyContext& ctx) {
+  TZ_ASSIGN_OR_RETURN(NodeInfo node, InspectLocation(src));
+  if (node.kind == NodeKind::kArray) return CopyArray(src, dst, ctx);
+
+  TZ_ASSIGN_OR_RETURN(std::shared_ptr<Group> source, Group::Open(src.store, src.path));
+  GroupCreateOptions create;
+  create.zarr_format = ctx.layout.zarr_format.value_or(source->zarr_format());
+  create.attributes = source->attributes();
+  create.overwrite = ctx.overwrite;
+  Result<std::shared_ptr<Group>> created = Group::Create(dst.store, dst.path, create);
+  if (!created.ok()) return ExplainExisting(created.status());
+  TZ_ASSIGN_OR_RETURN(std::vector<NodeInfo> members, source->Members());
+  for (const NodeInfo& member : members) {
+    TZ_RETURN_NOT_OK(CopyNode(src.Child(member.name), dst.Child(member.name), ctx));
+  }
+  if (source->is_consolidated()) TZ_RETURN_NOT_OK((*created)->Consolidate());
+  return Status::OK();
+}
+
+Result<CopyContext> MakeContext(const CpOptions& options) {
+  CopyContext ctx;
+  CopyLayout& layout = ctx.layout;
+  layout.zarr_format = options.zarr_format;
+  if (!options.chunks.empty()) {
+    TZ_ASSIGN_OR_RETURN(layout.chunks, ParseShapeList(options.chunks, "--chunks"));
+  }
+  if (options.shards == "none") {
+    layout.no_shards = true;
+  } else if (!options.shards.empty()) {
+    TZ_ASSIGN_OR_RETURN(layout.shards, ParseShapeList(options.shards, "--shards"));
+  }
+  for (const std::string& spec : options.compressors) {
+    // "--codec zstd:3,crc32c" is the same as two --codec options.
+    size_t begin = 0;
+    while (begin <= spec.size()) {
+      size_t end = std::min(spec.find(',', begin), spec.size());
+      layout.compressors.push_back(spec.substr(begin, end - begin));
+      begin = end + 1;
+    }
+  }
+  if (!options.codecs.empty()) {
+    json codecs = json::parse(options.codecs, nullptr, /*allow_exceptions=*/false);
+    if (codecs.is_discarded()) {
+      return Status::InvalidArgument("--codecs is not valid JSON: " + options.codecs);
+    }
+    layout.codecs = std::move(codecs);
+  }
+  TZ_ASSIGN_OR_RETURN(ctx.memory_budget, ParseByteSize(options.memory));
+  ctx.overwrite = options.overwrite;
+  if (options.progress) ctx.progress = ProgressBar::Mode::kAlways;
+  if (options.no_progress) ctx.progress = ProgressBar::Mode::kNever;
+  ctx.verbose = options.verbose;
+  return ctx;
+}
+
+// A copy to "a/b/c" needs groups at "", "a" and "a/b": a v3 hierarchy has no
+// implicit groups. Missing ones are created (in `zarr_format`); an array in
+// the way is an error.
+Status EnsureParentGroups(const Location& dst, int zarr_format) {
+  if (dst.path.empty()) return Status::OK();
+  std::vector<std::string> parents = {""};
+  for (size_t slash = dst.path.find('/'); slash != std::string::npos;
+       slash = dst.path.find('/', slash + 1)) {
+    parents.push_back(dst.path.substr(0, slash));
+  }
+  for (const std::string& parent : parents) {
+    Result<NodeInfo> node = InspectNode(dst.store, parent);
+    if (node.ok() && node->kind == NodeKind::kArray) {
+      return Status::InvalidArgument("cannot copy to " + dst.Describe() + ": '" + parent +
+                                     "' is an array");
+    }
+    if (node.ok()) continue;
+    if (node.status().code() != StatusCode::kNotFound) return node.status();
+    GroupCreateOptions create;
+    create.zarr_format = zarr_format;
+    TZ_RETURN_NOT_OK(Group::Create(dst.store, parent, create).status());
+  }
+  return Status::OK();
+}
+
+Status RunCp(const CpOptions& options) {
+  TZ_ASSIGN_OR_RETURN(CopyContext ctx, MakeContext(options));
+  TZ_ASSIGN_OR_RETURN(Location src, OpenLocation(options.src_url, options.src_path));
+  TZ_ASSIGN_OR_RETURN(Location dst, OpenLocation(options.dst_url, options.dst_path));
+  TZ_ASSIGN_OR_RETURN(NodeInfo source, InspectLocation(src));
+  TZ_RETURN_NOT_OK(
+      EnsureParentGroups(dst, ctx.layout.zarr_format.value_or(source.zarr_format)));
+  return CopyNode(src, dst, ctx);
+}
+
+}  // namespace
+
+Command AddCpCommand(CLI::App& parent) {
+  auto o = std::make_shared<CpOptions>();
+  CLI::App* app = parent.add_subcommand(
+      "cp",
+      "Copy an array or a group (recursively), converting format, chunks and codecs");
+  app->add_option("SRC", o->src_url, "Source store directory or URL")->required();
+  app->add_option("DST", o->dst_url, "Destination store directory or URL")->required();
+  app->add_option("--src-path", o->src_path, "Node inside the source store");
+  app->add_option("--dst-path", o->dst_path, "Node inside the destination store");
+  app->add_option("--zarr-format", o->zarr_format,
+                  "Format of the copy (default: the source's)")
+      ->check(CLI::IsMember({2, 3}));
+  app->add_option("--chunks", o->chunks,
+                  "Chunk shape, e.g. 100,100 (inner chunks when sharded; default: the "
+                  "source's)");
+  app->add_option(
+      "--shards", o->shards,
+      "Shard shape, e.g. 1000,1000, or 'none' (v3 only; default: the source's)");
+  app->add_option("--codec", o->compressors,
+                  "Compression replacing the source's: zstd[:LEVEL], gzip[:LEVEL], "
+                  "blosc[:CNAME[:CLEVEL[:SHUFFLE]]], lz4, zlib[:LEVEL], bz2[:LEVEL], "
+                  "crc32c or none; repeat (or separate with ',') for several")
+      ->take_all();
+  app->add_option("--codecs", o->codecs,
+                  "A v3 codecs list (JSON) for each chunk, replacing the source's");
+  app->add_option("--memory", o->memory, "Memory for data in flight (default: 512M)");
+  app->add_flag("--overwrite", o->overwrite, "Replace what is at the destination");
+  app->add_flag("--progress", o->progress, "Always show a progress bar on stderr");
+  app->add_flag("--no-progress", o->no_progress, "Never show a progress bar");
+  app->add_flag("-v,--verbose", o->verbose, "Report each array copied on stderr");
+  app->get_option("--codec")->excludes(app->get_option("--codecs"));
+  app->get_option("--progress")->excludes(app->get_option("--no-progress"));
+  return {app, [o] { return RunCp(*o); }};
+}
+
+}  // namespace turbozarr::cli

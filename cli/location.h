@@ -1,0 +1,38 @@
+// Location: a node (array or group) as the command line names it: a store
+// URL or local path, plus an optional path inside that store.
+//
+// A local directory is itself a store, so "data.zarr/images/raw" opens the
+// array directly; `--path` is for stores that are not directories (or to
+// keep the store root fixed, e.g. for consolidated metadata).
+//
+// Thread safety: values; the store inside is thread-safe.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "turbozarr/group.h"
+#include "turbozarr/status.h"
+#include "turbozarr/store.h"
+
+namespace turbozarr::cli {
+
+struct Location {
+  std::shared_ptr<Store> store;
+  std::string path;  // inside the store; "" is its root
+
+  // "file:///data.zarr" or "file:///data.zarr (path 'a/b')".
+  std::string Describe() const;
+  // The location of a child node.
+  Location Child(std::string_view name) const;
+};
+
+// Opens the store named by `url` and pairs it with `inner_path` (leading and
+// trailing '/' are ignored).
+Result<Location> OpenLocation(std::string_view url, std::string_view inner_path);
+
+// What is at `location`; NotFound with a message that names the location.
+Result<NodeInfo> InspectLocation(const Location& location);
+
+}  // namespace turbozarr::cli

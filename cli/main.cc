@@ -1,0 +1,73 @@
+// turbozarr: inspect, print and copy Zarr arrays and groups (v2 and v3).
+//
+//   turbozarr info PATH            what is stored at PATH
+//   turbozarr tree PATH            the hierarchy below a group
+//   turbozarr cat PATH [SEL]       an array's values, e.g. SEL = "0:10, 5, ::2"
+//   turbozarr cp SRC DST [...]     copy, converting format, chunks and codecs
+//
+// Exit status: 0 on success, 2 for usage errors, 1 for every other failure,
+// with "turbozarr: <message>" on stderr.
+#include <exception>
+#include <iostream>
+#include <new>
+#include <vector>
+
+#include "cli/commands.h"
+
+namespace {
+
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+
+int ReportFailure(const turbozarr::Status& status) {
+  std::cout.flush();
+  std::cerr << "turbozarr: " << status.message() << "\n";
+  return status.code() == turbozarr::StatusCode::kInvalidArgument ? kExitUsage
+                                                                  : kExitFailure;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::ios::sync_with_stdio(false);
+  CLI::App app("Inspect, print and copy Zarr arrays and groups (formats 2 and 3).",
+               "turbozarr");
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "turbozarr 0.1.0");
+  app.footer(
+      "PATH is a store: a local directory, file:///dir or memory://. A directory\n"
+      "inside a hierarchy opens the node there directly; --path names a node\n"
+      "inside the store instead.");
+
+  std::vector<turbozarr::cli::Command> commands = {
+      turbozarr::cli::AddInfoCommand(app),
+      turbozarr::cli::AddTreeCommand(app),
+      turbozarr::cli::AddCatCommand(app),
+      turbozarr::cli::AddCpCommand(app),
+  };
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // Help and version requests come through here too, with exit code 0.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::cerr << "turbozarr: " << e.what() << "\n"
+              << "Run 'turbozarr --help' for usage.\n";
+    return kExitUsage;
+  }
+
+  for (const turbozarr::cli::Command& command : commands) {
+    if (!command.app->parsed()) continue;
+    try {
+      turbozarr::Status status = command.run();
+      if (!status.ok()) return ReportFailure(status);
+      std::cout.flush();
+      return std::cout.good() ? 0 : kExitFailure;
+    } catch (const std::bad_alloc&) {
+      return ReportFailure(turbozarr::Status::IOError("out of memory"));
+    } catch (const std::exception& e) {
+      return ReportFailure(turbozarr::Status::IOError(e.what()));
+    }
+  }
+  return kExitUsage;  // unreachable: require_subcommand(1)
+}

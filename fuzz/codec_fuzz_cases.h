@@ -1,0 +1,89 @@
+// The cases of codec_fuzzer: for each decoder family a small fixed array
+// spec and codec configuration. The first input byte picks a case and the
+// rest is handed to that decoder. Shared with make_fuzz_seeds, which encodes
+// sample chunks with the same cases so that the fuzzer starts from valid
+// encodings.
+//
+// Thread safety: pure functions.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "turbozarr/codec.h"
+
+namespace turbozarr::fuzz {
+
+struct CodecCase {
+  std::string name;
+  ArraySpec spec;
+  // Either a v3 codecs list decoded as a whole chain (`chain`), or one
+  // bytes->bytes codec: v3 JSON, or numcodecs JSON when `numcodecs`.
+  nlohmann::json codec;
+  bool chain = false;
+  bool numcodecs = false;
+};
+
+inline ArraySpec MakeSpec(std::vector<int64_t> shape, DataType dtype) {
+  ArraySpec spec;
+  spec.shape = std::move(shape);
+  spec.dtype = dtype;
+  spec.fill_value = DefaultFillValue(dtype);
+  return spec;
+}
+
+inline std::vector<CodecCase> CodecCases() {
+  using json = nlohmann::json;
+  const ArraySpec u16 = MakeSpec({16}, DataType(DataTypeId::kUInt16));
+  const json little = {{"name", "bytes"}, {"configuration", {{"endian", "little"}}}};
+  const json gzip1 = {{"name", "gzip"}, {"configuration", {{"level", 1}}}};
+  const json sharding = {{"name", "sharding_indexed"},
+                         {"configuration",
+                          {{"chunk_shape", {4}},
+                           {"codecs", json::array({little, gzip1})},
+                           {"index_codecs", json::array({little, {{"name", "crc32c"}}})},
+                           {"index_location", "end"}}}};
+  return {
+      {"bytes", u16, json::array({little}), true, false},
+      {"blosc",
+       u16,
+       {{"name", "blosc"},
+        {"configuration",
+         {{"cname", "lz4"},
+          {"clevel", 5},
+          {"shuffle", "shuffle"},
+          {"typesize", 2},
+          {"blocksize", 0}}}},
+       false,
+       false},
+      {"gzip", u16, {{"name", "gzip"}, {"configuration", {{"level", 5}}}}, false, false},
+      {"zstd",
+       u16,
+       {{"name", "zstd"}, {"configuration", {{"level", 3}, {"checksum", true}}}},
+       false,
+       false},
+      {"crc32c", u16, {{"name", "crc32c"}}, false, false},
+      {"vlen-utf8", MakeSpec({4}, DataType(DataTypeId::kString)),
+       json::array({{{"name", "vlen-utf8"}}}), true, false},
+      {"vlen-bytes", MakeSpec({4}, DataType(DataTypeId::kBytes)),
+       json::array({{{"name", "vlen-bytes"}}}), true, false},
+      {"lz4", u16, {{"id", "lz4"}, {"acceleration", 1}}, false, true},
+      {"zlib", u16, {{"id", "zlib"}, {"level", 6}}, false, true},
+      {"bz2", u16, {{"id", "bz2"}, {"level", 9}}, false, true},
+      {"sharding", u16, json::array({sharding}), true, false},
+  };
+}
+
+// Builds the single bytes->bytes codec of a non-chain case.
+inline Result<std::shared_ptr<const BytesToBytesCodec>> MakeBytesCodec(
+    const CodecCase& c) {
+  Result<std::shared_ptr<const Codec>> codec =
+      c.numcodecs ? MakeV2Codec(c.codec, c.spec) : MakeCodec(c.codec, c.spec);
+  if (!codec.ok()) return codec.status();
+  auto b2b = std::dynamic_pointer_cast<const BytesToBytesCodec>(*codec);
+  if (!b2b) return Status::InvalidArgument(c.name + " is not a bytes->bytes codec");
+  return b2b;
+}
+
+}  // namespace turbozarr::fuzz

@@ -1,0 +1,87 @@
+// Fuzzes metadata parsing: bytes -> JSON -> v3 / v2 array metadata (and v3
+// group metadata) -> codec chain. Parsing may fail (with a Status) but must
+// not crash, hang or touch memory out of bounds. Metadata that parses must
+// write back to a document that parses to the same thing, and its codec
+// chain must round-trip a chunk of fill value when the chunk is small.
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+
+#include "turbozarr/codec.h"
+#include "turbozarr/metadata.h"
+
+namespace {
+
+using json = nlohmann::json;
+using turbozarr::ArrayMetadata;
+using turbozarr::ChunkArray;
+using turbozarr::CodecChain;
+using turbozarr::Result;
+
+constexpr int64_t kMaxChunkElements = 1 << 12;
+
+void Fail(const char* what, const json& doc) {
+  std::fprintf(stderr, "metadata_fuzzer: %s\n%s\n", what,
+               doc.dump(-1, ' ', false, json::error_handler_t::replace).c_str());
+  std::abort();
+}
+
+json WriteBack(const ArrayMetadata& m) {
+  return m.zarr_format == 3 ? turbozarr::ToV3Json(m) : turbozarr::ToV2ZarrayJson(m);
+}
+
+Result<ArrayMetadata> Reparse(const ArrayMetadata& m, const json& doc) {
+  if (m.zarr_format == 3) return turbozarr::ParseV3ArrayMetadata(doc, "fuzz");
+  return turbozarr::ParseV2ArrayMetadata(doc, m.attributes, "fuzz");
+}
+
+// Elements in one chunk, or -1 if more than kMaxChunkElements.
+int64_t SmallChunkElements(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t extent : shape) {
+    if (extent < 0 || (extent > 0 && n > kMaxChunkElements / extent)) return -1;
+    n *= extent;
+  }
+  return n;
+}
+
+void Exercise(const Result<ArrayMetadata>& parsed) {
+  if (!parsed.ok()) return;
+  const ArrayMetadata& m = *parsed;
+  const json written = WriteBack(m);
+  Result<ArrayMetadata> reparsed = Reparse(m, written);
+  if (!reparsed.ok()) Fail("written metadata does not parse again", written);
+  if (WriteBack(*reparsed) != written)
+    Fail("metadata changes when written twice", written);
+
+  Result<CodecChain> chain = m.MakeCodecChain();
+  if (!chain.ok()) return;
+  if (SmallChunkElements(chain->spec().shape) < 0) return;
+  ChunkArray filled = ChunkArray::Filled(chain->spec());
+  Result<turbozarr::Buffer> encoded = chain->Encode(filled);
+  if (!encoded.ok()) return;  // e.g. a codec level the library refuses
+  Result<ChunkArray> decoded = chain->Decode(*encoded);
+  if (!decoded.ok()) Fail("an encoded chunk of fill value does not decode", written);
+  if (!decoded->IsAll(chain->spec().fill_value)) {
+    Fail("a chunk of fill value decodes to something else", written);
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  turbozarr::ByteView bytes(reinterpret_cast<const std::byte*>(data), size);
+  Result<json> doc = turbozarr::ParseJsonDocument(bytes, "fuzz");
+  if (!doc.ok()) return 0;
+  Exercise(turbozarr::ParseV3ArrayMetadata(*doc, "fuzz"));
+  Exercise(turbozarr::ParseV2ArrayMetadata(*doc, json(nullptr), "fuzz"));
+  Result<turbozarr::GroupMetadata> group = turbozarr::ParseV3GroupMetadata(*doc, "fuzz");
+  if (group.ok()) {
+    json written = turbozarr::ToV3Json(*group);
+    if (!turbozarr::ParseV3GroupMetadata(written, "fuzz").ok()) {
+      Fail("written group metadata does not parse again", written);
+    }
+  }
+  return 0;
+}

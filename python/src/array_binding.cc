@@ -1,0 +1,315 @@
+// Array bindings: open/create, and reads and writes straight between numpy's
+// memory and the engine.
+//
+// A read of a fixed-size type decodes into the numpy array that Python
+// allocated (no intermediate copy); the GIL is released for the whole read or
+// write so that other Python threads run meanwhile. Variable-length strings
+// and bytes travel as Python lists, which the package turns into numpy
+// StringDType or object arrays.
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include "bindings.h"
+#include "errors.h"
+#include "py_buffer.h"
+#include "turbozarr/array.h"
+
+namespace nb = nanobind;
+
+namespace turbozarr::python {
+namespace {
+
+// The Python package's names for element types; see _dtypes.py.
+const char* DataTypeIdName(DataTypeId id) {
+  switch (id) {
+    case DataTypeId::kBool:
+      return "bool";
+    case DataTypeId::kInt8:
+      return "int8";
+    case DataTypeId::kInt16:
+      return "int16";
+    case DataTypeId::kInt32:
+      return "int32";
+    case DataTypeId::kInt64:
+      return "int64";
+    case DataTypeId::kUInt8:
+      return "uint8";
+    case DataTypeId::kUInt16:
+      return "uint16";
+    case DataTypeId::kUInt32:
+      return "uint32";
+    case DataTypeId::kUInt64:
+      return "uint64";
+    case DataTypeId::kFloat16:
+      return "float16";
+    case DataTypeId::kFloat32:
+      return "float32";
+    case DataTypeId::kFloat64:
+      return "float64";
+    case DataTypeId::kComplex64:
+      return "complex64";
+    case DataTypeId::kComplex128:
+      return "complex128";
+    case DataTypeId::kRawBits:
+      return "raw_bits";
+    case DataTypeId::kFixedBytes:
+      return "fixed_bytes";
+    case DataTypeId::kFixedUnicode:
+      return "fixed_unicode";
+    case DataTypeId::kString:
+      return "string";
+    case DataTypeId::kBytes:
+      return "bytes";
+  }
+  return "unknown";
+}
+
+Selection CheckedSelection(const Array& a, const RangeList& ranges) {
+  Selection selection = MakeSelection(ranges);
+  Check(selection.Validate(a.shape()).WithContext(a.Describe()));
+  return selection;
+}
+
+void ReadInto(const Array& a, const RangeList& ranges, nb::handle out) {
+  if (a.dtype().is_variable_length()) {
+    throw nb::type_error("read_into needs a fixed-size data type; use read_objects");
+  }
+  Selection selection = CheckedSelection(a, ranges);
+  PyBufferView buffer(out, /*writable=*/true);
+  size_t expected = static_cast<size_t>(selection.num_elements()) * a.dtype().size();
+  if (buffer.size() != expected) {
+    Check(Status::InvalidArgument("output buffer holds " + std::to_string(buffer.size()) +
+                                  " bytes; selection " + selection.ToString() +
+                                  " needs " + std::to_string(expected)));
+  }
+  Status status;
+  {
+    nb::gil_scoped_release release;
+    std::shared_lock lock(PoolMutex());
+    status = a.Read(selection, buffer.data());
+  }
+  Check(status);
+}
+
+nb::list ReadObjects(const Array& a, const RangeList& ranges) {
+  if (!a.dtype().is_variable_length()) {
+    throw nb::type_error("read_objects needs a variable-length data type");
+  }
+  Selection selection = CheckedSelection(a, ranges);
+  std::vector<std::string> values(static_cast<size_t>(selection.num_elements()));
+  Status status;
+  {
+    nb::gil_scoped_release release;
+    std::shared_lock lock(PoolMutex());
+    status = a.Read(selection, values.data());
+  }
+  Check(status);
+  bool text = a.dtype().id() == DataTypeId::kString;
+  nb::list result;
+  for (const std::string& v : values) {
+    PyObject* item =
+        text ? PyUnicode_DecodeUTF8(v.data(), static_cast<Py_ssize_t>(v.size()), "strict")
+             : PyBytes_FromStringAndSize(v.data(), static_cast<Py_ssize_t>(v.size()));
+    if (item == nullptr) throw nb::python_error();
+    result.append(nb::steal(item));
+  }
+  return result;
+}
+
+void WriteFrom(Array& a, const RangeList& ranges, nb::handle src,
+               bool write_empty_chunks) {
+  if (a.dtype().is_variable_length()) {
+    throw nb::type_error("write_from needs a fixed-size data type; use write_objects");
+  }
+  Selection selection = CheckedSelection(a, ranges);
+  PyBufferView buffer(src, /*writable=*/false);
+  size_t expected = static_cast<size_t>(selection.num_elements()) * a.dtype().size();
+  if (buffer.size() != expected) {
+    Check(Status::InvalidArgument("source buffer holds " + std::to_string(buffer.size()) +
+                                  " bytes; selection " + selection.ToString() +
+                                  " needs " + std::to_string(expected)));
+  }
+  WriteOptions options;
+  options.write_empty_chunks = write_empty_chunks;
+  Status status;
+  {
+    nb::gil_scoped_release release;
+    std::shared_lock lock(PoolMutex());
+    status = a.Write(selection, buffer.data(), options);
+  }
+  Check(status);
+}
+
+void WriteObjects(Array& a, const RangeList& ranges, nb::list values_in,
+                  bool write_empty_chunks) {
+  if (!a.dtype().is_variable_length()) {
+    throw nb::type_error("write_objects needs a variable-length data type");
+  }
+  Selection selection = CheckedSelection(a, ranges);
+  size_t n = static_cast<size_t>(selection.num_elements());
+  if (nb::len(values_in) != n) {
+    Check(Status::InvalidArgument("got " + std::to_string(nb::len(values_in)) +
+                                  " values for selection " + selection.ToString() +
+                                  " of " + std::to_string(n) + " elements"));
+  }
+  bool text = a.dtype().id() == DataTypeId::kString;
+  std::vector<std::string> values(n);
+  for (size_t i = 0; i < n; ++i) {
+    PyObject* item = PyList_GET_ITEM(values_in.ptr(), static_cast<Py_ssize_t>(i));
+    if (text && PyUnicode_Check(item)) {
+      Py_ssize_t size = 0;
+      const char* utf8 = PyUnicode_AsUTF8AndSize(item, &size);
+      if (utf8 == nullptr) throw nb::python_error();
+      values[i].assign(utf8, static_cast<size_t>(size));
+    } else if (!text && PyBytes_Check(item)) {
+      values[i].assign(PyBytes_AS_STRING(item),
+                       static_cast<size_t>(PyBytes_GET_SIZE(item)));
+    } else {
+      throw nb::type_error(text ? "string arrays take str elements"
+                                : "bytes arrays take bytes elements");
+    }
+  }
+  WriteOptions options;
+  options.write_empty_chunks = write_empty_chunks;
+  Status status;
+  {
+    nb::gil_scoped_release release;
+    std::shared_lock lock(PoolMutex());
+    status = a.Write(selection, values.data(), options);
+  }
+  Check(status);
+}
+
+std::string MetadataJson(const Array& a) {
+  const ArrayMetadata& m = a.metadata();
+  return m.zarr_format == 2 ? ToV2ZarrayJson(m).dump() : ToV3Json(m).dump();
+}
+
+}  // namespace
+
+Selection MakeSelection(const RangeList& ranges) {
+  std::vector<DimRange> dims;
+  dims.reserve(ranges.size());
+  for (const auto& [start, stop, step] : ranges)
+    dims.push_back(DimRange{start, stop, step});
+  return Selection(std::move(dims));
+}
+
+ArrayMetadata ParseArrayMetadataArgs(int zarr_format, const std::string& metadata_json,
+                                     const std::string& zattrs_json,
+                                     std::string_view where) {
+  nlohmann::json doc = ParseJsonArgument(metadata_json, "array metadata");
+  if (zarr_format == 3) return Unwrap(ParseV3ArrayMetadata(doc, where));
+  if (zarr_format == 2) {
+    nlohmann::json zattrs = ParseJsonArgument(zattrs_json, "array attributes");
+    return Unwrap(ParseV2ArrayMetadata(doc, zattrs, where));
+  }
+  Check(Status::InvalidArgument("zarr_format must be 2 or 3, got " +
+                                std::to_string(zarr_format)));
+  return {};
+}
+
+void BindArray(nb::module_& m) {
+  nb::class_<Array>(m, "Array")
+      .def_prop_ro("shape", &Array::shape)
+      .def_prop_ro("path", &Array::path)
+      .def_prop_ro("store", &Array::store)
+      .def_prop_ro("zarr_format", [](const Array& a) { return a.metadata().zarr_format; })
+      .def_prop_ro("chunk_shape", [](const Array& a) { return a.metadata().chunk_shape; })
+      .def_prop_ro("inner_chunk_shape",
+                   [](const Array& a) { return a.metadata().InnerChunkShape(); })
+      .def_prop_ro("dtype_name",
+                   [](const Array& a) { return DataTypeIdName(a.dtype().id()); })
+      .def_prop_ro("dtype_size", [](const Array& a) { return a.dtype().size(); })
+      .def_prop_ro("dtype_string", [](const Array& a) { return a.dtype().ToString(); })
+      .def_prop_ro(
+          "v2_byte_order",
+          [](const Array& a) { return std::string(1, a.metadata().v2_byte_order); })
+      .def_prop_ro("v2_order",
+                   [](const Array& a) { return std::string(1, a.metadata().v2_order); })
+      .def_prop_ro("fill_value_bytes",
+                   [](const Array& a) {
+                     const Buffer& b = a.metadata().fill_value.bytes;
+                     return nb::bytes(reinterpret_cast<const char*>(b.data()), b.size());
+                   })
+      .def_prop_ro("fill_value_is_null",
+                   [](const Array& a) {
+                     return a.metadata().zarr_format == 2 &&
+                            a.metadata().v2_fill_value_null;
+                   })
+      .def_prop_ro("attributes_json",
+                   [](const Array& a) { return a.metadata().attributes.dump(); })
+      .def_prop_ro("codecs_json",
+                   [](const Array& a) { return a.metadata().codecs.dump(); })
+      .def_prop_ro("dimension_names",
+                   [](const Array& a) { return a.metadata().dimension_names; })
+      .def("metadata_json", &MetadataJson,
+           "zarr.json (v3) or .zarray (v2) as the array would store it.")
+      .def("describe", &Array::Describe)
+      .def("chunk_key", &Array::ChunkKey, nb::arg("chunk_coords"))
+      .def(
+          "set_attributes",
+          [](Array& a, const std::string& json) {
+            nlohmann::json attributes = ParseJsonArgument(json, "attributes");
+            nb::gil_scoped_release release;
+            Check(a.SetAttributes(attributes));
+          },
+          nb::arg("attributes_json"))
+      .def(
+          "resize",
+          [](Array& a, const std::vector<int64_t>& shape) {
+            Status status;
+            {
+              nb::gil_scoped_release release;
+              std::shared_lock lock(PoolMutex());
+              status = a.Resize(shape);
+            }
+            Check(status);
+          },
+          nb::arg("shape"))
+      .def("read_into", &ReadInto, nb::arg("ranges"), nb::arg("out"),
+           "Reads the selection into `out`, a C-contiguous writable buffer of its size.")
+      .def("read_objects", &ReadObjects, nb::arg("ranges"),
+           "Reads the selection of a string/bytes array as a flat list in C order.")
+      .def("write_from", &WriteFrom, nb::arg("ranges"), nb::arg("src"),
+           nb::arg("write_empty_chunks") = false)
+      .def("write_objects", &WriteObjects, nb::arg("ranges"), nb::arg("values"),
+           nb::arg("write_empty_chunks") = false);
+
+  m.def(
+      "open_array",
+      [](std::shared_ptr<Store> store, const std::string& path) {
+        nb::gil_scoped_release release;
+        return Unwrap(Array::Open(std::move(store), path));
+      },
+      nb::arg("store"), nb::arg("path"));
+  m.def(
+      "create_array",
+      [](std::shared_ptr<Store> store, const std::string& path, int zarr_format,
+         const std::string& metadata_json, const std::string& zattrs_json,
+         bool overwrite) {
+        ArrayMetadata metadata =
+            ParseArrayMetadataArgs(zarr_format, metadata_json, zattrs_json, path);
+        CreateOptions options;
+        options.overwrite = overwrite;
+        nb::gil_scoped_release release;
+        return Unwrap(
+            Array::Create(std::move(store), path, std::move(metadata), options));
+      },
+      nb::arg("store"), nb::arg("path"), nb::arg("zarr_format"), nb::arg("metadata_json"),
+      nb::arg("zattrs_json") = "null", nb::arg("overwrite") = false);
+}
+
+}  // namespace turbozarr::python

@@ -1,0 +1,38 @@
+// Process-wide settings: the size of the thread pool that reads and writes
+// share.
+#include <mutex>
+#include <shared_mutex>
+
+#include <nanobind/nanobind.h>
+
+#include "bindings.h"
+#include "util/thread_pool.h"
+
+namespace nb = nanobind;
+
+namespace turbozarr::python {
+
+std::shared_mutex& PoolMutex() {
+  static std::shared_mutex mu;
+  return mu;
+}
+
+void BindConfig(nb::module_& m) {
+  m.def(
+      "set_threads",
+      [](int threads) {
+        if (threads < 1) throw nb::value_error("the thread count must be at least 1");
+        // Without the GIL: a reader still running holds PoolMutex shared and
+        // must be able to finish without waiting on us.
+        nb::gil_scoped_release release;
+        std::unique_lock lock(PoolMutex());
+        ThreadPool::SetDefaultConcurrency(threads);
+      },
+      nb::arg("threads"),
+      "Sets how many threads (the caller included) work on one read or write.");
+  m.def(
+      "get_threads", [] { return ThreadPool::DefaultConcurrency(); },
+      "How many threads (the caller included) work on one read or write.");
+}
+
+}  // namespace turbozarr::python

@@ -1,0 +1,18 @@
+// turbozarr._core: the compiled half of the turbozarr Python package. The
+// Python modules in python/turbozarr give it its user-facing shape.
+#include <nanobind/nanobind.h>
+
+#include "bindings.h"
+#include "errors.h"
+
+namespace nb = nanobind;
+
+NB_MODULE(_core, m) {
+  m.doc() = "turbozarr engine bindings; use the turbozarr package instead.";
+  turbozarr::python::RegisterErrorTranslator();
+  turbozarr::python::BindErrorHelpers(m);
+  turbozarr::python::BindConfig(m);
+  turbozarr::python::BindStore(m);
+  turbozarr::python::BindArray(m);
+  turbozarr::python::BindGroup(m);
+}

@@ -1,0 +1,67 @@
+"""Shared test helpers: bit-exact comparison and random data per dtype."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+
+def assert_bit_equal(actual, expected) -> None:
+    """Same dtype, shape and elements; floats compared by their bits (so NaN
+    payloads and the sign of zero count)."""
+    actual = np.asarray(actual)
+    expected = np.asarray(expected)
+    assert actual.dtype == expected.dtype, (actual.dtype, expected.dtype)
+    assert actual.shape == expected.shape, (actual.shape, expected.shape)
+    if actual.dtype.kind in "fc":
+        # Same dtype (byte order included), so equal bytes means equal bits.
+        if np.ascontiguousarray(actual).tobytes() != np.ascontiguousarray(expected).tobytes():
+            np.testing.assert_array_equal(actual, expected)  # for a readable message
+            raise AssertionError("float arrays differ in their bits (NaN payloads or -0.0)")
+    elif actual.dtype.kind == "O":
+        assert [type(x) for x in actual.ravel()] == [type(x) for x in expected.ravel()]
+        assert actual.ravel().tolist() == expected.ravel().tolist()
+    else:
+        np.testing.assert_array_equal(actual, expected)
+
+
+_UNICODE_ALPHABET = list("abcXYZ019 _-éüß漢字🙂\u0394")
+
+
+def random_data(dtype, shape, rng: np.random.Generator) -> np.ndarray:
+    """Values that exercise every bit: random bit patterns for numbers
+    (including NaNs with payloads, infinities and subnormals), random text and
+    bytes of varying length for strings."""
+    n = int(np.prod(shape))
+    if dtype == "string":
+        words = ["".join(rng.choice(_UNICODE_ALPHABET, size=rng.integers(0, 8))) for _ in range(n)]
+        return np.array(words, dtype=np.dtypes.StringDType()).reshape(shape)
+    if dtype == "bytes":
+        out = np.empty(n, dtype=object)
+        out[:] = [rng.integers(0, 256, size=rng.integers(0, 8), dtype=np.uint8).tobytes()
+                  for _ in range(n)]
+        return out.reshape(shape)
+    dt = np.dtype(dtype)
+    if dt.kind == "b":
+        return rng.integers(0, 2, size=shape).astype(bool)
+    if dt.kind in "iufc":
+        raw = rng.integers(0, 256, size=n * dt.itemsize, dtype=np.uint8)
+        return raw.view(dt).reshape(shape).copy()
+    if dt.kind == "S":
+        # Trailing NULs are padding in numpy's S type; keep them out of the values.
+        letters = np.frombuffer(b"abcdefghXYZ0123\x01\xff", dtype="S1")
+        vals = [b"".join(rng.choice(letters, size=rng.integers(0, dt.itemsize + 1))) for _ in range(n)]
+        return np.array(vals, dtype=dt).reshape(shape)
+    if dt.kind == "U":
+        vals = ["".join(rng.choice(_UNICODE_ALPHABET, size=rng.integers(0, dt.itemsize // 4 + 1)))
+                for _ in range(n)]
+        return np.array(vals, dtype=dt).reshape(shape)
+    if dt.kind == "V":
+        raw = rng.integers(0, 256, size=n * dt.itemsize, dtype=np.uint8)
+        return raw.view(dt).reshape(shape).copy()
+    raise ValueError(dtype)
+
+
+@pytest.fixture
+def rng() -> np.random.Generator:
+    return np.random.default_rng(12345)

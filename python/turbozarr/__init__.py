@@ -1,0 +1,71 @@
+"""turbozarr: fast Zarr (v3 and v2) arrays for numpy.
+
+    import turbozarr as tz
+    a = tz.create("data.zarr", shape=(1000, 1000), dtype="f4", chunks=(100, 100))
+    a[:10] = 1.0
+    b = tz.open("data.zarr")[::2, 5]
+
+Arrays written here are byte-compatible with zarr-python, TensorStore and
+zarrs. Reads decode straight into the numpy result on a pool of threads
+(see turbozarr.config.set_threads).
+"""
+
+from __future__ import annotations
+
+from turbozarr import errors  # first: the engine raises these classes
+from turbozarr import _core, config
+from turbozarr._api import (
+    array,
+    consolidate_metadata,
+    create,
+    create_array,
+    create_group,
+    group,
+    open,
+    open_array,
+    open_group,
+)
+from turbozarr._array import Array
+from turbozarr._group import Group
+from turbozarr._store import LocalStore, MemoryStore, Store
+from turbozarr.errors import (
+    AlreadyExistsError,
+    CancelledError,
+    CorruptionError,
+    InvalidArgumentError,
+    NotFoundError,
+    ReadOnlyError,
+    StoreIOError,
+    TurbozarrError,
+    UnsupportedError,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AlreadyExistsError",
+    "Array",
+    "CancelledError",
+    "CorruptionError",
+    "Group",
+    "InvalidArgumentError",
+    "LocalStore",
+    "MemoryStore",
+    "NotFoundError",
+    "ReadOnlyError",
+    "Store",
+    "StoreIOError",
+    "TurbozarrError",
+    "UnsupportedError",
+    "array",
+    "config",
+    "consolidate_metadata",
+    "create",
+    "create_array",
+    "create_group",
+    "errors",
+    "group",
+    "open",
+    "open_array",
+    "open_group",
+]

@@ -1,0 +1,157 @@
+"""Top-level functions: open, create and group, in the spirit of zarr-python.
+
+Modes: "r" read-only (must exist), "r+" read-write (must exist), "a"
+read-write (created if absent), "w" create (replacing what is there), "w-"
+create (fail if something is there).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+
+from turbozarr import _codecs, _core, _metadata
+from turbozarr._array import Array
+from turbozarr._group import Group
+from turbozarr._store import as_store, normalize_path
+from turbozarr.errors import AlreadyExistsError, NotFoundError
+
+_MODES = ("r", "r+", "a", "w", "w-")
+
+
+def _check_mode(mode: str) -> None:
+    if mode not in _MODES:
+        raise ValueError(f"mode must be one of {_MODES}, got {mode!r}")
+
+
+def _inspect(store: _core.Store, path: str) -> tuple[str, int] | None:
+    try:
+        return _core.inspect_node(store, path)
+    except NotFoundError:
+        return None
+
+
+def _open_existing(store: _core.Store, path: str, node: tuple[str, int], mode: str,
+                   zarr_format: int | None) -> Array | Group:
+    kind, fmt = node
+    if zarr_format is not None and fmt != zarr_format:
+        raise NotFoundError(f"the {kind} at path '{path}' in {store.describe()} is "
+                            f"zarr_format {fmt}, not {zarr_format}")
+    read_only = mode == "r"
+    if kind == "array":
+        return Array(_core.open_array(store, path), read_only)
+    return Group(_core.open_group(store, path), read_only)
+
+
+def open(store: Any, mode: str = "r", *, path: str = "", zarr_format: int | None = None,
+         **kwargs: Any) -> Array | Group:
+    """The array or group at `path` in `store`.
+
+    With mode "a", "w" or "w-", a missing node is created: an array when
+    `shape` is given (the other keywords as for create), else a group.
+    """
+    _check_mode(mode)
+    store = as_store(store)
+    path = normalize_path(path)
+    if mode in ("r", "r+", "a"):
+        node = _inspect(store, path)
+        if node is not None:
+            return _open_existing(store, path, node, mode, zarr_format)
+        if mode != "a":
+            raise NotFoundError(f"no array or group at path '{path}' in {store.describe()}")
+    elif mode == "w-" and _inspect(store, path) is not None:
+        raise AlreadyExistsError(f"an array or group is already at path '{path}' in "
+                                 f"{store.describe()}")
+    overwrite = mode == "w"
+    fmt = 3 if zarr_format is None else zarr_format
+    if "shape" in kwargs:
+        return create(store, path=path, zarr_format=fmt, overwrite=overwrite, **kwargs)
+    return group(store, path=path, zarr_format=fmt, overwrite=overwrite,
+                 attributes=kwargs.pop("attributes", None))
+
+
+def open_array(store: Any, mode: str = "r", *, path: str = "",
+               zarr_format: int | None = None, **kwargs: Any) -> Array:
+    """Like open, but the node must be (or become) an array."""
+    node = open(store, mode, path=path, zarr_format=zarr_format, **kwargs)
+    if not isinstance(node, Array):
+        raise NotFoundError(f"path '{path}' holds a group, not an array")
+    return node
+
+
+def open_group(store: Any, mode: str = "r", *, path: str = "",
+               zarr_format: int | None = None, attributes: dict | None = None) -> Group:
+    """Like open, but the node must be (or become) a group."""
+    node = open(store, mode, path=path, zarr_format=zarr_format,
+                **({"attributes": attributes} if attributes else {}))
+    if not isinstance(node, Group):
+        raise NotFoundError(f"path '{path}' holds an array, not a group")
+    return node
+
+
+def group(store: Any = "memory://", *, path: str = "", zarr_format: int = 3,
+          attributes: dict | None = None, overwrite: bool = False) -> Group:
+    """The group at `path`: opened if one is there (and not overwrite),
+    otherwise created."""
+    store = as_store(store)
+    path = normalize_path(path)
+    if not overwrite:
+        node = _inspect(store, path)
+        if node is not None and node[0] == "group":
+            return Group(_core.open_group(store, path))
+    core = _core.create_group(store, path, zarr_format, json.dumps(attributes or {}),
+                              overwrite)
+    return Group(core)
+
+
+create_group = group
+
+
+def create(store: Any, shape: Any, dtype: Any = "float64", *, path: str = "",
+           chunks: Any = None, shards: Any = None, fill_value: Any = None,
+           compressors: Any = _codecs.AUTO, compressor: Any = _codecs.AUTO,
+           filters: Any = None, serializer: Any = _codecs.AUTO, codecs: Any = None,
+           zarr_format: int = 3, order: str = "C", dimension_separator: str | None = None,
+           chunk_key_encoding: Any = None, attributes: dict | None = None,
+           dimension_names: Any = None, shard_index_location: str = "end",
+           overwrite: bool = False) -> Array:
+    """A new, empty array (every element the fill value).
+
+    Defaults follow zarr-python 3.1: v3 with bytes + zstd(level 0), v2 with
+    zstd(level 0); chunks guessed from the shape when not given. `compressors`
+    (v3, or the one v2 compressor) and `filters` take JSON dicts,
+    zarr-python codec objects or, for v2, numcodecs objects; `codecs` gives a
+    whole v3 chain. `shards` makes a sharded v3 array whose inner chunks are
+    `chunks`.
+    """
+    store = as_store(store)
+    path = normalize_path(path)
+    _, meta, zattrs = _metadata.array_documents(
+        shape, dtype, chunks=chunks, shards=shards, fill_value=fill_value,
+        compressors=compressors, compressor=compressor, filters=filters,
+        serializer=serializer, codecs=codecs, zarr_format=zarr_format, order=order,
+        dimension_separator=dimension_separator, chunk_key_encoding=chunk_key_encoding,
+        attributes=attributes, dimension_names=dimension_names,
+        shard_index_location=shard_index_location)
+    core = _core.create_array(store, path, zarr_format, meta, zattrs, overwrite)
+    return Array(core)
+
+
+create_array = create
+
+
+def array(data: Any, store: Any = "memory://", **kwargs: Any) -> Array:
+    """A new array holding `data` (dtype and shape taken from it)."""
+    data = np.asarray(data)
+    kwargs.setdefault("dtype", data.dtype)
+    a = create(store, data.shape, **kwargs)
+    a[...] = data
+    return a
+
+
+def consolidate_metadata(store: Any, path: str = "") -> Group:
+    """Writes consolidated metadata for the group at `path`."""
+    store = as_store(store)
+    return Group(_core.open_group(store, normalize_path(path))).consolidate()

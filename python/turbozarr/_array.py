@@ -1,0 +1,237 @@
+"""Array: a Zarr array (v2 or v3) read and written with numpy.
+
+A read allocates the result once (``np.empty``) and the engine decodes
+straight into it with the GIL released; a write hands the engine a
+C-contiguous block. Only strings and bytes of variable length take a detour
+through Python objects.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import numpy as np
+
+from turbozarr import _core, _dtypes, _indexing
+from turbozarr._node import Node
+from turbozarr.errors import ReadOnlyError
+
+
+class Array(Node):
+    """One Zarr array. Get one from turbozarr.open/open_array/create."""
+
+    def __init__(self, core: _core.Array, read_only: bool = False):
+        super().__init__(core, read_only)
+        self._dtype = _dtypes.numpy_dtype(core.dtype_name, core.dtype_size, core.zarr_format,
+                                          core.v2_byte_order)
+        self._native = _dtypes.native(self._dtype)
+        self._variable = self._dtype.kind in "OT"
+        #: Store chunks that hold only the fill value (False erases them instead).
+        self.write_empty_chunks = False
+
+    # -- description -------------------------------------------------------
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self._core.shape)
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self._core.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self._core.shape)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the whole array in memory (pointer-sized per string)."""
+        return self.size * self._dtype.itemsize
+
+    @property
+    def chunks(self) -> tuple[int, ...]:
+        """The chunk shape: the inner chunks when the array is sharded."""
+        inner = self._core.inner_chunk_shape
+        return tuple(inner if inner is not None else self._core.chunk_shape)
+
+    @property
+    def shards(self) -> tuple[int, ...] | None:
+        """The shard shape, or None when the array is not sharded."""
+        if self._core.inner_chunk_shape is None:
+            return None
+        return tuple(self._core.chunk_shape)
+
+    @property
+    def cdata_shape(self) -> tuple[int, ...]:
+        """Number of chunks (shards, when sharded) per dimension."""
+        return tuple(-(-s // c) for s, c in zip(self._core.shape, self._core.chunk_shape))
+
+    @property
+    def nchunks(self) -> int:
+        return math.prod(self.cdata_shape)
+
+    @property
+    def fill_value(self) -> Any:
+        return _dtypes.decode_fill_value(self._core.fill_value_bytes, self._dtype,
+                                         self._core.fill_value_is_null)
+
+
+    @property
+    def order(self) -> str:
+        return self._core.v2_order if self.zarr_format == 2 else "C"
+
+
+    @property
+    def dimension_names(self) -> tuple[str | None, ...] | None:
+        names = self._core.dimension_names
+        return None if names is None else tuple(names)
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """zarr.json (v3) or .zarray (v2) as a dict."""
+        return json.loads(self._core.metadata_json())
+
+    @property
+    def codecs(self) -> list[dict[str, Any]]:
+        """The codec chain in v3 form (v2 arrays: their fields translated)."""
+        return json.loads(self._core.codecs_json)
+
+    @property
+    def info(self) -> str:
+        rows = [
+            ("Type", "Array"),
+            ("Zarr format", self.zarr_format),
+            ("Data type", self._core.dtype_string),
+            ("Fill value", self.fill_value),
+            ("Shape", self.shape),
+            ("Chunk shape", self.chunks),
+        ]
+        if self.shards is not None:
+            rows.append(("Shard shape", self.shards))
+        rows += [
+            ("Order", self.order),
+            ("Read-only", self.read_only),
+            ("Store", self.store.describe()),
+            ("Codecs", json.dumps(self.codecs)),
+            ("No. bytes", self.nbytes),
+        ]
+        return "\n".join(f"{k:<19}: {v}" for k, v in rows)
+
+    def chunk_key(self, chunk_coords: tuple[int, ...]) -> str:
+        """The store key of the chunk (shard, when sharded) at grid coordinates."""
+        return self._core.chunk_key(list(chunk_coords))
+
+    def __repr__(self) -> str:
+        return (f"<turbozarr.Array {self._core.describe()} shape={self.shape} "
+                f"dtype={self._dtype}>")
+
+    def __len__(self) -> int:
+        if not self._core.shape:
+            raise TypeError("len() of unsized object")
+        return self._core.shape[0]
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    # -- reading -------------------------------------------------------------
+
+    def _read_block(self, sel: _indexing.BasicSelection) -> np.ndarray:
+        if self._variable:
+            values = self._core.read_objects(sel.ranges)
+            if self._dtype.kind == "T":
+                out = np.array(values, dtype=self._dtype)
+            else:
+                out = np.empty(len(values), dtype=object)
+                out[:] = values
+            return out.reshape(sel.block_shape)
+        out = np.empty(sel.block_shape, dtype=self._native)
+        self._core.read_into(sel.ranges, out)
+        if out.dtype != self._dtype:  # v2 big-endian: the engine fills native order
+            out = out.byteswap(inplace=True).view(self._dtype)
+        return out
+
+    def __getitem__(self, key: Any) -> Any:
+        sel = _indexing.normalize(key, self.shape)
+        out = self._read_block(sel)
+        if sel.needs_view:
+            return out[sel.view]
+        if out.ndim == 0 and key is not Ellipsis:
+            return out[()]  # a[()] of a 0-d array is a scalar, as in numpy
+        return out
+
+    def get_basic_selection(self, selection: Any = Ellipsis, *,
+                            out: np.ndarray | None = None) -> Any:
+        """array[selection]; with `out`, the result is written into that
+        array instead (C-contiguous, writable, of the result's shape and the
+        array's dtype), so a loop can reuse one buffer."""
+        if out is None:
+            return self[selection]
+        sel = _indexing.normalize(selection, self.shape)
+        if out.shape != sel.result_shape or out.dtype != self._dtype:
+            raise ValueError(f"out has shape {out.shape} and dtype {out.dtype}; the "
+                             f"selection needs {sel.result_shape} and {self._dtype}")
+        direct = (not self._variable and not sel.needs_view and out.dtype == self._native
+                  and out.flags.c_contiguous and out.flags.writeable)
+        if direct:
+            self._core.read_into(sel.ranges, out.reshape(sel.block_shape))
+        else:
+            out[...] = self[selection]
+        return out
+
+    def set_basic_selection(self, selection: Any, value: Any) -> None:
+        """array[selection] = value."""
+        self[selection] = value
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        if copy is False:
+            raise ValueError("reading a turbozarr.Array always makes a new array")
+        out = self[...]
+        out = np.asarray(out)
+        return out if dtype is None else out.astype(dtype, copy=False)
+
+    # -- writing ---------------------------------------------------------------
+
+    def _check_writable(self) -> None:
+        if self._read_only:
+            raise ReadOnlyError(f"{self._core.describe()} was opened read-only (mode 'r')")
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self._check_writable()
+        sel = _indexing.normalize(key, self.shape)
+        if self._variable:
+            src = np.asarray(value, dtype=self._dtype)
+        elif isinstance(value, np.ndarray) and value.dtype == self._native:
+            src = value
+        else:
+            src = np.asarray(value, dtype=self._dtype).astype(self._native, copy=False)
+        src = np.broadcast_to(src, sel.result_shape)
+        # Back to the engine's block: integer-indexed dimensions return as
+        # length 1 and reversed dimensions are put in ascending order.
+        src = src.reshape(sel.block_shape)
+        if sel.needs_view:
+            src = src[tuple(slice(None, None, -1) if v == slice(None, None, -1) else slice(None)
+                            for v in sel.view)]
+        if self._variable:
+            self._core.write_objects(sel.ranges, src.ravel().tolist(),
+                                     self.write_empty_chunks)
+        else:
+            self._core.write_from(sel.ranges, np.ascontiguousarray(src),
+                                  self.write_empty_chunks)
+
+    def resize(self, *shape: Any) -> None:
+        """Changes the shape; chunks wholly outside the new shape are erased."""
+        self._check_writable()
+        if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
+            shape = tuple(shape[0])
+        self._core.resize([int(s) for s in shape])
+
+    def update_attributes(self, new_attributes: dict[str, Any]) -> Array:
+        self.attrs.update(new_attributes)
+        return self

@@ -1,0 +1,167 @@
+"""Building the codec part of new array metadata the way zarr-python 3.1
+does: its defaults (bytes + zstd level 0 for v3, zstd level 0 for v2), the
+same spelling of every codec's configuration, and codecs given as JSON dicts,
+zarr-python codec objects or numcodecs objects.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from turbozarr._dtypes import ZarrType
+
+# The sentinel for "zarr-python's default".
+AUTO = "auto"
+
+_ZSTD_DEFAULT_V3 = {"name": "zstd", "configuration": {"level": 0, "checksum": False}}
+_ZSTD_DEFAULT_V2 = {"id": "zstd", "level": 0}
+_SHARD_INDEX_CODECS = [
+    {"name": "bytes", "configuration": {"endian": "little"}},
+    {"name": "crc32c"},
+]
+
+
+def _plain_json(obj: Any) -> Any:
+    """Tuples -> lists, enums -> values: what json.dumps would write."""
+
+    def default(o: Any) -> Any:
+        if isinstance(o, enum.Enum):
+            return o.value
+        raise TypeError(f"cannot turn {o!r} into JSON")
+
+    return json.loads(json.dumps(obj, default=default))
+
+
+def _v3_codec(codec: Any) -> dict:
+    if isinstance(codec, str):
+        return {"name": codec}
+    if isinstance(codec, dict):
+        if "name" not in codec:
+            raise ValueError(f"a v3 codec needs a 'name': {codec!r}")
+        return _plain_json(codec)
+    if hasattr(codec, "to_dict"):
+        d = _plain_json(codec.to_dict())
+        # zarr-python codecs leave some fields to be chosen from the array
+        # (blosc typesize and shuffle); drop them so that _complete() does.
+        tunable = getattr(codec, "_tunable_attrs", ())
+        for name in tunable:
+            d.get("configuration", {}).pop(name, None)
+        return d
+    raise TypeError(f"cannot use {codec!r} as a Zarr v3 codec")
+
+
+# numcodecs' defaults, which zarr-python writes out in full.
+_V2_DEFAULTS = {
+    "blosc": {"cname": "lz4", "clevel": 5, "shuffle": 1, "blocksize": 0},
+    "zstd": {"level": 0, "checksum": False},
+    "lz4": {"acceleration": 1},
+    "gzip": {"level": 1},
+    "zlib": {"level": 1},
+    "bz2": {"level": 1},
+}
+
+
+def _v2_codec(codec: Any) -> dict:
+    if isinstance(codec, dict):
+        if "id" not in codec:
+            raise ValueError(f"a v2 (numcodecs) codec needs an 'id': {codec!r}")
+        config = {"id": codec["id"], **_V2_DEFAULTS.get(codec["id"], {})}
+        config.update(codec)
+        return _plain_json(config)
+    if hasattr(codec, "get_config"):
+        return _plain_json(codec.get_config())
+    raise TypeError(f"cannot use {codec!r} as a Zarr v2 (numcodecs) codec")
+
+
+def _as_list(value: Any) -> list:
+    if value is None:
+        return []
+    if isinstance(value, (dict, str)) or not isinstance(value, Iterable):
+        return [value]
+    return list(value)
+
+
+def _complete(codec: dict, itemsize: int) -> dict:
+    """Fills in the configuration fields zarr-python writes out explicitly."""
+    name = codec["name"]
+    config = dict(codec.get("configuration", {}))
+    if name == "blosc":
+        config.setdefault("typesize", itemsize)
+        config.setdefault("cname", "zstd")
+        config.setdefault("clevel", 5)
+        config.setdefault("shuffle", "bitshuffle" if config["typesize"] == 1 else "shuffle")
+        config.setdefault("blocksize", 0)
+        config = {k: config[k] for k in ("typesize", "cname", "clevel", "shuffle", "blocksize")}
+    elif name == "zstd":
+        config.setdefault("level", 0)
+        config.setdefault("checksum", False)
+    elif name == "gzip":
+        config.setdefault("level", 5)
+    elif name == "crc32c":
+        return {"name": "crc32c"}
+    return {"name": name, "configuration": config} if config else {"name": name}
+
+
+def default_serializer(zt: ZarrType) -> dict:
+    if zt.kind == "string":
+        return {"name": "vlen-utf8", "configuration": {}}
+    if zt.kind == "bytes":
+        return {"name": "vlen-bytes", "configuration": {}}
+    if zt.has_byte_order():
+        return {"name": "bytes", "configuration": {"endian": "little"}}
+    return {"name": "bytes"}
+
+
+def v3_codecs(
+    zt: ZarrType,
+    *,
+    chunks: tuple[int, ...],
+    shards: tuple[int, ...] | None,
+    filters: Any,
+    serializer: Any,
+    compressors: Any,
+    shard_index_location: str,
+) -> list[dict]:
+    """The v3 "codecs" list; when sharded, the inner chain goes inside
+    sharding_indexed and `chunks` is the inner chunk shape."""
+    a2a = [_complete(_v3_codec(c), zt.itemsize) for c in _as_list(filters)]
+    a2b = default_serializer(zt) if serializer == AUTO else _v3_codec(serializer)
+    b2b_in = [_ZSTD_DEFAULT_V3] if compressors == AUTO else _as_list(compressors)
+    b2b = [_complete(_v3_codec(c), zt.itemsize) for c in b2b_in]
+    chain = a2a + [a2b] + b2b
+    if shards is None:
+        return chain
+    if shard_index_location not in ("start", "end"):
+        raise ValueError(f"shard_index_location must be 'start' or 'end', "
+                         f"got {shard_index_location!r}")
+    return [{
+        "name": "sharding_indexed",
+        "configuration": {
+            "chunk_shape": list(chunks),
+            "codecs": chain,
+            "index_codecs": _SHARD_INDEX_CODECS,
+            "index_location": shard_index_location,
+        },
+    }]
+
+
+def v2_codecs(zt: ZarrType, *, filters: Any, compressor: Any) -> tuple[Any, Any]:
+    """The .zarray "filters" and "compressor" values."""
+    filter_list = [_v2_codec(f) for f in _as_list(filters)]
+    if zt.kind == "string" and not any(f["id"] == "vlen-utf8" for f in filter_list):
+        filter_list.append({"id": "vlen-utf8"})
+    if zt.kind == "bytes" and not any(f["id"] == "vlen-bytes" for f in filter_list):
+        filter_list.append({"id": "vlen-bytes"})
+    if compressor == AUTO:
+        comp = dict(_ZSTD_DEFAULT_V2)
+    elif compressor is None:
+        comp = None
+    else:
+        items = _as_list(compressor)
+        if len(items) != 1:
+            raise ValueError(f"Zarr v2 arrays take one compressor, got {len(items)}")
+        comp = _v2_codec(items[0])
+    return (filter_list or None), comp

@@ -1,0 +1,154 @@
+"""The metadata documents of a new array (zarr.json, or .zarray + .zattrs),
+written the way zarr-python 3.1 writes them for the same arguments."""
+
+from __future__ import annotations
+
+import json
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+
+from turbozarr import _codecs
+from turbozarr._dtypes import ZarrType, fill_value_json, parse_dtype
+
+
+def normalize_shape(shape: Any) -> tuple[int, ...]:
+    if isinstance(shape, numbers.Integral):
+        shape = (shape,)
+    out = tuple(int(s) for s in shape)
+    if any(s < 0 for s in out):
+        raise ValueError(f"shape must not be negative: {out}")
+    return out
+
+
+def guess_chunks(shape: tuple[int, ...], typesize: int) -> tuple[int, ...]:
+    """zarr-python's (and h5py's) automatic chunk shape: halve dimensions in
+    turn until a chunk is near a size that grows with the array."""
+    increment_bytes, min_bytes, max_bytes = 256 * 1024, 128 * 1024, 64 * 1024 * 1024
+    if not shape:
+        return ()
+    ndims = len(shape)
+    chunks = np.maximum(np.array(shape, dtype="=f8"), 1)
+    dset_size = np.prod(chunks) * typesize
+    target = increment_bytes * (2 ** np.log10(dset_size / (1024.0 * 1024)))
+    target = min(max(target, min_bytes), max_bytes)
+    idx = 0
+    while True:
+        chunk_bytes = np.prod(chunks) * typesize
+        if (chunk_bytes < target or abs(chunk_bytes - target) / target < 0.5) and (
+            chunk_bytes < max_bytes
+        ):
+            break
+        if np.prod(chunks) == 1:
+            break
+        chunks[idx % ndims] = math.ceil(chunks[idx % ndims] / 2.0)
+        idx += 1
+    return tuple(int(x) for x in chunks)
+
+
+def normalize_chunks(chunks: Any, shape: tuple[int, ...], typesize: int) -> tuple[int, ...]:
+    if chunks is None or chunks is True or chunks == "auto":
+        return guess_chunks(shape, typesize)
+    if chunks is False:
+        return tuple(max(s, 1) for s in shape)
+    if isinstance(chunks, numbers.Integral):
+        chunks = (int(chunks),) * len(shape)
+    chunks = tuple(chunks)
+    if len(chunks) > len(shape):
+        raise ValueError(f"chunks {chunks} have more dimensions than shape {shape}")
+    chunks = chunks + tuple(shape[len(chunks):])
+    out = tuple(max(s, 1) if c is None or c == -1 else int(c) for s, c in zip(shape, chunks))
+    if any(c < 1 for c in out):
+        raise ValueError(f"chunk sizes must be positive: {out}")
+    return out
+
+
+def array_documents(
+    shape: Any,
+    dtype: Any,
+    *,
+    chunks: Any = None,
+    shards: Any = None,
+    fill_value: Any = None,
+    compressors: Any = _codecs.AUTO,
+    compressor: Any = _codecs.AUTO,
+    filters: Any = None,
+    serializer: Any = _codecs.AUTO,
+    codecs: Any = None,
+    zarr_format: int = 3,
+    order: str = "C",
+    dimension_separator: str | None = None,
+    chunk_key_encoding: Any = None,
+    attributes: dict | None = None,
+    dimension_names: Any = None,
+    shard_index_location: str = "end",
+) -> tuple[ZarrType, str, str]:
+    """(element type, metadata JSON, v2 .zattrs JSON or "null")."""
+    zt = parse_dtype(dtype)
+    shape = normalize_shape(shape)
+    if zarr_format not in (2, 3):
+        raise ValueError(f"zarr_format must be 2 or 3, got {zarr_format!r}")
+    if order not in ("C", "F"):
+        raise ValueError(f"order must be 'C' or 'F', got {order!r}")
+    attributes = dict(attributes or {})
+    if zarr_format == 2:
+        if shards is not None:
+            raise ValueError("sharding needs zarr_format=3")
+        if dimension_names is not None:
+            raise ValueError("dimension_names need zarr_format=3")
+        # zarr-python's v2 "compressors" argument means the one compressor.
+        comp = compressor if compressor is not _codecs.AUTO else compressors
+        filter_list, comp_json = _codecs.v2_codecs(zt, filters=filters, compressor=comp)
+        chunk_shape = normalize_chunks(chunks, shape, zt.itemsize)
+        zarray = {
+            "shape": list(shape),
+            "chunks": list(chunk_shape),
+            "dtype": zt.v2_dtype(),
+            "fill_value": fill_value_json(zt, fill_value),
+            "order": order,
+            "filters": filter_list,
+            "dimension_separator": dimension_separator or ".",
+            "compressor": comp_json,
+            "zarr_format": 2,
+        }
+        return zt, json.dumps(zarray), json.dumps(attributes)
+
+    if shards is not None:
+        shard_shape = normalize_chunks(shards, shape, zt.itemsize)
+        inner = normalize_chunks(chunks, shard_shape, zt.itemsize)
+        if any(s % c for s, c in zip(shard_shape, inner)):
+            raise ValueError(f"shard shape {shard_shape} must be a multiple of the chunk "
+                             f"shape {inner}")
+        grid_shape: tuple[int, ...] = shard_shape
+    else:
+        inner = normalize_chunks(chunks, shape, zt.itemsize)
+        grid_shape = inner
+    if codecs is not None:
+        codec_list = [_codecs._v3_codec(c) for c in _codecs._as_list(codecs)]
+    else:
+        comp = compressors if compressor is _codecs.AUTO else compressor
+        codec_list = _codecs.v3_codecs(
+            zt, chunks=inner, shards=grid_shape if shards is not None else None,
+            filters=filters, serializer=serializer, compressors=comp,
+            shard_index_location=shard_index_location)
+    if chunk_key_encoding is None:
+        chunk_key_encoding = {"name": "default",
+                              "configuration": {"separator": dimension_separator or "/"}}
+    doc: dict[str, Any] = {
+        "shape": list(shape),
+        "data_type": zt.v3_data_type(),
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": list(grid_shape)}},
+        "chunk_key_encoding": chunk_key_encoding,
+        "fill_value": fill_value_json(zt, fill_value),
+        "codecs": codec_list,
+        "attributes": attributes,
+    }
+    if dimension_names is not None:
+        names = list(dimension_names)
+        if len(names) != len(shape):
+            raise ValueError(f"{len(names)} dimension_names for {len(shape)} dimensions")
+        doc["dimension_names"] = names
+    doc.update({"zarr_format": 3, "node_type": "array", "storage_transformers": []})
+    return zt, json.dumps(doc), "null"

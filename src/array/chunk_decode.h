@@ -1,0 +1,39 @@
+// Decoding one stored chunk into its share of the caller's block, by the
+// cheapest route the chunk's codecs and the selection allow:
+//
+//  1. the chunk is selected whole and is one contiguous run of the block:
+//     decode straight into the block (no intermediate copy);
+//  2. else, codecs that can decode into caller memory decode into a reused
+//     per-thread scratch buffer, then one strided copy moves the selected
+//     part (contiguous inner runs, fixed outer strides);
+//  3. else (variable-length types, array->array codecs, nested sharding):
+//     a full Decode, then the same strided copy.
+//
+// Thread safety: safe to call from many threads at once for disjoint parts
+// of a block; each thread has its own scratch buffer.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "turbozarr/buffer.h"
+#include "turbozarr/codec.h"
+#include "turbozarr/selection.h"
+#include "turbozarr/status.h"
+
+namespace turbozarr::internal {
+
+// Decodes `bytes`, one chunk encoded by `chain` (whose spec gives the chunk's
+// shape), and writes the elements `p` selects into `block`, a C-contiguous
+// array of `block_shape` (p.out_start is in its coordinates). Errors are the
+// chain's; on failure the selected part of the block is unspecified.
+Status DecodeChunkToBlock(const CodecChain& chain, ByteView bytes,
+                          const ChunkProjection& p, const std::vector<int64_t>& block_shape,
+                          void* block);
+
+// Which route DecodeChunkToBlock takes, for tests and measurements.
+enum class DecodeRoute { kInPlace, kScratch, kFullDecode };
+DecodeRoute ChooseDecodeRoute(const CodecChain& chain, const ChunkProjection& p,
+                              const std::vector<int64_t>& block_shape);
+
+}  // namespace turbozarr::internal

@@ -1,0 +1,53 @@
+// Partial reads of sharded arrays. A shard is read the way a store of inner
+// chunks would be: its index is fetched once with one ranged read, then only
+// the inner chunks the selection touches, with byte ranges that lie close
+// together in the shard merged into one read.
+//
+//   phase 1 (in parallel over shards): fetch and decode each index, plan the
+//     inner chunks the selection touches, fill the missing ones;
+//   grouping (caller): per shard, sort the needed byte ranges and merge
+//     neighbours into range groups;
+//   phase 2 (in parallel over groups): fetch a group's bytes with one read,
+//     decode each of its inner chunks into the caller's block (in place when
+//     it maps onto a contiguous run of the block).
+//
+// Thread safety: as Array::Read.
+#pragma once
+
+#include <cstdint>
+
+#include "codec/sharding_codec.h"
+#include "turbozarr/array.h"
+
+namespace turbozarr::internal {
+
+// Two needed byte ranges of a shard whose gap is at most this are fetched
+// with one read, gap included. A read costs a system call and an open on a
+// local store (several microseconds, the time to copy ~32-64 KiB from the
+// page cache), a round trip on a remote one (milliseconds, the time to
+// receive megabytes); below 64 KiB the wasted bytes never cost much more
+// than the read they save, and they save far more on anything but a warm
+// page cache.
+inline constexpr uint64_t kMaxMergeGap = uint64_t{64} << 10;
+
+// Merged reads grow up to max(kMinGroupBytes, needed bytes / (4 x threads)),
+// never past kMaxGroupBytes, so that a large selection still leaves several
+// groups per thread to balance over, while small selections are one read per
+// shard.
+inline constexpr uint64_t kMinGroupBytes = uint64_t{1} << 20;
+inline constexpr uint64_t kMaxGroupBytes = uint64_t{16} << 20;
+
+// The chain's sharding codec when the chain is one sharding_indexed codec
+// with no other codec around it (the usual layout); else null, and reads
+// decode whole shards through the chain.
+const ShardingCodec* SoleShardingCodec(const CodecChain& chain);
+
+// Reads `selection` of `array`, whose chain is `codec` alone, into `out` (as
+// Array::Read). Missing shards and inner chunks whose index entry is empty
+// read as the fill value. Errors name the array, the shard's key and, for
+// an inner chunk, its coordinates in the shard.
+// REQUIRES: selection is valid for the array and not empty.
+Status ReadShardedSelection(const Array& array, const ShardingCodec& codec,
+                            const Selection& selection, void* out);
+
+}  // namespace turbozarr::internal
