@@ -125,6 +125,14 @@ class CodecChain {
   // REQUIRES: CanDecodeInto() (else InvalidArgument).
   Status DecodeInto(ByteView bytes, MutableByteView out) const;
 
+  // True when the stored payload is the chunk's elements unchanged: the
+  // bytes codec in native byte order, with at most checksums after it. Then
+  // a partial read can copy elements straight out of the stored bytes.
+  bool StoresRawElements() const;
+  // The chunk's elements as a view of `bytes`, checksums verified; errors
+  // as Decode. REQUIRES: StoresRawElements() (else InvalidArgument).
+  Result<ByteView> RawElements(ByteView bytes) const;
+
   const ArraySpec& spec() const { return spec_; }
   nlohmann::json ToJson() const;
   const std::vector<std::shared_ptr<const ArrayToArrayCodec>>& array_to_array() const {
@@ -138,6 +146,9 @@ class CodecChain {
   std::optional<size_t> EncodedSize() const;
 
  private:
+  // Corruption unless `got` is the decoded chunk's size in bytes.
+  Status CheckChunkBytes(size_t got) const;
+
   ArraySpec spec_;
   std::vector<ArraySpec> a2a_specs_;  // spec fed to each array->array codec
   ArraySpec a2b_spec_;                // spec fed to the array->bytes codec

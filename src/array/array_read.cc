@@ -41,7 +41,8 @@ Status Array::Read(const Selection& selection, void* out, const ReadOptions&) co
                     ChunkRegion::Make(p, metadata_.chunk_shape, block_shape), out);
           return Status::OK();
         }
-        Status s = internal::DecodeChunkToBlock(chain_, (*bytes)->view(), p, block_shape, out);
+        Status s =
+            internal::DecodeChunkToBlock(chain_, (*bytes)->view(), p, block_shape, out);
         if (!s.ok()) return s.WithContext(Describe() + ", chunk '" + key + "'");
         return Status::OK();
       });

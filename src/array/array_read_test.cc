@@ -1,11 +1,11 @@
 // The read pipeline: decoding in place and through scratch agree, edge
 // chunks, and sharded partial reads (values, fill, corruption, and how many
 // store reads and bytes they cost).
+#include <gtest/gtest.h>
+
 #include <atomic>
 #include <cstring>
 #include <random>
-
-#include <gtest/gtest.h>
 
 #include "array/chunk_decode.h"
 #include "array/chunk_region.h"
@@ -22,7 +22,8 @@ using nlohmann::json;
 const json kLittle = {{"name", "bytes"}, {"configuration", {{"endian", "little"}}}};
 const json kBig = {{"name", "bytes"}, {"configuration", {{"endian", "big"}}}};
 const json kCrc = {{"name", "crc32c"}};
-const json kZstd = {{"name", "zstd"}, {"configuration", {{"level", 1}, {"checksum", false}}}};
+const json kZstd = {{"name", "zstd"},
+                    {"configuration", {{"level", 1}, {"checksum", false}}}};
 const json kGzip = {{"name", "gzip"}, {"configuration", {{"level", 1}}}};
 const json kBlosc = {{"name", "blosc"},
                      {"configuration",
@@ -201,8 +202,12 @@ TEST(DecodeChunkToBlockTest, RoutesAgreeForEveryChain) {
     ChunkProjection wide = whole;
     wide.out_start = {0, 2};
     const std::vector<int64_t> wide_shape = {4, 10};
+    const bool raw =
+        codecs == json::array({kLittle}) || codecs == json::array({kLittle, kCrc});
+    EXPECT_EQ(chain->StoresRawElements(), raw);
     EXPECT_EQ(internal::ChooseDecodeRoute(*chain, wide, wide_shape),
-              into ? DecodeRoute::kScratch : DecodeRoute::kFullDecode);
+              !into ? DecodeRoute::kFullDecode
+                    : (raw ? DecodeRoute::kStoredView : DecodeRoute::kScratch));
     std::vector<int32_t> wblock(40, 777);
     ASSERT_TRUE(
         internal::DecodeChunkToBlock(*chain, *encoded, wide, wide_shape, wblock.data())
@@ -244,9 +249,9 @@ TEST(DecodeChunkToBlockTest, ContiguityNeedsAWholeUnclippedChunk) {
                                       chunk, {4, 12}));
   // Leading dimensions of count 1 do not matter: a {1, 4, 6} chunk in a
   // {5, 4, 6} block is one run.
-  EXPECT_TRUE(IsContiguousWholeChunk({{2, 0, 0}, {0, 0, 0}, {1, 4, 6}, {1, 1, 1},
-                                      {2, 0, 0}, true},
-                                     {1, 4, 6}, {5, 4, 6}));
+  EXPECT_TRUE(IsContiguousWholeChunk(
+      {{2, 0, 0}, {0, 0, 0}, {1, 4, 6}, {1, 1, 1}, {2, 0, 0}, true}, {1, 4, 6},
+      {5, 4, 6}));
 }
 
 // ---------------------------------------------------------------------------
@@ -287,7 +292,8 @@ TEST(ArrayReadTest, SerialAndParallelReadsAgree) {
 
 TEST(ArrayReadTest, CorruptChunkReadInPlaceIsCorruption) {
   auto store = MakeMemoryStore();
-  auto a = Array::Create(store, "a", Int32Metadata({8, 4}, {2, 4}, json::array({kLittle, kZstd})));
+  auto a = Array::Create(store, "a",
+                         Int32Metadata({8, 4}, {2, 4}, json::array({kLittle, kZstd})));
   ASSERT_TRUE(a.ok());
   const std::vector<int32_t> model = Pattern(32);
   ASSERT_TRUE((*a)->Write(Selection::All({8, 4}), model.data()).ok());
@@ -329,7 +335,8 @@ TEST_P(ShardedReadTest, PartialAndStridedReadsMatchTheModel) {
     for (int64_t col = 0; col < shape[1]; ++col) {
       const bool missing_shard = r >= 16 && col >= 12;
       const bool fill_chunk = (r / 4 + col / 3) % 3 == 0;
-      if (!missing_shard && !fill_chunk) model[r * shape[1] + col] = values[r * shape[1] + col];
+      if (!missing_shard && !fill_chunk)
+        model[r * shape[1] + col] = values[r * shape[1] + col];
     }
   }
   ASSERT_TRUE((*a)->Write(Selection::All(shape), model.data()).ok());
@@ -363,9 +370,9 @@ TEST(ShardedReadCostTest, ReadsTheIndexOnceAndOnlyTheInnerChunksNeeded) {
   // One shard of 8 inner chunks of 8192 int32 (32 KiB each, stored raw).
   auto store = std::make_shared<CountingStore>();
   const int64_t inner = 8192;
-  auto a = Array::Create(
-      store, "",
-      Int32Metadata({2 * 8 * inner}, {8 * inner}, Sharded({inner}, json::array({kLittle}), "end")));
+  auto a = Array::Create(store, "",
+                         Int32Metadata({2 * 8 * inner}, {8 * inner},
+                                       Sharded({inner}, json::array({kLittle}), "end")));
   ASSERT_TRUE(a.ok());
   const std::vector<int32_t> model = Pattern(2 * 8 * inner, 5);
   ASSERT_TRUE((*a)->Write(Selection::All({2 * 8 * inner}), model.data()).ok());
@@ -406,9 +413,10 @@ TEST(ShardedReadCostTest, ReadsTheIndexOnceAndOnlyTheInnerChunksNeeded) {
 
 TEST(ShardedReadCostTest, TwoDimensionalBlockAtIndexStartCostsTwoGets) {
   auto store = std::make_shared<CountingStore>();
-  auto a = Array::Create(store, "x",
-                         Int32Metadata({16, 16}, {16, 16},
-                                       Sharded({4, 4}, json::array({kLittle, kZstd}), "start")));
+  auto a = Array::Create(
+      store, "x",
+      Int32Metadata({16, 16}, {16, 16},
+                    Sharded({4, 4}, json::array({kLittle, kZstd}), "start")));
   ASSERT_TRUE(a.ok());
   const std::vector<int32_t> model = Pattern(256, 9);
   ASSERT_TRUE((*a)->Write(Selection::All({16, 16}), model.data()).ok());
@@ -426,9 +434,9 @@ TEST(ShardedReadCostTest, TwoDimensionalBlockAtIndexStartCostsTwoGets) {
 
 TEST(ShardedReadCostTest, EmptyInnerChunksAndMissingShardsCostOnlyTheIndex) {
   auto store = std::make_shared<CountingStore>();
-  auto a = Array::Create(store, "e",
-                         Int32Metadata({8, 8}, {4, 8},
-                                       Sharded({2, 2}, json::array({kLittle}), "end")));
+  auto a = Array::Create(
+      store, "e",
+      Int32Metadata({8, 8}, {4, 8}, Sharded({2, 2}, json::array({kLittle}), "end")));
   ASSERT_TRUE(a.ok());
   std::vector<int32_t> model(64, kFill);
   model[0] = 42;  // only inner chunk [0, 0] of shard 0 holds data
@@ -453,7 +461,8 @@ class ShardCorruptionTest : public ::testing::Test {
     store_ = MakeMemoryStore();
     auto a = Array::Create(
         store_, "a",
-        Int32Metadata({8, 8}, {4, 4}, Sharded({2, 2}, json::array({kLittle, kZstd, kCrc}), "end")));
+        Int32Metadata({8, 8}, {4, 4},
+                      Sharded({2, 2}, json::array({kLittle, kZstd, kCrc}), "end")));
     ASSERT_TRUE(a.ok());
     array_ = *a;
     model_ = Pattern(64, 2);
@@ -463,7 +472,8 @@ class ShardCorruptionTest : public ::testing::Test {
     shard_ = **shard;
     codec_ = internal::SoleShardingCodec(array_->codec_chain());
     ASSERT_NE(codec_, nullptr);
-    auto entries = codec_->DecodeIndex(shard_.view().last(codec_->index_size()), shard_.size());
+    auto entries =
+        codec_->DecodeIndex(shard_.view().last(codec_->index_size()), shard_.size());
     ASSERT_TRUE(entries.ok());
     entries_ = *entries;
   }

@@ -23,13 +23,15 @@ Buffer& ThreadScratch() {
 DecodeRoute ChooseDecodeRoute(const CodecChain& chain, const ChunkProjection& p,
                               const std::vector<int64_t>& block_shape) {
   if (!chain.CanDecodeInto()) return DecodeRoute::kFullDecode;
-  return IsContiguousWholeChunk(p, chain.spec().shape, block_shape) ? DecodeRoute::kInPlace
-                                                                    : DecodeRoute::kScratch;
+  if (IsContiguousWholeChunk(p, chain.spec().shape, block_shape)) {
+    return DecodeRoute::kInPlace;
+  }
+  return chain.StoresRawElements() ? DecodeRoute::kStoredView : DecodeRoute::kScratch;
 }
 
 Status DecodeChunkToBlock(const CodecChain& chain, ByteView bytes,
-                          const ChunkProjection& p, const std::vector<int64_t>& block_shape,
-                          void* block) {
+                          const ChunkProjection& p,
+                          const std::vector<int64_t>& block_shape, void* block) {
   const ArraySpec& spec = chain.spec();
   switch (ChooseDecodeRoute(chain, p, block_shape)) {
     case DecodeRoute::kInPlace: {
@@ -38,6 +40,12 @@ Status DecodeChunkToBlock(const CodecChain& chain, ByteView bytes,
       std::byte* dst =
           static_cast<std::byte*>(block) + BlockOffset(p, block_shape) * elem;
       return chain.DecodeInto(bytes, MutableByteView(dst, n));
+    }
+    case DecodeRoute::kStoredView: {
+      TZ_ASSIGN_OR_RETURN(ByteView elements, chain.RawElements(bytes));
+      CopyChunkBytesToBlock(elements.data(), spec.dtype.size(),
+                            ChunkRegion::Make(p, spec.shape, block_shape), block);
+      return Status::OK();
     }
     case DecodeRoute::kScratch: {
       const size_t elem = spec.dtype.size();

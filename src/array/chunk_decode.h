@@ -3,10 +3,12 @@
 //
 //  1. the chunk is selected whole and is one contiguous run of the block:
 //     decode straight into the block (no intermediate copy);
-//  2. else, codecs that can decode into caller memory decode into a reused
-//     per-thread scratch buffer, then one strided copy moves the selected
-//     part (contiguous inner runs, fixed outer strides);
-//  3. else (variable-length types, array->array codecs, nested sharding):
+//  2. else, when the stored bytes are the elements themselves (no
+//     compression, native byte order), one strided copy straight out of
+//     them (contiguous inner runs, fixed outer strides);
+//  3. else, codecs that can decode into caller memory decode into a reused
+//     per-thread scratch buffer, then the same strided copy;
+//  4. else (variable-length types, array->array codecs, nested sharding):
 //     a full Decode, then the same strided copy.
 //
 // Thread safety: safe to call from many threads at once for disjoint parts
@@ -28,11 +30,11 @@ namespace turbozarr::internal {
 // array of `block_shape` (p.out_start is in its coordinates). Errors are the
 // chain's; on failure the selected part of the block is unspecified.
 Status DecodeChunkToBlock(const CodecChain& chain, ByteView bytes,
-                          const ChunkProjection& p, const std::vector<int64_t>& block_shape,
-                          void* block);
+                          const ChunkProjection& p,
+                          const std::vector<int64_t>& block_shape, void* block);
 
 // Which route DecodeChunkToBlock takes, for tests and measurements.
-enum class DecodeRoute { kInPlace, kScratch, kFullDecode };
+enum class DecodeRoute { kInPlace, kStoredView, kScratch, kFullDecode };
 DecodeRoute ChooseDecodeRoute(const CodecChain& chain, const ChunkProjection& p,
                               const std::vector<int64_t>& block_shape);
 

@@ -50,7 +50,8 @@ int64_t BlockOffset(const ChunkProjection& p, const std::vector<int64_t>& block_
   return offset;
 }
 
-bool IsContiguousWholeChunk(const ChunkProjection& p, const std::vector<int64_t>& chunk_shape,
+bool IsContiguousWholeChunk(const ChunkProjection& p,
+                            const std::vector<int64_t>& chunk_shape,
                             const std::vector<int64_t>& block_shape) {
   const size_t rank = chunk_shape.size();
   for (size_t d = 0; d < rank; ++d) {

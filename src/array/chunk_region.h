@@ -39,7 +39,8 @@ int64_t BlockOffset(const ChunkProjection& p, const std::vector<int64_t>& block_
 // clipped by the array's edge), in order, and those elements fill one
 // contiguous run of the block: then the decoded chunk is that run byte for
 // byte and can be decoded straight into it.
-bool IsContiguousWholeChunk(const ChunkProjection& p, const std::vector<int64_t>& chunk_shape,
+bool IsContiguousWholeChunk(const ChunkProjection& p,
+                            const std::vector<int64_t>& chunk_shape,
                             const std::vector<int64_t>& block_shape);
 
 }  // namespace turbozarr

@@ -59,7 +59,8 @@ std::vector<ChunkProjection> PlanInnerChunks(const ChunkProjection& sp,
     local[d] = {sp.chunk_start[d], sp.chunk_start[d] + (sp.count[d] - 1) * sp.step[d] + 1,
                 sp.step[d]};
   }
-  std::vector<ChunkProjection> plan = PlanChunks(Selection(local), local_shape, inner_shape);
+  std::vector<ChunkProjection> plan =
+      PlanChunks(Selection(local), local_shape, inner_shape);
   for (ChunkProjection& ip : plan) {
     for (size_t d = 0; d < rank; ++d) ip.out_start[d] += sp.out_start[d];
   }
@@ -68,17 +69,18 @@ std::vector<ChunkProjection> PlanInnerChunks(const ChunkProjection& sp,
 
 // Phase 1 for one shard: fetch and decode its index, fill what is missing,
 // and list the stored inner chunks to read.
-Status PlanShard(const Array& array, const ShardingCodec& codec, const ChunkProjection& sp,
-                 const std::vector<int64_t>& block_shape, void* out, ShardReads& shard) {
+Status PlanShard(const Array& array, const ShardingCodec& codec,
+                 const ChunkProjection& sp, const std::vector<int64_t>& block_shape,
+                 void* out, ShardReads& shard) {
   const ArrayMetadata& m = array.metadata();
   shard.key = array.ChunkKey(sp.chunk_coords);
   const std::string where = array.Describe() + ", chunk '" + shard.key + "'";
   const uint64_t index_size = codec.index_size();
   const bool index_at_start =
       codec.index_location() == ShardingCodec::IndexLocation::kStart;
-  Result<std::optional<Buffer>> index = array.store()->Get(
-      shard.key,
-      index_at_start ? ByteRange::Of(0, index_size) : ByteRange::Suffix(index_size));
+  Result<std::optional<Buffer>> index =
+      array.store()->Get(shard.key, index_at_start ? ByteRange::Of(0, index_size)
+                                                   : ByteRange::Suffix(index_size));
   if (!index.ok()) return index.status().WithContext(where);
   if (!index->has_value()) {
     FillBlock(m.dtype, m.fill_value, ChunkRegion::Make(sp, m.chunk_shape, block_shape),
@@ -90,7 +92,8 @@ Status PlanShard(const Array& array, const ShardingCodec& codec, const ChunkProj
                               " bytes is smaller than its " + std::to_string(index_size) +
                               "-byte index");
   }
-  Result<std::vector<IndexEntry>> entries = codec.DecodeIndex((*index)->view(), std::nullopt);
+  Result<std::vector<IndexEntry>> entries =
+      codec.DecodeIndex((*index)->view(), std::nullopt);
   if (!entries.ok()) return entries.status().WithContext(where);
 
   const std::vector<int64_t>& inner_shape = codec.chunk_shape();
@@ -102,7 +105,8 @@ Status PlanShard(const Array& array, const ShardingCodec& codec, const ChunkProj
     }
     const IndexEntry& e = (*entries)[linear];
     if (e.missing()) {
-      FillBlock(m.dtype, m.fill_value, ChunkRegion::Make(ip, inner_shape, block_shape), out);
+      FillBlock(m.dtype, m.fill_value, ChunkRegion::Make(ip, inner_shape, block_shape),
+                out);
       continue;
     }
     // Without the shard's size only these checks are possible here; a range
@@ -115,8 +119,9 @@ Status PlanShard(const Array& array, const ShardingCodec& codec, const ChunkProj
     }
     shard.reads.push_back({e.offset, e.nbytes, linear, std::move(ip)});
   }
-  std::stable_sort(shard.reads.begin(), shard.reads.end(),
-                   [](const InnerRead& a, const InnerRead& b) { return a.offset < b.offset; });
+  std::stable_sort(
+      shard.reads.begin(), shard.reads.end(),
+      [](const InnerRead& a, const InnerRead& b) { return a.offset < b.offset; });
   return Status::OK();
 }
 
@@ -163,12 +168,12 @@ Status ReadGroup(const Array& array, const ShardingCodec& codec, const RangeGrou
     const InnerRead& r = shard.reads[k];
     const uint64_t rel = r.offset - g.begin;
     if (rel > data.size() || r.nbytes > data.size() - rel) {
-      return Status::Corruption(where + ": shard index: " + codec.InnerChunkName(r.linear) +
-                                " at bytes " + Range(r.offset, r.nbytes) +
-                                " runs past the end of the shard");
+      return Status::Corruption(
+          where + ": shard index: " + codec.InnerChunkName(r.linear) + " at bytes " +
+          Range(r.offset, r.nbytes) + " runs past the end of the shard");
     }
-    Status s = DecodeChunkToBlock(codec.inner_chain(), data.subspan(rel, r.nbytes), r.proj,
-                                  block_shape, out);
+    Status s = DecodeChunkToBlock(codec.inner_chain(), data.subspan(rel, r.nbytes),
+                                  r.proj, block_shape, out);
     if (!s.ok()) return s.WithContext(where + ", " + codec.InnerChunkName(r.linear));
   }
   return Status::OK();

@@ -220,13 +220,7 @@ Status CodecChain::DecodeInto(ByteView bytes, MutableByteView out) const {
   if (into_out) {
     TZ_RETURN_NOT_OK(b2b_[0]->DecodeInto(view, out));
   } else {
-    if (view.size() != chunk_bytes) {
-      return Status::Corruption("codec bytes: chunk of shape " +
-                                internal::ShapeString(spec_.shape) + " and type " +
-                                spec_.dtype.ToString() + " needs " +
-                                std::to_string(chunk_bytes) + " bytes, got " +
-                                std::to_string(view.size()));
-    }
+    TZ_RETURN_NOT_OK(CheckChunkBytes(view.size()));
     if (chunk_bytes > 0) std::memcpy(out.data(), view.data(), chunk_bytes);
   }
   const auto* plain = static_cast<const BytesCodec*>(a2b_.get());
@@ -234,6 +228,40 @@ Status CodecChain::DecodeInto(ByteView bytes, MutableByteView out) const {
     internal::CopySwapped(out.data(), out.data(), out.size(), spec_.dtype.swap_unit());
   }
   return Status::OK();
+}
+
+bool CodecChain::StoresRawElements() const {
+  if (!decode_into_) return false;
+  if (static_cast<const BytesCodec*>(a2b_.get())->NeedsSwap(spec_.dtype)) return false;
+  for (const auto& c : b2b_) {
+    if (!dynamic_cast<const Crc32cCodec*>(c.get())) return false;
+  }
+  return true;
+}
+
+Result<ByteView> CodecChain::RawElements(ByteView bytes) const {
+  if (!StoresRawElements()) {
+    return Status::InvalidArgument("codecs " + ToJson().dump() +
+                                   " do not store the elements unchanged");
+  }
+  ByteView view = bytes;
+  for (size_t k = b2b_.size(); k-- > 0;) {
+    const auto* crc = static_cast<const Crc32cCodec*>(b2b_[k].get());
+    TZ_ASSIGN_OR_RETURN(view, crc->Verify(view));
+  }
+  TZ_RETURN_NOT_OK(CheckChunkBytes(view.size()));
+  return view;
+}
+
+Status CodecChain::CheckChunkBytes(size_t got) const {
+  const size_t chunk_bytes =
+      static_cast<size_t>(spec_.num_elements()) * spec_.dtype.size();
+  if (got == chunk_bytes) return Status::OK();
+  return Status::Corruption("codec bytes: chunk of shape " +
+                            internal::ShapeString(spec_.shape) + " and type " +
+                            spec_.dtype.ToString() + " needs " +
+                            std::to_string(chunk_bytes) + " bytes, got " +
+                            std::to_string(got));
 }
 
 nlohmann::json CodecChain::ToJson() const {

@@ -3,6 +3,7 @@
 // the destination (guard bytes around it, and the sanitizers).
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cstring>
 
 #include "testing/codec_fixtures.h"
@@ -19,7 +20,8 @@ using testing::RandomBytes;
 const json kLittle = {{"name", "bytes"}, {"configuration", {{"endian", "little"}}}};
 const json kBig = {{"name", "bytes"}, {"configuration", {{"endian", "big"}}}};
 const json kCrc = {{"name", "crc32c"}};
-const json kZstd = {{"name", "zstd"}, {"configuration", {{"level", 3}, {"checksum", true}}}};
+const json kZstd = {{"name", "zstd"},
+                    {"configuration", {{"level", 3}, {"checksum", true}}}};
 const json kTranspose = {{"name", "transpose"}, {"configuration", {{"order", {1, 0}}}}};
 
 std::vector<json> Codecs() {
@@ -33,15 +35,24 @@ std::vector<json> Codecs() {
       {{"name", "numcodecs.bz2"}, {"configuration", {{"level", 1}}}},
       {{"name", "blosc"},
        {"configuration",
-        {{"cname", "lz4"}, {"clevel", 5}, {"shuffle", "shuffle"}, {"typesize", 4},
+        {{"cname", "lz4"},
+         {"clevel", 5},
+         {"shuffle", "shuffle"},
+         {"typesize", 4},
          {"blocksize", 0}}}},
       {{"name", "blosc"},
        {"configuration",
-        {{"cname", "zstd"}, {"clevel", 3}, {"shuffle", "bitshuffle"}, {"typesize", 2},
+        {{"cname", "zstd"},
+         {"clevel", 3},
+         {"shuffle", "bitshuffle"},
+         {"typesize", 2},
          {"blocksize", 256}}}},
       {{"name", "blosc"},
        {"configuration",
-        {{"cname", "blosclz"}, {"clevel", 0}, {"shuffle", "noshuffle"}, {"typesize", 1},
+        {{"cname", "blosclz"},
+         {"clevel", 0},
+         {"shuffle", "noshuffle"},
+         {"typesize", 1},
          {"blocksize", 0}}}},  // clevel 0: stored raw
   };
 }
@@ -120,7 +131,8 @@ TEST_P(BytesCodecDecodeIntoTest, BadInputFailsWithoutWritingPastTheEnd) {
     EXPECT_TRUE(out.GuardsIntact()) << what;
   };
   check(ByteView(), "empty");
-  for (size_t cut : {size_t{1}, size_t{4}, size_t{15}, enc->size() / 2, enc->size() - 1}) {
+  for (size_t cut :
+       {size_t{1}, size_t{4}, size_t{15}, enc->size() / 2, enc->size() - 1}) {
     if (cut < enc->size()) check(enc->view().first(cut), "cut " + std::to_string(cut));
   }
   for (size_t bit = 0; bit < enc->size() * 8; bit += 7) {
@@ -132,14 +144,14 @@ TEST_P(BytesCodecDecodeIntoTest, BadInputFailsWithoutWritingPastTheEnd) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, BytesCodecDecodeIntoTest, ::testing::ValuesIn(Codecs()),
-                         [](const auto& info) { return "codec" + std::to_string(info.index); });
+                         [](const auto& info) {
+                           return "codec" + std::to_string(info.index);
+                         });
 
 TEST(CodecChainDecodeIntoTest, AgreesWithDecodeForEveryDecodableChain) {
-  std::vector<json> chains = {json::array({kLittle}),
-                              json::array({kBig}),
-                              json::array({kLittle, kCrc}),
-                              json::array({kBig, kZstd, kCrc}),
-                              json::array({kLittle, kCrc, kZstd})};
+  std::vector<json> chains = {
+      json::array({kLittle}), json::array({kBig}), json::array({kLittle, kCrc}),
+      json::array({kBig, kZstd, kCrc}), json::array({kLittle, kCrc, kZstd})};
   for (const json& c : Codecs()) chains.push_back(json::array({kBig, c}));
   for (const DataType& dtype :
        {DataType(DataTypeId::kUInt8), DataType(DataTypeId::kInt32),
@@ -185,9 +197,9 @@ TEST(CodecChainDecodeIntoTest, RefusesWhatItCannotDo) {
 TEST(CodecChainDecodeIntoTest, BadDataIsCorruption) {
   const ArraySpec spec = MakeSpec({8, 8}, DataType(DataTypeId::kInt32));
   const ChunkArray chunk = testing::PatternChunk(spec);
-  for (const json& codecs : {json::array({kLittle}), json::array({kBig, kCrc}),
-                             json::array({kLittle, kZstd, kCrc}),
-                             json::array({kLittle, kCrc, kZstd})}) {
+  for (const json& codecs :
+       {json::array({kLittle}), json::array({kBig, kCrc}),
+        json::array({kLittle, kZstd, kCrc}), json::array({kLittle, kCrc, kZstd})}) {
     SCOPED_TRACE(codecs.dump());
     auto chain = CodecChain::FromJson(codecs, spec);
     ASSERT_TRUE(chain.ok());
@@ -207,6 +219,41 @@ TEST(CodecChainDecodeIntoTest, BadDataIsCorruption) {
       EXPECT_EQ(s.code(), StatusCode::kCorruption) << s.ToString();
       EXPECT_TRUE(out.GuardsIntact());
     }
+  }
+}
+
+TEST(CodecChainRawElementsTest, ViewsVerifiedElementsOfUncompressedChains) {
+  const ArraySpec spec = MakeSpec({5, 3}, DataType(DataTypeId::kInt32));
+  const ChunkArray chunk = testing::PatternChunk(spec);
+  const json native = std::endian::native == std::endian::little ? kLittle : kBig;
+  const json swapped = std::endian::native == std::endian::little ? kBig : kLittle;
+  for (const json& codecs : {json::array({native}), json::array({native, kCrc, kCrc})}) {
+    SCOPED_TRACE(codecs.dump());
+    auto chain = CodecChain::FromJson(codecs, spec);
+    ASSERT_TRUE(chain.ok());
+    ASSERT_TRUE(chain->StoresRawElements());
+    auto enc = chain->Encode(chunk);
+    ASSERT_TRUE(enc.ok());
+    auto view = chain->RawElements(*enc);
+    ASSERT_TRUE(view.ok()) << view.status().ToString();
+    EXPECT_TRUE(Buffer(*view) == chunk.bytes);
+    EXPECT_GE(view->data(), enc->data());  // a view, not a copy
+    EXPECT_LE(view->data() + view->size(), enc->data() + enc->size());
+    EXPECT_EQ(chain->RawElements(enc->view().first(enc->size() - 1)).status().code(),
+              StatusCode::kCorruption);
+    if (codecs.size() > 1) {
+      Buffer bad = *enc;
+      bad.data()[3] ^= std::byte{1};
+      EXPECT_EQ(chain->RawElements(bad).status().code(), StatusCode::kCorruption);
+    }
+  }
+  for (const json& codecs : {json::array({swapped}), json::array({native, kZstd}),
+                             json::array({kTranspose, native})}) {
+    auto chain = CodecChain::FromJson(codecs, spec);
+    ASSERT_TRUE(chain.ok());
+    EXPECT_FALSE(chain->StoresRawElements()) << codecs.dump();
+    EXPECT_EQ(chain->RawElements(Buffer(60)).status().code(),
+              StatusCode::kInvalidArgument);
   }
 }
 

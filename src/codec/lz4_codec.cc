@@ -48,7 +48,8 @@ namespace {
 
 // Validates numcodecs' size header against the block (and the expected
 // size, when known) and returns the decoded size it records.
-Result<uint32_t> CheckedDecodedSize(ByteView encoded, std::optional<size_t> expected_size) {
+Result<uint32_t> CheckedDecodedSize(ByteView encoded,
+                                    std::optional<size_t> expected_size) {
   if (encoded.size() < 5) {
     return Status::Corruption("codec lz4: " + std::to_string(encoded.size()) +
                               " bytes cannot hold the size header and a block");
