@@ -7,17 +7,18 @@ PYTHON     := $(CURDIR)/.venv/bin/python
 CMAKE      := $(shell command -v cmake)
 NANOBIND_DIR = $(shell $(PYTHON) -m nanobind --cmake_dir 2>/dev/null)
 
-.PHONY: setup build demo test test-cpp test-python test-install test-sanitize fuzz clean
+.PHONY: setup build demo test test-cpp test-python test-install test-sanitize fuzz \
+        micro-bench clean
 
 setup:
 	@bash scripts/setup.sh
 
-$(BUILD)/build.ninja:
+# Configuring every time is cheap and keeps an old build directory's options
+# in step with this file.
+build: setup
 	$(CMAKE) -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release \
 	  -DTURBOZARR_BUILD_PYTHON=ON -DPython_EXECUTABLE=$(PYTHON) \
-	  -Dnanobind_DIR=$(NANOBIND_DIR)
-
-build: setup $(BUILD)/build.ninja
+	  -Dnanobind_DIR=$(NANOBIND_DIR) -DTURBOZARR_BUILD_BENCHMARKS=ON > /dev/null
 	$(CMAKE) --build $(BUILD) -j $(JOBS)
 
 demo: build
@@ -48,6 +49,13 @@ test-sanitize: setup
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS)
 
 test: test-cpp test-python test-install test-sanitize
+
+# The C++ micro-benchmarks (codecs, copy kernels, per-chunk cost), on demand:
+#   make micro-bench FILTER=DecodeInto
+FILTER ?= .
+micro-bench: build
+	$(BUILD)/bench/micro/tz_micro_bench --benchmark_filter='$(FILTER)' \
+	  --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
 
 # Runs one libFuzzer target for SECONDS seconds (see docs/fuzzing.md):
 #   make fuzz FUZZER=codec_fuzzer SECONDS=60

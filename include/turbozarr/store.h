@@ -65,6 +65,15 @@ class Store {
   // default reads one after the other. Answers in the order asked.
   virtual Result<std::vector<std::optional<Buffer>>> GetMany(std::span<const KeyRange> reads);
 
+  // Reads the part of `key`'s value that `range` selects straight into
+  // `out` when that part is exactly out.size() bytes long, so a value that is
+  // a decoded chunk byte for byte lands in the caller's array with no copy in
+  // between. Answers the length of the selected part (when it differs from
+  // out.size(), `out` holds nothing useful), or nullopt if `key` is absent.
+  // The default reads through Get and copies.
+  virtual Result<std::optional<uint64_t>> GetInto(std::string_view key, ByteRange range,
+                                                  MutableByteView out);
+
   // Size of the value in bytes, or nullopt if absent.
   virtual Result<std::optional<uint64_t>> Size(std::string_view key);
 

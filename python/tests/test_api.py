@@ -4,8 +4,11 @@ writes, resize, attributes, groups, stores, threads and error mapping."""
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 import re
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -352,6 +355,17 @@ def test_thread_count_setting_and_results_independent_of_it(tmp_path, rng):
             tz.config.set_threads(0)
     finally:
         tz.config.set_threads(before)
+
+
+@pytest.mark.parametrize("value, expected", [("3", 3), ("1", 1), ("0", None), ("x", None)])
+def test_thread_count_from_the_environment(value, expected):
+    # A fresh interpreter, because the pool is sized once, on first use.
+    env = dict(os.environ, TURBOZARR_NUM_THREADS=value)
+    out = subprocess.run(
+        [sys.executable, "-c", "import turbozarr; print(turbozarr.config.get_threads())"],
+        env=env, capture_output=True, text=True, check=True).stdout
+    # Unusable values fall back to the number of cores.
+    assert int(out) == (expected if expected is not None else os.cpu_count())
 
 
 def test_concurrent_python_threads_read_correctly(tmp_path, rng):

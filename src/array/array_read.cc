@@ -27,11 +27,26 @@ Status Array::Read(const Selection& selection, void* out, const ReadOptions&) co
   const std::vector<ChunkProjection> plan =
       PlanChunks(selection, metadata_.shape, metadata_.chunk_shape);
   const std::vector<int64_t> block_shape = selection.shape();
+  // Fewer chunks than threads: split each straight read so all cores copy.
+  const int threads = ThreadPool::DefaultConcurrency();
+  const int parts_per_chunk = static_cast<int64_t>(plan.size()) < threads ? threads : 1;
 
   return ThreadPool::Default().ParallelFor(
       static_cast<int64_t>(plan.size()), [&](int64_t i) -> Status {
         const ChunkProjection& p = plan[i];
         const std::string key = ChunkKey(p.chunk_coords);
+        if (internal::CanReadStraightIntoBlock(chain_, p, block_shape)) {
+          Result<bool> found = internal::ReadStraightIntoBlock(
+              *store_, key, chain_, p, block_shape, out, parts_per_chunk);
+          if (!found.ok()) {
+            return found.status().WithContext(Describe() + ", chunk '" + key + "'");
+          }
+          if (!*found) {
+            FillBlock(metadata_.dtype, metadata_.fill_value,
+                      ChunkRegion::Make(p, metadata_.chunk_shape, block_shape), out);
+          }
+          return Status::OK();
+        }
         Result<std::optional<Buffer>> bytes = store_->Get(key);
         if (!bytes.ok()) {
           return bytes.status().WithContext(Describe() + ", chunk '" + key + "'");

@@ -1,7 +1,11 @@
 #include "array/chunk_decode.h"
 
+#include <algorithm>
+
 #include "array/chunk_copy.h"
 #include "array/chunk_region.h"
+#include "codec/codec_config.h"
+#include "util/thread_pool.h"
 
 namespace turbozarr::internal {
 namespace {
@@ -13,12 +17,75 @@ namespace {
 // size in memory for the life of the thread.
 constexpr size_t kKeepScratchBytes = size_t{64} << 20;
 
+// Straight reads are split into ranged reads no smaller than this, so each
+// part's copy out of the page cache outweighs the cost of one more request.
+constexpr size_t kMinStraightReadPart = size_t{16} << 20;
+
 Buffer& ThreadScratch() {
   thread_local Buffer scratch;
   return scratch;
 }
 
 }  // namespace
+
+bool CanReadStraightIntoBlock(const CodecChain& chain, const ChunkProjection& p,
+                              const std::vector<int64_t>& block_shape) {
+  return chain.StoresRawElements() && chain.bytes_to_bytes().empty() &&
+         IsContiguousWholeChunk(p, chain.spec().shape, block_shape);
+}
+
+Result<bool> ReadStraightIntoBlock(Store& store, const std::string& key,
+                                   const CodecChain& chain, const ChunkProjection& p,
+                                   const std::vector<int64_t>& block_shape, void* block,
+                                   int parts) {
+  const ArraySpec& spec = chain.spec();
+  const size_t elem = spec.dtype.size();
+  const size_t n = static_cast<size_t>(spec.num_elements()) * elem;
+  std::byte* dst = static_cast<std::byte*>(block) + BlockOffset(p, block_shape) * elem;
+  // `got` is the value's size, or nullopt when only "more than n" is known.
+  auto mismatch = [&](std::optional<uint64_t> got) {
+    return Status::Corruption(
+        "codec bytes: chunk of shape " + internal::ShapeString(spec.shape) +
+        " and type " + spec.dtype.ToString() + " needs " + std::to_string(n) +
+        " bytes, got " + (got ? std::to_string(*got) : std::string("more")));
+  };
+  const size_t max_parts = std::max<size_t>(1, n / kMinStraightReadPart);
+  parts = static_cast<int>(std::min<size_t>(std::max(parts, 1), max_parts));
+  if (parts == 1) {
+    TZ_ASSIGN_OR_RETURN(std::optional<uint64_t> got,
+                        store.GetInto(key, ByteRange::Full(), MutableByteView(dst, n)));
+    if (!got) return false;
+    if (*got != n) return mismatch(*got);
+    return true;
+  }
+  // Ranged reads in parallel. The last one asks for one byte more than it
+  // expects, so a value longer than the chunk shows as a length mismatch.
+  const size_t part = (n + parts - 1) / parts;
+  std::vector<char> absent(parts, 0);
+  Status s = ThreadPool::Default().ParallelFor(parts, [&](int64_t i) -> Status {
+    const size_t begin = static_cast<size_t>(i) * part;
+    const size_t length = std::min(part, n - begin);
+    const bool last = begin + length == n;
+    TZ_ASSIGN_OR_RETURN(std::optional<uint64_t> got,
+                        store.GetInto(key, ByteRange::Of(begin, length + (last ? 1 : 0)),
+                                      MutableByteView(dst + begin, length)));
+    if (!got) {
+      absent[i] = 1;
+      return Status::OK();
+    }
+    if (*got != length) {
+      return mismatch(*got > length ? std::nullopt : std::optional(begin + *got));
+    }
+    return Status::OK();
+  });
+  TZ_RETURN_NOT_OK(s);
+  const auto missing = std::count(absent.begin(), absent.end(), 1);
+  if (missing == parts) return false;
+  if (missing > 0) {
+    return Status::IOError("the chunk was erased while it was being read");
+  }
+  return true;
+}
 
 DecodeRoute ChooseDecodeRoute(const CodecChain& chain, const ChunkProjection& p,
                               const std::vector<int64_t>& block_shape) {

@@ -1,6 +1,10 @@
 // Decoding one stored chunk into its share of the caller's block, by the
 // cheapest route the chunk's codecs and the selection allow:
 //
+//  0. the stored value is the chunk's elements byte for byte (no compression,
+//     no checksum, native byte order) and the chunk is one contiguous run of
+//     the block: the store reads it straight into the block (Store::GetInto),
+//     so a full read holds nothing but the output;
 //  1. the chunk is selected whole and is one contiguous run of the block:
 //     decode straight into the block (no intermediate copy);
 //  2. else, when the stored bytes are the elements themselves (no
@@ -16,12 +20,14 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "turbozarr/buffer.h"
 #include "turbozarr/codec.h"
 #include "turbozarr/selection.h"
 #include "turbozarr/status.h"
+#include "turbozarr/store.h"
 
 namespace turbozarr::internal {
 
@@ -32,6 +38,21 @@ namespace turbozarr::internal {
 Status DecodeChunkToBlock(const CodecChain& chain, ByteView bytes,
                           const ChunkProjection& p,
                           const std::vector<int64_t>& block_shape, void* block);
+
+// Route 0: true when `chain` stores chunks as their bare elements and `p`
+// is one contiguous run of the block.
+bool CanReadStraightIntoBlock(const CodecChain& chain, const ChunkProjection& p,
+                              const std::vector<int64_t>& block_shape);
+// Reads chunk `key` from `store` straight into its place in `block`, as up
+// to `parts` ranged reads in parallel on the shared pool when the chunk is
+// big enough (16 MiB a part at least): a read of a few huge chunks then
+// still uses every core. Answers false when the key is absent (the block is
+// untouched), Corruption when the stored value is not exactly the chunk's
+// size. REQUIRES: CanReadStraightIntoBlock(chain, p, block_shape).
+Result<bool> ReadStraightIntoBlock(Store& store, const std::string& key,
+                                   const CodecChain& chain, const ChunkProjection& p,
+                                   const std::vector<int64_t>& block_shape, void* block,
+                                   int parts = 1);
 
 // Which route DecodeChunkToBlock takes, for tests and measurements.
 enum class DecodeRoute { kInPlace, kStoredView, kScratch, kFullDecode };

@@ -53,7 +53,7 @@ const NamedType* FindNumeric(DataTypeId id) {
   return nullptr;
 }
 
-bool IsSizedId(DataTypeId id) {
+[[maybe_unused]] bool IsSizedId(DataTypeId id) {
   return id == DataTypeId::kRawBits || id == DataTypeId::kFixedBytes ||
          id == DataTypeId::kFixedUnicode;
 }

@@ -1,7 +1,9 @@
 #include "store/local_store.h"
 
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -160,38 +162,108 @@ Result<std::string> LocalStore::ResolveForWrite(std::string_view key,
   return resolved;
 }
 
-Result<std::optional<Buffer>> LocalStore::Get(std::string_view key, ByteRange range) {
-  TZ_RETURN_NOT_OK(ValidateKey(key));
-  TZ_ASSIGN_OR_RETURN(std::string path, ResolveExisting(key, PathOf(key)));
-  if (path.empty()) return std::optional<Buffer>();
-  // O_NONBLOCK keeps a stray FIFO from blocking the open; it is ignored for
-  // regular files.
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) {
-    int err = errno;
-    if (IsAbsent(err)) return std::optional<Buffer>();  // erased meanwhile
-    return OsError(key, "open", path, err);
+LocalStore::~LocalStore() {
+  int fd = root_fd_.load();
+  if (fd >= 0) ::close(fd);
+}
+
+int LocalStore::RootFd() const {
+  int fd = root_fd_.load(std::memory_order_acquire);
+  if (fd >= 0 || !openat2_works_.load(std::memory_order_relaxed)) return fd;
+  int fresh = ::open(root_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fresh < 0) return -1;  // no root yet: nothing to read anyway
+  int expected = -1;
+  if (!root_fd_.compare_exchange_strong(expected, fresh, std::memory_order_acq_rel)) {
+    ::close(fresh);  // another thread won
+    return expected;
   }
-  FileCloser closer(fd);
+  return fresh;
+}
+
+int LocalStore::OpenBeneathRoot(std::string_view key) const {
+  int dir = RootFd();
+  if (dir < 0) return -1;
+  struct open_how how {};
+  how.flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK;
+  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+  std::string path(key);
+  long fd = ::syscall(SYS_openat2, dir, path.c_str(), &how, sizeof(how));
+  if (fd < 0 && (errno == ENOSYS || errno == EPERM)) {
+    openat2_works_.store(false, std::memory_order_relaxed);
+  }
+  return static_cast<int>(fd);
+}
+
+Result<LocalStore::OpenFile> LocalStore::OpenForRead(std::string_view key) const {
+  TZ_RETURN_NOT_OK(ValidateKey(key));
+  OpenFile file;
+  // Fast path: one openat2 that the kernel confines to the root replaces the
+  // realpath walk (an lstat per path component) on every chunk read. Any
+  // failure (absent key, a link leaving the root, no openat2) takes the
+  // checked path below, which also words the error.
+  int fd = OpenBeneathRoot(key);
+  if (fd < 0) {
+    TZ_ASSIGN_OR_RETURN(file.path, ResolveExisting(key, PathOf(key)));
+    if (file.path.empty()) return file;
+    // O_NONBLOCK keeps a stray FIFO from blocking the open; it is ignored for
+    // regular files.
+    fd = ::open(file.path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+      int err = errno;
+      if (IsAbsent(err)) return file;  // erased meanwhile
+      return OsError(key, "open", file.path, err);
+    }
+  } else {
+    file.path = PathOf(key);
+  }
+  file.fd = fd;
   struct stat st;
-  if (::fstat(fd, &st) != 0) return OsError(key, "stat", path, errno);
-  if (!S_ISREG(st.st_mode)) return std::optional<Buffer>();  // a directory is no value
-  internal::ResolvedRange r =
-      internal::ResolveByteRange(range, static_cast<uint64_t>(st.st_size));
-  Buffer out(r.length());
+  if (::fstat(fd, &st) != 0) return OsError(key, "stat", file.path, errno);
+  if (!S_ISREG(st.st_mode)) {  // a directory is no value
+    ::close(fd);
+    file.fd = -1;
+    return file;
+  }
+  file.size = static_cast<uint64_t>(st.st_size);
+  return file;
+}
+
+Result<size_t> LocalStore::ReadAt(std::string_view key, const OpenFile& file,
+                                  uint64_t offset, MutableByteView out) const {
   size_t done = 0;
   while (done < out.size()) {
-    ssize_t n = ::pread(fd, out.data() + done, out.size() - done,
-                        static_cast<off_t>(r.begin + done));
+    ssize_t n = ::pread(file.fd, out.data() + done, out.size() - done,
+                        static_cast<off_t>(offset + done));
     if (n < 0) {
       if (errno == EINTR) continue;
-      return OsError(key, "read", path, errno);
+      return OsError(key, "read", file.path, errno);
     }
     if (n == 0) break;  // the file shrank under us (not through this store)
     done += static_cast<size_t>(n);
   }
+  return done;
+}
+
+Result<std::optional<Buffer>> LocalStore::Get(std::string_view key, ByteRange range) {
+  TZ_ASSIGN_OR_RETURN(OpenFile file, OpenForRead(key));
+  if (file.fd < 0) return std::optional<Buffer>();
+  FileCloser closer(file.fd);
+  internal::ResolvedRange r = internal::ResolveByteRange(range, file.size);
+  Buffer out(r.length());
+  TZ_ASSIGN_OR_RETURN(size_t done, ReadAt(key, file, r.begin, out.mutable_view()));
   out.Resize(done);
   return std::optional<Buffer>(std::move(out));
+}
+
+Result<std::optional<uint64_t>> LocalStore::GetInto(std::string_view key, ByteRange range,
+                                                    MutableByteView out) {
+  TZ_ASSIGN_OR_RETURN(OpenFile file, OpenForRead(key));
+  if (file.fd < 0) return std::optional<uint64_t>();
+  FileCloser closer(file.fd);
+  internal::ResolvedRange r = internal::ResolveByteRange(range, file.size);
+  if (r.length() != out.size()) return std::optional<uint64_t>(r.length());
+  TZ_ASSIGN_OR_RETURN(size_t done, ReadAt(key, file, r.begin, out));
+  return std::optional<uint64_t>(done);
 }
 
 Result<std::optional<uint64_t>> LocalStore::Size(std::string_view key) {
@@ -213,8 +285,7 @@ Status LocalStore::Set(std::string_view key, ByteView value) {
   std::string_view name = BaseName(key);
   if (name.starts_with(kTempPrefix)) {
     return Status::InvalidArgument("key '" + std::string(key) +
-                                   "': names starting with '" +
-                                   std::string(kTempPrefix) +
+                                   "': names starting with '" + std::string(kTempPrefix) +
                                    "' are reserved for writes in progress");
   }
   const std::string path = PathOf(key);

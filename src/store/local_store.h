@@ -2,13 +2,15 @@
 // is the file <root>/a/b/c.
 //
 // Reads open the file afresh each time (open + fstat + pread), so there is no
-// shared handle to contend on. A Set writes a temporary file beside its
-// target (named ".tmp-...", never listed) and renames it into place, so a
-// reader sees the old value or the new one, never part of one; parent
-// directories are made on demand, and Erase removes directories it leaves
-// empty. Keys whose resolved path leaves the root through a symbolic link are
-// refused with InvalidArgument. Symbolic links to directories are not
-// followed when listing.
+// shared handle to contend on. Where the kernel has openat2, the open is one
+// call confined to the root (RESOLVE_BENEATH); else a realpath check does the
+// confining. A Set writes a temporary file beside its target (named
+// ".tmp-...", never listed) and renames it into place, so a reader sees the
+// old value or the new one, never part of one; parent directories are made on
+// demand, and Erase removes directories it leaves empty. Keys whose resolved
+// path leaves the root through a symbolic link are refused with
+// InvalidArgument. Symbolic links to directories are not followed when
+// listing.
 //
 // Values are not fsync'ed: atomic replacement protects concurrent readers,
 // not against power loss, which matches what other Zarr implementations do.
@@ -16,6 +18,7 @@
 // Thread safety: safe from many threads and processes at once.
 #pragma once
 
+#include <atomic>
 #include <shared_mutex>
 #include <string>
 
@@ -29,9 +32,12 @@ class LocalStore final : public Store {
   // REQUIRES: `root` is absolute, without a trailing '/', with every symbolic
   // link in its existing part resolved (MakeLocalStore ensures this).
   explicit LocalStore(std::string root);
+  ~LocalStore() override;
 
   Result<std::optional<Buffer>> Get(std::string_view key,
                                     ByteRange range = ByteRange::Full()) override;
+  Result<std::optional<uint64_t>> GetInto(std::string_view key, ByteRange range,
+                                          MutableByteView out) override;
   Result<std::optional<uint64_t>> Size(std::string_view key) override;
   Status Set(std::string_view key, ByteView value) override;
   Status Erase(std::string_view key) override;
@@ -46,6 +52,23 @@ class LocalStore final : public Store {
   static constexpr std::string_view kTempPrefix = internal::kTempFilePrefix;
 
  private:
+  // A value opened for reading: fd < 0 when the key is absent.
+  struct OpenFile {
+    int fd = -1;
+    uint64_t size = 0;
+    std::string path;  // for error messages
+  };
+  Result<OpenFile> OpenForRead(std::string_view key) const;
+  // Reads up to out.size() bytes at `offset`; answers how many were read
+  // (fewer only if the file shrank meanwhile).
+  Result<size_t> ReadAt(std::string_view key, const OpenFile& file, uint64_t offset,
+                        MutableByteView out) const;
+  // The root directory's descriptor, opened on first use (-1 while the root
+  // does not exist or openat2 is unavailable).
+  int RootFd() const;
+  // openat2(RESOLVE_BENEATH) of `key` under the root; -1 (errno set) on any
+  // failure, including a path that would leave the root.
+  int OpenBeneathRoot(std::string_view key) const;
   std::string PathOf(std::string_view key) const;
   // The path with symbolic links resolved, InvalidArgument if it lies outside
   // the root, or "" if it does not exist.
@@ -65,6 +88,8 @@ class LocalStore final : public Store {
   // exclusively while Erase removes empty directories, so that this store's
   // writers never find their directory pruned away under them.
   mutable std::shared_mutex prune_mu_;
+  mutable std::atomic<int> root_fd_{-1};
+  mutable std::atomic<bool> openat2_works_{true};
 };
 
 }  // namespace turbozarr

@@ -1,5 +1,6 @@
 #include "store/memory_store.h"
 
+#include <cstring>
 #include <mutex>
 
 #include "store/store_internal.h"
@@ -20,6 +21,19 @@ Result<std::optional<Buffer>> MemoryStore::Get(std::string_view key, ByteRange r
   if (!value) return std::optional<Buffer>();
   internal::ResolvedRange r = internal::ResolveByteRange(range, value->size());
   return std::optional<Buffer>(Buffer(value->view().subspan(r.begin, r.length())));
+}
+
+Result<std::optional<uint64_t>> MemoryStore::GetInto(std::string_view key,
+                                                     ByteRange range,
+                                                     MutableByteView out) {
+  TZ_RETURN_NOT_OK(ValidateKey(key));
+  std::shared_ptr<const Buffer> value = Find(key);
+  if (!value) return std::optional<uint64_t>();
+  internal::ResolvedRange r = internal::ResolveByteRange(range, value->size());
+  if (r.length() == out.size() && !out.empty()) {
+    std::memcpy(out.data(), value->data() + r.begin, out.size());
+  }
+  return std::optional<uint64_t>(r.length());
 }
 
 Result<std::optional<uint64_t>> MemoryStore::Size(std::string_view key) {

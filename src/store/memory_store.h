@@ -20,6 +20,8 @@ class MemoryStore final : public Store {
  public:
   Result<std::optional<Buffer>> Get(std::string_view key,
                                     ByteRange range = ByteRange::Full()) override;
+  Result<std::optional<uint64_t>> GetInto(std::string_view key, ByteRange range,
+                                          MutableByteView out) override;
   Result<std::optional<uint64_t>> Size(std::string_view key) override;
   Status Set(std::string_view key, ByteView value) override;
   Status Erase(std::string_view key) override;

@@ -2,6 +2,7 @@
 // and OpenStore's URL dispatch.
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <string>
 
 #include "store/store_internal.h"
@@ -106,6 +107,16 @@ Result<std::vector<std::optional<Buffer>>> Store::GetMany(
     out.push_back(std::move(value));
   }
   return out;
+}
+
+Result<std::optional<uint64_t>> Store::GetInto(std::string_view key, ByteRange range,
+                                                MutableByteView out) {
+  TZ_ASSIGN_OR_RETURN(std::optional<Buffer> value, Get(key, range));
+  if (!value) return std::optional<uint64_t>();
+  if (value->size() == out.size() && !out.empty()) {
+    std::memcpy(out.data(), value->data(), out.size());
+  }
+  return std::optional<uint64_t>(value->size());
 }
 
 Result<std::optional<uint64_t>> Store::Size(std::string_view key) {

@@ -127,6 +127,37 @@ TEST_P(StoreConformanceTest, ByteRanges) {
   EXPECT_EQ(GetString(store(), "e", ByteRange::Of(1, 4)), "");
 }
 
+// GetInto(key, range, out) as a string: the bytes written when the length
+// matched, "<length N>" when it did not, "<absent>", or the error.
+std::string GetIntoString(Store& store, std::string_view key, ByteRange range,
+                          size_t out_size) {
+  std::string out(out_size, '#');
+  MutableByteView view(reinterpret_cast<std::byte*>(out.data()), out.size());
+  Result<std::optional<uint64_t>> r = store.GetInto(key, range, view);
+  if (!r.ok()) return "<error " + r.status().ToString() + ">";
+  if (!r->has_value()) return "<absent>";
+  if (**r != out_size) return "<length " + std::to_string(**r) + ">";
+  return out;
+}
+
+TEST_P(StoreConformanceTest, GetIntoReadsExactLengthsOnly) {
+  MustSet(store(), "k/0", "0123456789");
+  EXPECT_EQ(GetIntoString(store(), "k/0", ByteRange::Full(), 10), "0123456789");
+  EXPECT_EQ(GetIntoString(store(), "k/0", ByteRange::Of(2, 3), 3), "234");
+  EXPECT_EQ(GetIntoString(store(), "k/0", ByteRange::Suffix(4), 4), "6789");
+  EXPECT_EQ(GetIntoString(store(), "k/0", ByteRange::Of(8, 10), 2), "89");
+  // A length mismatch reports the value's length and is not an error.
+  EXPECT_EQ(GetIntoString(store(), "k/0", ByteRange::Full(), 9), "<length 10>");
+  EXPECT_EQ(GetIntoString(store(), "k/0", ByteRange::Full(), 11), "<length 10>");
+  EXPECT_EQ(GetIntoString(store(), "k/0", ByteRange::Of(8, 10), 10), "<length 2>");
+  EXPECT_EQ(GetIntoString(store(), "k/1", ByteRange::Full(), 10), "<absent>");
+  EXPECT_EQ(GetIntoString(store(), "k", ByteRange::Full(), 10), "<absent>");
+  EXPECT_NE(GetIntoString(store(), "../k", ByteRange::Full(), 10).find("<error"),
+            std::string::npos);
+  MustSet(store(), "e", "");
+  EXPECT_EQ(GetIntoString(store(), "e", ByteRange::Full(), 0), "");
+}
+
 TEST_P(StoreConformanceTest, Size) {
   MustSet(store(), "a/b", "0123456789");
   MustSet(store(), "e", "");
