@@ -1,0 +1,56 @@
+// ForwardingStore: a Store that passes every call to an inner store; the
+// wrappers (throttled, metrics, caching) derive from it and override only
+// the calls they change.
+//
+// Thread safety: as the inner store.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "turbozarr/store.h"
+
+namespace turbozarr::internal {
+
+class ForwardingStore : public virtual Store {
+ public:
+  explicit ForwardingStore(std::shared_ptr<Store> inner) : inner_(std::move(inner)) {}
+
+  Result<std::optional<Buffer>> Get(std::string_view key, ByteRange range) override {
+    return inner_->Get(key, range);
+  }
+  Result<std::vector<std::optional<Buffer>>> GetMany(
+      std::span<const KeyRange> reads) override {
+    return inner_->GetMany(reads);
+  }
+  Result<std::optional<uint64_t>> GetInto(std::string_view key, ByteRange range,
+                                          MutableByteView out) override {
+    return inner_->GetInto(key, range, out);
+  }
+  Result<std::optional<uint64_t>> Size(std::string_view key) override {
+    return inner_->Size(key);
+  }
+  Status Set(std::string_view key, ByteView value) override {
+    return inner_->Set(key, value);
+  }
+  Status Erase(std::string_view key) override { return inner_->Erase(key); }
+  Status ErasePrefix(std::string_view prefix) override {
+    return inner_->ErasePrefix(prefix);
+  }
+  Result<std::vector<std::string>> List(std::string_view prefix) override {
+    return inner_->List(prefix);
+  }
+  Result<DirectoryListing> ListDirectory(std::string_view prefix) override {
+    return inner_->ListDirectory(prefix);
+  }
+  bool IsWritable() const override { return inner_->IsWritable(); }
+  std::string Describe() const override { return inner_->Describe(); }
+
+ protected:
+  Store& inner() { return *inner_; }
+
+ private:
+  std::shared_ptr<Store> inner_;
+};
+
+}  // namespace turbozarr::internal
