@@ -95,6 +95,12 @@ class Store {
 
   virtual bool IsWritable() const { return true; }
 
+  // How many requests this store serves best at once. 0 (local stores): one
+  // per reading thread is right. Remote stores answer with the concurrency
+  // that hides their latency, and readers then batch their Gets into GetMany
+  // calls of about that many reads.
+  virtual int PreferredRequestsInFlight() const { return 0; }
+
   // A human description such as "file:///data/x.zarr" used in error messages.
   virtual std::string Describe() const = 0;
 };

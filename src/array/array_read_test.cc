@@ -11,6 +11,7 @@
 #include "array/chunk_region.h"
 #include "array/shard_read.h"
 #include "turbozarr/array.h"
+#include "turbozarr/store_wrappers.h"
 #include "util/thread_pool.h"
 
 namespace turbozarr {
@@ -373,6 +374,41 @@ TEST(ArrayReadTest, OneHugeRawChunkIsReadInParallelParts) {
   ASSERT_TRUE(store->Erase("a/c/0/0").ok());
   EXPECT_EQ(ReadOrDie(**a, Selection::All(shape)),
             std::vector<int32_t>(model.size(), kFill));
+}
+
+TEST(ArrayReadTest, RemoteStoresAreReadInWindowsOfGetMany) {
+  // A store that serves 16 requests at once: 64 chunks take 4 GetMany calls.
+  ThrottleOptions throttle;
+  throttle.connections = 16;
+  auto metrics = MakeMetricsStore(MakeThrottledStore(MakeMemoryStore(), throttle));
+  ASSERT_EQ(metrics->PreferredRequestsInFlight(), 16);
+  const std::vector<int64_t> shape = {32, 34};  // 8 x 9 chunks of 4 x 4, edges clipped
+  const std::vector<int32_t> model = Pattern(NumElements(shape), 11);
+  for (const json& codecs : {json::array({kLittle}), json::array({kLittle, kZstd})}) {
+    SCOPED_TRACE(codecs.dump());
+    auto a = Array::Create(metrics, "a", Int32Metadata(shape, {4, 4}, codecs),
+                           {.overwrite = true});
+    ASSERT_TRUE(a.ok()) << a.status().ToString();
+    ASSERT_TRUE((*a)->Write(Selection::All(shape), model.data()).ok());
+    ASSERT_TRUE(metrics->Erase("a/c/3/3").ok());
+    std::vector<int32_t> expected = model;
+    for (int64_t r = 12; r < 16; ++r) {
+      for (int64_t c = 12; c < 16; ++c) expected[r * 34 + c] = kFill;
+    }
+    metrics->ResetMetrics();
+    EXPECT_EQ(ReadOrDie(**a, Selection::All(shape)), expected);
+    EXPECT_EQ(metrics->metrics().get_many_calls, 5u);  // 72 chunks in windows of 16
+    EXPECT_EQ(metrics->metrics().gets, 72u);
+    for (const Selection& sel : Selections(shape)) {
+      EXPECT_EQ(ReadOrDie(**a, sel), Expected(expected, shape, sel)) << sel.ToString();
+    }
+  }
+  // A corrupt chunk in a later window fails the read and names the chunk.
+  ASSERT_TRUE(metrics->Set("a/c/7/8", AsBytes("not zstd")).ok());
+  std::vector<int32_t> out(model.size());
+  Status s = (*Array::Open(metrics, "a"))->Read(Selection::All(shape), out.data());
+  EXPECT_EQ(s.code(), StatusCode::kCorruption) << s.ToString();
+  EXPECT_NE(s.message().find("a/c/7/8"), std::string::npos) << s.message();
 }
 
 // ---------------------------------------------------------------------------

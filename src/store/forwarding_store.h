@@ -44,6 +44,9 @@ class ForwardingStore : public virtual Store {
     return inner_->ListDirectory(prefix);
   }
   bool IsWritable() const override { return inner_->IsWritable(); }
+  int PreferredRequestsInFlight() const override {
+    return inner_->PreferredRequestsInFlight();
+  }
   std::string Describe() const override { return inner_->Describe(); }
 
  protected:

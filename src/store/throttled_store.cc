@@ -98,6 +98,10 @@ class ThrottledStore final : public internal::ForwardingStore {
   std::string Describe() const override {
     return "throttled(" + ForwardingStore::Describe() + ")";
   }
+  int PreferredRequestsInFlight() const override {
+    return options_.connections > 0 ? options_.connections
+                                    : kUnlimitedGetManyConnections;
+  }
 
  private:
   // Holds one of the connections for its lifetime.
