@@ -5,6 +5,7 @@
 // PoolMutex() keeps the thread pool from being replaced while such work runs.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <shared_mutex>
 #include <string>
@@ -23,10 +24,15 @@ void BindStore(nanobind::module_& m);
 void BindArray(nanobind::module_& m);
 void BindGroup(nanobind::module_& m);
 void BindConfig(nanobind::module_& m);
+void BindBlockIterator(nanobind::module_& m);
 
 // Held shared by every read, write and resize, and exclusively while the
 // default thread pool is replaced (which requires that no work is in flight).
 std::shared_mutex& PoolMutex();
+// Open BlockIterators, which read in the background between calls: changed
+// with PoolMutex held (shared on opening), and set_threads refuses unless it
+// is zero.
+std::atomic<int>& LiveIterators();
 
 // (start, stop, step) per dimension, already normalised by the Python side.
 using RangeList = std::vector<std::tuple<int64_t, int64_t, int64_t>>;

@@ -14,5 +14,6 @@ NB_MODULE(_core, m) {
   turbozarr::python::BindConfig(m);
   turbozarr::python::BindStore(m);
   turbozarr::python::BindArray(m);
+  turbozarr::python::BindBlockIterator(m);
   turbozarr::python::BindGroup(m);
 }

@@ -8,6 +8,12 @@
 Arrays written here are byte-compatible with zarr-python, TensorStore and
 zarrs. Reads decode straight into the numpy result on a pool of threads
 (see turbozarr.config.set_threads).
+
+Arrays larger than memory stream in chunk-aligned blocks, read ahead in the
+background within a budget of bytes:
+
+    for key, block in tz.open("big.zarr").iter_blocks(readahead_bytes=256 << 20):
+        total += block.sum()          # block == array[key]
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -184,6 +184,58 @@ class Array(Node):
         else:
             out[...] = self[selection]
         return out
+
+    def iter_blocks(
+        self, selection: Any = Ellipsis, *, readahead_bytes: int = 256 << 20,
+        block_shape: tuple[int, ...] | None = None,
+    ) -> Iterator[tuple[Any, np.ndarray]]:
+        """Streams ``self[selection]`` as ``(key, block)`` pairs in bounded
+        memory: ``key`` is a tuple of slices (and integers, where
+        ``selection`` has them) in array coordinates with
+        ``self[key] == block``, and the blocks cover the selection exactly
+        once, in C order of their position.
+
+        Blocks are whole chunks (or shards) clipped to the selection,
+        preferably whole rows of chunks so that each block is one contiguous
+        piece of the result. Blocks ahead of the loop are read in the
+        background, and the blocks read but not yet handed out, plus the one
+        handed out last, hold at most ``readahead_bytes`` (a loop that keeps
+        a block past the next step keeps it in its own memory). The GIL is
+        released while waiting. Each block is a fresh numpy array that owns
+        its memory.
+
+        ``block_shape`` (one entry per array dimension, in array elements)
+        sets the grid that cuts the selection instead; multiples of the chunk
+        shape avoid decoding a chunk more than once. Selections take integers
+        and slices with positive steps. Strings and bytes of variable length
+        raise UnsupportedError. Breaking out of the loop (or closing the
+        generator) stops the background reads.
+        """
+        sel = _indexing.normalize(selection, self.shape)
+        if any(v == slice(None, None, -1) for v in sel.view):
+            raise IndexError("iter_blocks takes slices with positive steps")
+        dropped = tuple(not isinstance(v, slice) for v in sel.view)
+        shape = list(block_shape) if block_shape is not None else []
+        it = _core.BlockIterator(self._core, sel.ranges, int(readahead_bytes),
+                                 [int(e) for e in shape])
+        return self._stream_blocks(it, dropped)
+
+    def _stream_blocks(self, it: _core.BlockIterator,
+                       dropped: tuple[bool, ...]) -> Iterator[tuple[Any, np.ndarray]]:
+        # Integer-indexed dimensions go; the Ellipsis keeps a 0-d result an array.
+        drop = (tuple(0 if d else slice(None) for d in dropped) + (Ellipsis,)
+                if any(dropped) else None)
+        try:
+            for ranges, raw in it:
+                block = raw.view(self._native).reshape(
+                    tuple((stop - start + step - 1) // step for start, stop, step in ranges))
+                if block.dtype != self._dtype:  # v2 big-endian: the engine fills native
+                    block = block.byteswap(inplace=True).view(self._dtype)
+                key = tuple(start if d else slice(start, stop, None if step == 1 else step)
+                            for (start, stop, step), d in zip(ranges, dropped))
+                yield key, (block if drop is None else block[drop])
+        finally:
+            it.close()
 
     def set_basic_selection(self, selection: Any, value: Any) -> None:
         """array[selection] = value."""

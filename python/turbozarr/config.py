@@ -9,7 +9,9 @@ __all__ = ["get_threads", "set_threads"]
 
 def set_threads(n: int) -> None:
     """Sets how many threads (the calling one included) work on one read or
-    write. The default is the number of cores, or TURBOZARR_NUM_THREADS."""
+    write. The default is the number of cores, or TURBOZARR_NUM_THREADS.
+    Raises RuntimeError while an Array.iter_blocks iteration is open (it
+    reads on the pool in the background)."""
     _core.set_threads(int(n))
 
 
