@@ -9,6 +9,7 @@ pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
 pkg_check_modules(LZ4 REQUIRED IMPORTED_TARGET liblz4)
 pkg_check_modules(BLOSC REQUIRED IMPORTED_TARGET blosc)
 pkg_check_modules(DEFLATE REQUIRED IMPORTED_TARGET libdeflate)
+find_package(CURL 7.85 REQUIRED)  # the HTTP transport (multi interface)
 
 # The codec libraries, as one interface target for layers and the final link.
 add_library(tz_codec_deps INTERFACE)

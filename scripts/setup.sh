@@ -11,6 +11,7 @@ APT_PACKAGES=(
   libzstd-dev liblz4-dev libblosc-dev libdeflate-dev zlib1g-dev libbz2-dev
   libcurl4-openssl-dev nlohmann-json3-dev libgtest-dev libgmock-dev
   libbenchmark-dev libcli11-dev
+  nginx  # the HTTP store tests serve files from a real web server on loopback
 )
 
 missing=()

@@ -11,6 +11,7 @@
 // the new one, never a mixture.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -116,6 +117,45 @@ std::shared_ptr<Store> MakeMemoryStore();
 
 // A store over a local directory (created on first write if absent).
 Result<std::shared_ptr<Store>> MakeLocalStore(std::string root);
+
+// How an HTTP(S) store talks to its server. The defaults suit object stores
+// and web servers across the internet; tests shrink the timeouts.
+struct HttpOptions {
+  // Time allowed to open a connection (TCP and TLS), per attempt.
+  std::chrono::milliseconds connect_timeout{10'000};
+  // An attempt that receives no byte for this long is abandoned and retried.
+  std::chrono::milliseconds idle_timeout{30'000};
+  // Longest time one attempt may take from start to last byte; 0: no limit.
+  std::chrono::milliseconds request_timeout{0};
+  // Requests in flight at once (HTTP/1.1: one connection each, kept open for
+  // reuse). Further requests wait their turn.
+  int max_concurrency = 64;
+  // Further attempts after a failed one: HTTP 5xx, 429 or 408, a connection
+  // refused, reset or timed out, or a body whose length is not the one
+  // announced. The n-th retry waits a random time in [d/2, d], where
+  // d = min(backoff_max, backoff_base * 2^(n-1)), or longer if the server
+  // asks so with Retry-After.
+  int max_retries = 5;
+  std::chrono::milliseconds backoff_base{100};
+  std::chrono::milliseconds backoff_max{10'000};
+  // GetMany fetches byte ranges of one key that lie at most `coalesce_gap`
+  // bytes apart as one request of at most `coalesce_max` bytes.
+  uint64_t coalesce_gap = 64 * 1024;
+  uint64_t coalesce_max = 16 * 1024 * 1024;
+  // Headers sent with every request, as "Name: value".
+  std::vector<std::string> headers;
+  // Check TLS certificates and host names.
+  bool verify_tls = true;
+  std::string user_agent = "turbozarr";
+};
+
+// A read-only store over an HTTP(S) server: key "a/b" is <base_url>/a/b
+// (percent-encoded; a query string in `base_url` is kept after the key).
+// Missing keys are HTTP 404. Byte ranges become Range requests, GetMany keeps
+// them in flight together, and listing is not supported (open groups through
+// consolidated metadata, arrays by path).
+Result<std::shared_ptr<Store>> MakeHttpStore(std::string base_url,
+                                             HttpOptions options = {});
 
 // Opens a store from a URL or path: "memory://", "file:///p", or a plain path.
 Result<std::shared_ptr<Store>> OpenStore(std::string_view url);

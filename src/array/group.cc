@@ -143,7 +143,23 @@ Result<std::shared_ptr<Array>> Group::OpenArray(std::string_view name) const {
 
 Result<std::shared_ptr<Group>> Group::OpenGroup(std::string_view name) const {
   TZ_ASSIGN_OR_RETURN(std::string rel, NormalizeNodePath(name));
-  return Group::Open(store_, JoinKey(path_, rel));
+  TZ_ASSIGN_OR_RETURN(std::shared_ptr<Group> child,
+                      Group::Open(store_, JoinKey(path_, rel)));
+  // A child of a consolidated group sees its part of the consolidated view,
+  // so that its members too are known without listing the store (which
+  // HTTP cannot).
+  if (consolidated_ && !child->consolidated_ && consolidated_->count(rel)) {
+    std::map<std::string, nlohmann::json> below;
+    const std::string prefix = rel.empty() ? "" : rel + "/";
+    for (auto it = consolidated_->lower_bound(prefix);
+         it != consolidated_->end() && it->first.starts_with(prefix); ++it) {
+      if (it->first.size() > prefix.size()) {
+        below.emplace(it->first.substr(prefix.size()), it->second);
+      }
+    }
+    child->consolidated_ = std::move(below);
+  }
+  return child;
 }
 
 Result<std::shared_ptr<Array>> Group::CreateArray(std::string_view name,

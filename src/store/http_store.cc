@@ -1,0 +1,317 @@
+#include "store/http_store.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <unordered_map>
+
+#include "store/store_internal.h"
+
+namespace turbozarr {
+
+namespace {
+
+// What one request brought back for a key.
+struct Fetched {
+  Buffer body;
+  uint64_t first = 0;  // offset of body[0] in the value
+  bool whole = false;  // the body is the entire value
+};
+
+// One request that serves one or more reads of the same key.
+struct PlannedRequest {
+  std::string_view key;
+  ByteRange range;
+  bool head = false;            // only whether the key exists
+  std::vector<size_t> members;  // indices of the reads it serves
+};
+
+// True for a read whose answer is always empty (when the key exists).
+bool IsEmptyRead(const ByteRange& r) { return r.length == 0; }
+
+// A range of known end: the only kind worth merging with its neighbours.
+bool IsBounded(const ByteRange& r) {
+  return !r.suffix && r.length > 0 && r.length <= ByteRange::kToEnd - r.offset;
+}
+
+// The bytes of `asked` out of `f`; takes f's buffer when `take`.
+Buffer Slice(Fetched& f, const ByteRange& asked, bool take) {
+  const uint64_t size = f.body.size();
+  uint64_t begin = 0, end = size;  // positions in f.body
+  if (f.whole) {
+    internal::ResolvedRange r = internal::ResolveByteRange(asked, size);
+    begin = r.begin;
+    end = r.end;
+  } else if (!asked.suffix) {
+    // The body holds [first, first + size) of the value; what lies past its
+    // end lies past the end of the value (or the server would have sent it).
+    const uint64_t lo = std::max(asked.offset, f.first);
+    const uint64_t hi = asked.length > ByteRange::kToEnd - asked.offset
+                            ? ByteRange::kToEnd
+                            : asked.offset + asked.length;
+    begin = std::min(lo - f.first, size);
+    end = hi <= lo ? begin : std::clamp(hi - f.first, begin, size);
+  }  // a suffix answered by 206 or 416 is the body itself
+  const size_t n = static_cast<size_t>(end - begin);
+  if (take) {
+    if (begin > 0 && n > 0) std::memmove(f.body.data(), f.body.data() + begin, n);
+    f.body.Resize(n);
+    return std::move(f.body);
+  }
+  return Buffer(f.body.view().subspan(static_cast<size_t>(begin), n));
+}
+
+std::string Attempts(const HttpResponse& r) {
+  return r.attempts > 1 ? " (after " + std::to_string(r.attempts) + " attempts)" : "";
+}
+
+}  // namespace
+
+HttpStore::HttpStore(std::string base, std::string query, HttpOptions options)
+    : base_(std::move(base)),
+      query_(std::move(query)),
+      transport_(std::make_unique<HttpTransport>(std::move(options))) {}
+
+std::string HttpStore::Url(std::string_view key) const {
+  return base_ + "/" + EscapeUrlPath(key) + query_;
+}
+
+Status HttpStore::ReadOnly(std::string_view what) const {
+  return Status::InvalidArgument(base_ + ": the store is read-only (" +
+                                 std::string(what) + ")");
+}
+
+Status HttpStore::NoListing() const {
+  return Status::Unsupported(base_ +
+                             ": HTTP servers cannot list keys; open groups through "
+                             "consolidated metadata and arrays by path");
+}
+
+namespace {
+
+// What a GET or HEAD of `key` tells: absent, or (part of) its value.
+Result<std::optional<Fetched>> Interpret(const std::string& url, const HttpRequest& req,
+                                         Result<HttpResponse> result) {
+  if (!result.ok()) return result.status();
+  HttpResponse& r = *result;
+  if (r.status == 404 || r.status == 410) return std::optional<Fetched>();
+  Fetched f;
+  if (r.status == 416) {
+    // The range starts past the end of a value that exists.
+    f.first = req.range ? req.range->offset : 0;
+    return std::optional<Fetched>(std::move(f));
+  }
+  if (r.status < 200 || r.status > 299) {
+    return Status::IOError(req.method + " " + url + ": HTTP " + std::to_string(r.status) +
+                           Attempts(r));
+  }
+  if (req.method != "HEAD") {
+    f.body = std::move(r.body);
+    if (r.status == 206) {
+      f.first = r.content_range->first;  // present: the transport checked it
+    } else {
+      f.whole = true;
+    }
+  }
+  return std::optional<Fetched>(std::move(f));
+}
+
+}  // namespace
+
+Result<std::optional<Buffer>> HttpStore::Get(std::string_view key, ByteRange range) {
+  TZ_RETURN_NOT_OK(ValidateKey(key));
+  HttpRequest req;
+  req.url = Url(key);
+  if (IsEmptyRead(range)) {
+    req.method = "HEAD";
+  } else if (!range.IsFull()) {
+    req.range = range;
+  }
+  TZ_ASSIGN_OR_RETURN(std::optional<Fetched> f, Interpret(base_ + "/" + std::string(key),
+                                                          req, transport_->Fetch(req)));
+  if (!f) return std::optional<Buffer>();
+  return std::optional<Buffer>(Slice(*f, range, /*take=*/true));
+}
+
+Result<std::vector<std::optional<Buffer>>> HttpStore::GetMany(
+    std::span<const KeyRange> reads) {
+  for (const KeyRange& r : reads) TZ_RETURN_NOT_OK(ValidateKey(r.key));
+  const HttpOptions& opt = transport_->options();
+
+  // Reads grouped by key, keys in order of first appearance.
+  std::vector<std::vector<size_t>> groups;
+  std::unordered_map<std::string_view, size_t> group_of;
+  for (size_t i = 0; i < reads.size(); ++i) {
+    auto [it, fresh] = group_of.emplace(reads[i].key, groups.size());
+    if (fresh) groups.emplace_back();
+    groups[it->second].push_back(i);
+  }
+  std::vector<PlannedRequest> plan;
+  for (const std::vector<size_t>& group : groups) {
+    std::vector<size_t> bounded;
+    for (size_t i : group) {
+      const ByteRange& r = reads[i].range;
+      if (IsBounded(r)) {
+        bounded.push_back(i);
+      } else {
+        plan.push_back({reads[i].key, r, IsEmptyRead(r), {i}});
+      }
+    }
+    std::sort(bounded.begin(), bounded.end(), [&](size_t a, size_t b) {
+      return reads[a].range.offset < reads[b].range.offset;
+    });
+    uint64_t begin = 0, end = 0;
+    for (size_t k = 0; k < bounded.size(); ++k) {
+      const ByteRange& r = reads[bounded[k]].range;
+      const uint64_t r_end = r.offset + r.length;
+      const bool joins = k > 0 && r.offset <= end + opt.coalesce_gap &&
+                         std::max(end, r_end) - begin <= opt.coalesce_max;
+      if (joins) {
+        end = std::max(end, r_end);
+        plan.back().members.push_back(bounded[k]);
+      } else {
+        begin = r.offset;
+        end = r_end;
+        plan.push_back({reads[bounded[k]].key, r, false, {bounded[k]}});
+      }
+      plan.back().range = ByteRange::Of(begin, end - begin);
+    }
+  }
+
+  std::vector<HttpRequest> requests(plan.size());
+  for (size_t p = 0; p < plan.size(); ++p) {
+    requests[p].url = Url(plan[p].key);
+    if (plan[p].head) {
+      requests[p].method = "HEAD";
+    } else if (!plan[p].range.IsFull()) {
+      requests[p].range = plan[p].range;
+    }
+  }
+  std::vector<Result<HttpResponse>> responses = transport_->FetchMany(requests);
+
+  std::vector<std::optional<Buffer>> out(reads.size());
+  for (size_t p = 0; p < plan.size(); ++p) {
+    TZ_ASSIGN_OR_RETURN(std::optional<Fetched> f,
+                        Interpret(base_ + "/" + std::string(plan[p].key), requests[p],
+                                  std::move(responses[p])));
+    if (!f) continue;  // absent: every read of it stays nullopt
+    const bool take = plan[p].members.size() == 1;
+    for (size_t i : plan[p].members) out[i] = Slice(*f, reads[i].range, take);
+  }
+  return out;
+}
+
+Result<std::optional<uint64_t>> HttpStore::Size(std::string_view key) {
+  TZ_RETURN_NOT_OK(ValidateKey(key));
+  const std::string where = base_ + "/" + std::string(key);
+  HttpRequest head;
+  head.method = "HEAD";
+  head.url = Url(key);
+  TZ_ASSIGN_OR_RETURN(HttpResponse r, transport_->Fetch(head));
+  if (r.status == 404 || r.status == 410) return std::optional<uint64_t>();
+  if (r.status < 200 || r.status > 299) {
+    return Status::IOError("HEAD " + where + ": HTTP " + std::to_string(r.status) +
+                           Attempts(r));
+  }
+  if (std::optional<std::string_view> v = r.Header("content-length")) {
+    uint64_t n = 0;
+    auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), n);
+    if (ec == std::errc() && end == v->data() + v->size())
+      return std::optional<uint64_t>(n);
+  }
+  // No length in the HEAD answer: the first byte's Content-Range tells it.
+  HttpRequest get;
+  get.url = head.url;
+  get.range = ByteRange::Of(0, 1);
+  TZ_ASSIGN_OR_RETURN(HttpResponse g, transport_->Fetch(get));
+  if (g.status == 404 || g.status == 410) return std::optional<uint64_t>();
+  if (g.status == 416) return std::optional<uint64_t>(0);
+  if (g.status == 206 && g.content_range->total) {
+    return std::optional<uint64_t>(*g.content_range->total);
+  }
+  if (g.status >= 200 && g.status <= 299 && g.status != 206) {
+    return std::optional<uint64_t>(g.body.size());
+  }
+  return Status::IOError("GET " + where + ": cannot tell the size (HTTP " +
+                         std::to_string(g.status) + ", no length given)");
+}
+
+Status HttpStore::Set(std::string_view key, ByteView) {
+  TZ_RETURN_NOT_OK(ValidateKey(key));
+  return ReadOnly("cannot set '" + std::string(key) + "'");
+}
+
+Status HttpStore::Erase(std::string_view key) {
+  TZ_RETURN_NOT_OK(ValidateKey(key));
+  return ReadOnly("cannot erase '" + std::string(key) + "'");
+}
+
+Status HttpStore::ErasePrefix(std::string_view prefix) {
+  TZ_RETURN_NOT_OK(internal::ValidatePrefix(prefix));
+  return ReadOnly("cannot erase '" + std::string(prefix) + "'");
+}
+
+Result<std::vector<std::string>> HttpStore::List(std::string_view prefix) {
+  TZ_RETURN_NOT_OK(internal::ValidatePrefix(prefix));
+  return NoListing();
+}
+
+Result<DirectoryListing> HttpStore::ListDirectory(std::string_view prefix) {
+  TZ_RETURN_NOT_OK(internal::ValidatePrefix(prefix));
+  return NoListing();
+}
+
+namespace {
+
+bool StartsWithNoCase(std::string_view s, std::string_view prefix) {
+  if (s.size() < prefix.size()) return false;
+  for (size_t i = 0; i < prefix.size(); ++i) {
+    char c = s[i];
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    if (c != prefix[i]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int HttpStore::PreferredRequestsInFlight() const {
+  return std::max(1, transport_->options().max_concurrency);
+}
+
+Result<std::shared_ptr<Store>> MakeHttpStore(std::string base_url, HttpOptions options) {
+  auto bad = [&](std::string_view why) {
+    return Status::InvalidArgument("HTTP store URL '" + base_url +
+                                   "': " + std::string(why));
+  };
+  size_t scheme_end = 0;
+  if (StartsWithNoCase(base_url, "http://")) {
+    scheme_end = 7;
+  } else if (StartsWithNoCase(base_url, "https://")) {
+    scheme_end = 8;
+  } else {
+    return bad("must start with http:// or https://");
+  }
+  std::string url = base_url;
+  if (size_t hash = url.find('#'); hash != std::string::npos) url.resize(hash);
+  std::string query;
+  if (size_t q = url.find('?'); q != std::string::npos) {
+    query = url.substr(q);
+    url.resize(q);
+  }
+  while (url.size() > scheme_end && url.back() == '/') url.pop_back();
+  const std::string_view authority =
+      std::string_view(url).substr(scheme_end, url.find('/', scheme_end) - scheme_end);
+  if (authority.empty()) return bad("has no host");
+  if (options.max_concurrency < 1) return bad("max_concurrency must be at least 1");
+  if (options.max_retries < 0) return bad("max_retries must not be negative");
+  if (options.connect_timeout.count() < 0 || options.idle_timeout.count() < 0 ||
+      options.request_timeout.count() < 0 || options.backoff_base.count() < 0 ||
+      options.backoff_max.count() < 0) {
+    return bad("timeouts must not be negative");
+  }
+  return std::shared_ptr<Store>(
+      std::make_shared<HttpStore>(std::move(url), std::move(query), std::move(options)));
+}
+
+}  // namespace turbozarr

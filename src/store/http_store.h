@@ -1,0 +1,59 @@
+// HttpStore: a read-only Store over an HTTP(S) server; key "a/b" is the
+// resource <base URL>/a/b.
+//
+// Get sends one GET (with a Range header for a byte range) through an
+// HttpTransport; 404 and 410 mean the key is absent, 416 a range past the end
+// of a present value, and a server that ignores Range (200 with the whole
+// value) is answered by slicing. GetMany plans all reads first: ranges of one
+// key lying at most HttpOptions::coalesce_gap apart become one request, every
+// request goes out at once (up to max_concurrency in flight) and the answers
+// are split back into the reads asked for. Size is a HEAD. Listing is not
+// part of HTTP, so List and ListDirectory answer Unsupported: groups are
+// opened through consolidated metadata and arrays by path. Set and Erase
+// answer InvalidArgument (the store is read-only).
+//
+// Thread safety: safe from many threads; all state is in the transport.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "store/http_transport.h"
+#include "turbozarr/store.h"
+
+namespace turbozarr {
+
+class HttpStore final : public Store {
+ public:
+  // REQUIRES: `base` is an http(s) URL without a trailing '/', query or
+  // fragment; `query` is "" or starts with '?' (MakeHttpStore splits them).
+  HttpStore(std::string base, std::string query, HttpOptions options);
+
+  Result<std::optional<Buffer>> Get(std::string_view key,
+                                    ByteRange range = ByteRange::Full()) override;
+  Result<std::vector<std::optional<Buffer>>> GetMany(
+      std::span<const KeyRange> reads) override;
+  Result<std::optional<uint64_t>> Size(std::string_view key) override;
+  Status Set(std::string_view key, ByteView value) override;
+  Status Erase(std::string_view key) override;
+  Status ErasePrefix(std::string_view prefix) override;
+  Result<std::vector<std::string>> List(std::string_view prefix) override;
+  Result<DirectoryListing> ListDirectory(std::string_view prefix) override;
+  bool IsWritable() const override { return false; }
+  // Readers batch their Gets into GetMany calls this large.
+  int PreferredRequestsInFlight() const override;
+  // The base URL, without its query string (which may hold credentials).
+  std::string Describe() const override { return base_; }
+
+ private:
+  // The URL to request for `key`, query string included.
+  std::string Url(std::string_view key) const;
+  Status ReadOnly(std::string_view what) const;
+  Status NoListing() const;
+
+  std::string base_;
+  std::string query_;
+  std::unique_ptr<HttpTransport> transport_;
+};
+
+}  // namespace turbozarr

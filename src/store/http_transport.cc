@@ -1,0 +1,503 @@
+#include "store/http_transport.h"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <random>
+#include <thread>
+#include <unordered_map>
+
+namespace turbozarr {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+// A Content-Length is trusted this far for reserving the body up front; a
+// larger one (or a lying one) grows the buffer as bytes arrive.
+constexpr uint64_t kMaxReserve = uint64_t{256} << 20;
+
+void InitCurlOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+bool IsRetryableCurlCode(CURLcode code) {
+  switch (code) {
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_OPERATION_TIMEDOUT:
+    case CURLE_SEND_ERROR:
+    case CURLE_RECV_ERROR:
+    case CURLE_GOT_NOTHING:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_WEIRD_SERVER_REPLY:
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string ToLower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() &&
+         (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) {
+    s.remove_suffix(1);
+  }
+  return s;
+}
+
+// One request across its attempts.
+struct Transfer {
+  HttpRequest request;
+  HttpTransport::Callback done;
+  int attempts = 0;
+  curl_slist* header_list = nullptr;
+  // State of the current attempt.
+  HttpResponse response;
+  std::optional<uint64_t> content_length;
+  Clock::time_point last_activity;
+  std::string abort_reason;  // set when this side cut the attempt short
+  char error[CURL_ERROR_SIZE] = {};
+
+  ~Transfer() { curl_slist_free_all(header_list); }
+
+  void BeginAttempt() {
+    ++attempts;
+    response = HttpResponse();
+    content_length.reset();
+    abort_reason.clear();
+    error[0] = '\0';
+    last_activity = Clock::now();
+  }
+};
+
+size_t OnHeader(char* data, size_t size, size_t count, void* user) {
+  Transfer& t = *static_cast<Transfer*>(user);
+  const size_t bytes = size * count;
+  t.last_activity = Clock::now();
+  std::string_view line(data, bytes);
+  if (line.starts_with("HTTP/")) {
+    // A new response (after a redirect or a 100 Continue): start over.
+    t.response.headers.clear();
+    t.response.body.Clear();
+    t.content_length.reset();
+    const size_t sp = line.find(' ');
+    long status = 0;
+    if (sp != std::string_view::npos) {
+      std::from_chars(line.data() + sp + 1, line.data() + line.size(), status);
+    }
+    t.response.status = status;
+    return bytes;
+  }
+  if (Trim(line).empty()) {  // the end of this response's headers
+    std::string why = CheckHeaders(t.request, t.response, t.content_length);
+    if (!why.empty()) {
+      t.abort_reason = std::move(why);
+      return 0;  // fails the transfer and closes its connection
+    }
+    return bytes;
+  }
+  const size_t colon = line.find(':');
+  if (colon == std::string_view::npos) return bytes;
+  std::string name = ToLower(Trim(line.substr(0, colon)));
+  std::string_view value = Trim(line.substr(colon + 1));
+  if (name == "content-length" && t.request.method != "HEAD") {
+    uint64_t n = 0;
+    auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+    if (ec == std::errc() && end == value.data() + value.size()) {
+      t.content_length = n;
+      t.response.body.Reserve(static_cast<size_t>(std::min(n, kMaxReserve)));
+    }
+  }
+  t.response.headers.emplace_back(std::move(name), std::string(value));
+  return bytes;
+}
+
+size_t OnBody(char* data, size_t size, size_t count, void* user) {
+  Transfer& t = *static_cast<Transfer*>(user);
+  const size_t bytes = size * count;
+  t.last_activity = Clock::now();
+  if (t.content_length && t.response.body.size() + bytes > *t.content_length) {
+    t.abort_reason = "body longer than the " + std::to_string(*t.content_length) +
+                     " bytes Content-Length announced";
+    return 0;  // makes curl fail the transfer
+  }
+  t.response.body.Append(ByteView(reinterpret_cast<const std::byte*>(data), bytes));
+  return bytes;
+}
+
+std::optional<milliseconds> RetryAfter(const HttpResponse& response) {
+  std::optional<std::string_view> v = response.Header("retry-after");
+  if (!v) return std::nullopt;
+  uint64_t seconds = 0;
+  auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), seconds);
+  if (ec != std::errc() || end != v->data() + v->size()) return std::nullopt;  // a date
+  return milliseconds(std::min<uint64_t>(seconds, 3600) * 1000);
+}
+
+}  // namespace
+
+class HttpTransport::Driver {
+ public:
+  explicit Driver(HttpOptions options) : options_(std::move(options)) {
+    InitCurlOnce();
+    options_.max_concurrency = std::max(1, options_.max_concurrency);
+    options_.max_retries = std::max(0, options_.max_retries);
+    multi_ = curl_multi_init();
+    const long n = options_.max_concurrency;
+    curl_multi_setopt(multi_, CURLMOPT_MAX_HOST_CONNECTIONS, n);
+    curl_multi_setopt(multi_, CURLMOPT_MAXCONNECTS, n);
+    rng_.seed(std::random_device{}());
+  }
+
+  ~Driver() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    curl_multi_wakeup(multi_);
+    if (thread_.joinable()) thread_.join();
+    for (CURL* easy : idle_easy_) curl_easy_cleanup(easy);
+    curl_multi_cleanup(multi_);
+  }
+
+  const HttpOptions& options() const { return options_; }
+
+  void Enqueue(std::vector<std::unique_ptr<Transfer>> transfers) {
+    std::call_once(started_, [this] { thread_ = std::thread([this] { Run(); }); });
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (auto& t : transfers) incoming_.push_back(std::move(t));
+    }
+    curl_multi_wakeup(multi_);
+  }
+
+ private:
+  void Run();
+  void Start(std::unique_ptr<Transfer> t);
+  void Complete(CURL* easy, CURLcode code);
+  void AbortIdle(Clock::time_point now);
+  int WaitMs(Clock::time_point now);
+  milliseconds Backoff(int retry, std::optional<milliseconds> retry_after);
+  void CancelAll();
+
+  CURL* AcquireEasy() {
+    if (idle_easy_.empty()) return curl_easy_init();
+    CURL* easy = idle_easy_.back();
+    idle_easy_.pop_back();
+    return easy;
+  }
+  void ReleaseEasy(CURL* easy) {
+    curl_easy_reset(easy);
+    idle_easy_.push_back(easy);
+  }
+
+  HttpOptions options_;
+  CURLM* multi_ = nullptr;
+  std::once_flag started_;
+  std::thread thread_;
+
+  std::mutex mu_;  // guards incoming_ and stop_
+  std::vector<std::unique_ptr<Transfer>> incoming_;
+  bool stop_ = false;
+
+  // Driver thread only.
+  std::deque<std::unique_ptr<Transfer>> ready_;
+  std::multimap<Clock::time_point, std::unique_ptr<Transfer>> waiting_;  // retries
+  std::unordered_map<CURL*, std::unique_ptr<Transfer>> active_;
+  std::vector<CURL*> idle_easy_;
+  std::minstd_rand rng_;
+};
+
+void HttpTransport::Driver::Run() {
+  const size_t max_active = static_cast<size_t>(options_.max_concurrency);
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (stop_) break;
+      for (auto& t : incoming_) ready_.push_back(std::move(t));
+      incoming_.clear();
+    }
+    Clock::time_point now = Clock::now();
+    // Retries that are due go ahead of requests not yet started.
+    while (!waiting_.empty() && waiting_.begin()->first <= now) {
+      ready_.push_front(std::move(waiting_.begin()->second));
+      waiting_.erase(waiting_.begin());
+    }
+    while (active_.size() < max_active && !ready_.empty()) {
+      std::unique_ptr<Transfer> t = std::move(ready_.front());
+      ready_.pop_front();
+      Start(std::move(t));
+    }
+    int running = 0;
+    curl_multi_perform(multi_, &running);
+    int left = 0;
+    while (CURLMsg* msg = curl_multi_info_read(multi_, &left)) {
+      if (msg->msg != CURLMSG_DONE) continue;
+      // `msg` dies when its handle is removed, so take what is needed first.
+      CURL* easy = msg->easy_handle;
+      CURLcode code = msg->data.result;
+      Complete(easy, code);
+    }
+    now = Clock::now();
+    AbortIdle(now);
+    if (active_.size() < max_active && !ready_.empty()) continue;
+    curl_multi_poll(multi_, nullptr, 0, WaitMs(now), nullptr);
+  }
+  CancelAll();
+}
+
+void HttpTransport::Driver::Start(std::unique_ptr<Transfer> t) {
+  CURL* easy = AcquireEasy();
+  if (easy == nullptr) {
+    t->done(Status::IOError(t->request.method + " " + t->request.url +
+                            ": cannot create a curl handle"));
+    return;
+  }
+  t->BeginAttempt();
+  const HttpRequest& r = t->request;
+  curl_easy_setopt(easy, CURLOPT_URL, r.url.c_str());
+  curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 1L);
+  curl_easy_setopt(easy, CURLOPT_MAXREDIRS, 8L);
+  curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS,
+                   static_cast<long>(options_.connect_timeout.count()));
+  if (options_.request_timeout.count() > 0) {
+    curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS,
+                     static_cast<long>(options_.request_timeout.count()));
+  }
+  curl_easy_setopt(easy, CURLOPT_USERAGENT, options_.user_agent.c_str());
+  curl_easy_setopt(easy, CURLOPT_SSL_VERIFYPEER, options_.verify_tls ? 1L : 0L);
+  curl_easy_setopt(easy, CURLOPT_SSL_VERIFYHOST, options_.verify_tls ? 2L : 0L);
+  // Fewer, larger deliveries from curl's receive buffer.
+  curl_easy_setopt(easy, CURLOPT_BUFFERSIZE, 256L * 1024);
+  curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, t->error);
+  curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, &OnHeader);
+  curl_easy_setopt(easy, CURLOPT_HEADERDATA, t.get());
+  curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &OnBody);
+  curl_easy_setopt(easy, CURLOPT_WRITEDATA, t.get());
+
+  if (t->header_list == nullptr) {  // built once, kept across attempts
+    curl_slist* list = nullptr;
+    bool has_content_type = false;
+    auto add = [&](const std::string& h) {
+      list = curl_slist_append(list, h.c_str());
+      has_content_type |= ToLower(h).starts_with("content-type:");
+    };
+    for (const std::string& h : options_.headers) add(h);
+    for (const std::string& h : r.headers) add(h);
+    if (r.range) {
+      if (std::optional<std::string> v = RangeHeaderValue(*r.range)) add("Range: " + *v);
+    }
+    if (!r.body.empty() || r.method == "PUT" || r.method == "POST") {
+      // No form encoding, and the body at once rather than after a 100 Continue.
+      if (!has_content_type) list = curl_slist_append(list, "Content-Type:");
+      list = curl_slist_append(list, "Expect:");
+    }
+    t->header_list = list;
+  }
+  curl_easy_setopt(easy, CURLOPT_HTTPHEADER, t->header_list);
+
+  if (r.method == "HEAD") {
+    curl_easy_setopt(easy, CURLOPT_NOBODY, 1L);
+  } else if (r.method == "GET" && r.body.empty()) {
+    curl_easy_setopt(easy, CURLOPT_HTTPGET, 1L);
+  } else {
+    if (!r.body.empty() || r.method == "PUT" || r.method == "POST") {
+      curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE,
+                       static_cast<curl_off_t>(r.body.size()));
+      curl_easy_setopt(
+          easy, CURLOPT_POSTFIELDS,
+          r.body.empty() ? "" : reinterpret_cast<const char*>(r.body.data()));
+    }
+    curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, r.method.c_str());
+  }
+  if (curl_multi_add_handle(multi_, easy) != CURLM_OK) {
+    ReleaseEasy(easy);
+    t->done(Status::IOError(r.method + " " + r.url + ": cannot start the transfer"));
+    return;
+  }
+  active_.emplace(easy, std::move(t));
+}
+
+void HttpTransport::Driver::Complete(CURL* easy, CURLcode code) {
+  auto it = active_.find(easy);
+  if (it == active_.end()) return;
+  std::unique_ptr<Transfer> t = std::move(it->second);
+  active_.erase(it);
+  curl_multi_remove_handle(multi_, easy);
+  long status = 0;
+  curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
+
+  HttpResponse& response = t->response;
+  response.status = status;
+  response.attempts = t->attempts;
+  std::string failure;
+  bool retryable = true;
+  if (!t->abort_reason.empty()) {
+    failure = t->abort_reason;
+  } else if (code != CURLE_OK) {
+    failure = curl_easy_strerror(code);
+    if (t->error[0] != '\0') failure += std::string(" (") + t->error + ")";
+    // Garbage where a reply should start, on a connection used before, is
+    // most likely the surplus of a previous reply that overran its length.
+    long new_connections = 0;
+    curl_easy_getinfo(easy, CURLINFO_NUM_CONNECTS, &new_connections);
+    retryable = IsRetryableCurlCode(code) ||
+                (code == CURLE_UNSUPPORTED_PROTOCOL && new_connections == 0);
+  } else {
+    failure = CheckResponse(t->request, response, t->content_length);
+  }
+  ReleaseEasy(easy);
+  const bool status_failure = failure.empty() && IsRetryableHttpStatus(status);
+  if ((status_failure || (!failure.empty() && retryable)) &&
+      t->attempts <= options_.max_retries) {
+    const std::optional<milliseconds> after =
+        status_failure ? RetryAfter(response) : std::nullopt;
+    const Clock::time_point when = Clock::now() + Backoff(t->attempts, after);
+    waiting_.emplace(when, std::move(t));
+    return;
+  }
+  if (!failure.empty()) {
+    t->done(Status::IOError(t->request.method + " " + t->request.url + ": " + failure +
+                            " (after " + std::to_string(t->attempts) +
+                            (t->attempts == 1 ? " attempt)" : " attempts)")));
+    return;
+  }
+  t->done(std::move(response));
+}
+
+void HttpTransport::Driver::AbortIdle(Clock::time_point now) {
+  if (options_.idle_timeout.count() <= 0) return;
+  std::vector<CURL*> stalled;
+  for (const auto& [easy, t] : active_) {
+    if (now - t->last_activity > options_.idle_timeout) stalled.push_back(easy);
+  }
+  for (CURL* easy : stalled) {
+    active_[easy]->abort_reason =
+        "no data received for " + std::to_string(options_.idle_timeout.count()) + " ms";
+    Complete(easy, CURLE_OPERATION_TIMEDOUT);
+  }
+}
+
+int HttpTransport::Driver::WaitMs(Clock::time_point now) {
+  long curl_ms = -1;
+  curl_multi_timeout(multi_, &curl_ms);
+  milliseconds wait(curl_ms < 0 ? 1000 : std::min(curl_ms, 1000L));
+  auto until = [&](Clock::time_point when) {
+    auto d = std::chrono::ceil<milliseconds>(when - now);
+    wait = std::min(wait, std::max(d, milliseconds(0)));
+  };
+  if (!waiting_.empty()) until(waiting_.begin()->first);
+  if (options_.idle_timeout.count() > 0) {
+    for (const auto& [easy, t] : active_) until(t->last_activity + options_.idle_timeout);
+  }
+  // Wake just after a deadline, not just before it.
+  return static_cast<int>(wait.count()) + (wait.count() > 0 ? 1 : 0);
+}
+
+milliseconds HttpTransport::Driver::Backoff(int retry,
+                                            std::optional<milliseconds> retry_after) {
+  const int64_t base = std::max<int64_t>(options_.backoff_base.count(), 0);
+  const int64_t cap = std::max<int64_t>(options_.backoff_max.count(), 0);
+  int64_t d = base;
+  for (int i = 1; i < retry && d < cap; ++i) d *= 2;
+  d = std::min(d, cap);
+  std::uniform_int_distribution<int64_t> jitter(d / 2, d);
+  milliseconds delay(jitter(rng_));
+  if (retry_after) delay = std::max(delay, std::min(*retry_after, options_.backoff_max));
+  return delay;
+}
+
+void HttpTransport::Driver::CancelAll() {
+  auto cancel = [](Transfer& t) {
+    t.done(Status::Cancelled(t.request.method + " " + t.request.url +
+                             ": the HTTP transport shut down"));
+  };
+  for (auto& [easy, t] : active_) {
+    curl_multi_remove_handle(multi_, easy);
+    curl_easy_cleanup(easy);
+    cancel(*t);
+  }
+  active_.clear();
+  for (auto& t : ready_) cancel(*t);
+  for (auto& [when, t] : waiting_) cancel(*t);
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& t : incoming_) cancel(*t);
+}
+
+HttpTransport::HttpTransport(HttpOptions options)
+    : driver_(std::make_unique<Driver>(std::move(options))) {}
+
+HttpTransport::~HttpTransport() = default;
+
+const HttpOptions& HttpTransport::options() const { return driver_->options(); }
+
+void HttpTransport::Submit(HttpRequest request, Callback done) {
+  auto t = std::make_unique<Transfer>();
+  t->request = std::move(request);
+  t->done = std::move(done);
+  std::vector<std::unique_ptr<Transfer>> one;
+  one.push_back(std::move(t));
+  driver_->Enqueue(std::move(one));
+}
+
+Result<HttpResponse> HttpTransport::Fetch(HttpRequest request) {
+  std::vector<HttpRequest> one;
+  one.push_back(std::move(request));
+  return std::move(FetchMany(std::move(one)).front());
+}
+
+std::vector<Result<HttpResponse>> HttpTransport::FetchMany(
+    std::vector<HttpRequest> requests) {
+  struct Batch {
+    std::mutex mu;
+    std::condition_variable cv;
+    size_t left = 0;
+    std::vector<std::optional<Result<HttpResponse>>> out;
+  };
+  auto batch = std::make_shared<Batch>();
+  batch->left = requests.size();
+  batch->out.resize(requests.size());
+  std::vector<std::unique_ptr<Transfer>> transfers;
+  transfers.reserve(requests.size());
+  for (size_t i = 0; i < requests.size(); ++i) {
+    auto t = std::make_unique<Transfer>();
+    t->request = std::move(requests[i]);
+    t->done = [batch, i](Result<HttpResponse> r) {
+      std::lock_guard<std::mutex> lock(batch->mu);
+      batch->out[i].emplace(std::move(r));
+      if (--batch->left == 0) batch->cv.notify_all();
+    };
+    transfers.push_back(std::move(t));
+  }
+  if (!transfers.empty()) driver_->Enqueue(std::move(transfers));
+  std::unique_lock<std::mutex> lock(batch->mu);
+  batch->cv.wait(lock, [&] { return batch->left == 0; });
+  std::vector<Result<HttpResponse>> out;
+  out.reserve(batch->out.size());
+  for (auto& r : batch->out) out.push_back(std::move(*r));
+  return out;
+}
+
+}  // namespace turbozarr

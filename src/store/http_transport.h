@@ -1,0 +1,63 @@
+// HttpTransport: HTTP(S) requests over libcurl's multi interface, shared by
+// the stores that talk to web servers and object stores.
+//
+// One driver thread owns a curl multi handle and runs every transfer of the
+// transport, so any number of requests (from one FetchMany or from many
+// threads calling Fetch at once) are in flight together without a thread
+// each. Connections are kept open in the multi handle's cache and reused;
+// finished easy handles go back to a pool. At most
+// HttpOptions::max_concurrency transfers run at once; the rest queue.
+//
+// A response is complete and self-consistent or it is not returned: an
+// attempt is retried, with exponential backoff and jitter, on HTTP 5xx (not
+// 501/505), 429 and 408, on a connection refused, reset or timed out, on an
+// attempt that receives nothing for idle_timeout, on a body whose length
+// differs from Content-Length, and on a 206 whose Content-Range or length is
+// not the range asked for. When the retries run out, a failed status is
+// returned as the response (callers read its code) and every other failure
+// as an IOError naming the method, URL, cause and number of attempts.
+//
+// Thread safety: Fetch, FetchMany and Submit may be called from any number of
+// threads at once. Completion callbacks run on the driver thread: they must be
+// quick and must not call Fetch or FetchMany (that would wait for itself).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "store/http_message.h"
+#include "turbozarr/status.h"
+#include "turbozarr/store.h"
+
+namespace turbozarr {
+
+class HttpTransport {
+ public:
+  using Callback = std::function<void(Result<HttpResponse>)>;
+
+  explicit HttpTransport(HttpOptions options);
+  // Cancels what is still queued or running (callbacks get Cancelled) and
+  // stops the driver thread.
+  ~HttpTransport();
+  HttpTransport(const HttpTransport&) = delete;
+  HttpTransport& operator=(const HttpTransport&) = delete;
+
+  // Starts `request`; `done` runs on the driver thread with the outcome.
+  void Submit(HttpRequest request, Callback done);
+
+  // Sends one request and waits for its outcome.
+  Result<HttpResponse> Fetch(HttpRequest request);
+
+  // Sends all requests at once (up to max_concurrency in flight) and waits for
+  // every outcome; answers in the order asked.
+  std::vector<Result<HttpResponse>> FetchMany(std::vector<HttpRequest> requests);
+
+  const HttpOptions& options() const;
+
+ private:
+  class Driver;
+  std::unique_ptr<Driver> driver_;
+};
+
+}  // namespace turbozarr

@@ -1,0 +1,121 @@
+// FaultHttpServer: a small HTTP/1.1 server on a loopback port, inside the test
+// process, that serves values from memory and misbehaves on request: error
+// statuses, connections dropped or reset, stalls, wrong lengths, ignored or
+// wrong ranges. HTTP clients are tested against it for what a real server
+// rarely does on cue.
+//
+// Requests are numbered from 0 in the order they arrive; a fault policy picks
+// each one's fault. Every connection is kept alive between requests unless a
+// fault closes it.
+//
+// Thread safety: every method may be called from any thread while the server
+// runs; the policy is called under the server's lock.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "turbozarr/status.h"
+
+namespace turbozarr {
+
+enum class HttpFault {
+  kNone,
+  kStatus500,
+  kStatus503,  // with "Retry-After: 0"
+  kStatus429,
+  kCloseBeforeReply,  // reads the request, closes without a word
+  kResetBeforeReply,  // reads the request, resets the connection
+  kCloseMidBody,      // correct headers, half the body, close
+  kStallBeforeReply,  // waits stall() before answering
+  kStallMidBody,      // half the body, waits stall(), the rest
+  kLengthTooLong,     // Content-Length 7 more than the body sent, then close
+  kLengthTooShort,    // Content-Length 7 less than the body sent, then close
+                      // (HEAD answers keep their true length)
+  kIgnoreRange,       // 200 with the whole value whatever the Range
+  kShiftedRange,      // 206 (truly labelled) for the range one byte further on
+  kShortRange,        // 206 whose Content-Range and body stop one byte early
+};
+
+const char* HttpFaultName(HttpFault fault);
+
+class FaultHttpServer {
+ public:
+  // Called with the request's number, its path (query included) and its
+  // Range header ("" if none).
+  using Policy = std::function<HttpFault(uint64_t request_number, const std::string& path,
+                                         const std::string& range)>;
+
+  FaultHttpServer() = default;
+  ~FaultHttpServer();  // stops the server and joins its threads
+
+  // Binds 127.0.0.1 on a free port and starts serving.
+  Status Start();
+  // "http://127.0.0.1:<port>"
+  std::string url() const;
+
+  // Serves `value` at "/" + path (whatever query string follows).
+  void Put(const std::string& path, std::string value);
+  // The next requests get these faults in order; later ones the policy's.
+  void QueueFaults(std::vector<HttpFault> faults);
+  // Picks the fault of each request the queue does not cover (none by default).
+  void SetPolicy(Policy policy);
+  void set_stall(std::chrono::milliseconds d) { stall_ms_ = d.count(); }
+
+  // The last request received: method, path (decoded, then the query string
+  // as sent), headers ("name: value", names in lower case) and body.
+  struct Received {
+    std::string method;
+    std::string path;
+    std::vector<std::string> headers;
+    std::string body;
+  };
+  Received last_request() const;
+
+  // Requests received so far, and connections accepted so far.
+  uint64_t requests() const { return requests_; }
+  uint64_t connections() const { return connections_; }
+
+ private:
+  struct Request {
+    std::string method;
+    std::string path;   // percent-decoded
+    std::string query;  // "" or "?...", as sent
+    std::string range;  // the Range header's value, if any
+  };
+  void AcceptLoop();
+  void Serve(int fd);
+  // Answers one request; false when the connection must close.
+  bool Answer(int fd, const Request& req, HttpFault fault);
+  // Waits `ms` or until Stop; false if stopped.
+  bool Sleep(int64_t ms);
+
+  int listen_fd_ = -1;
+  int port_ = 0;
+  std::thread acceptor_;
+  std::atomic<int64_t> stall_ms_{1000};
+  std::atomic<uint64_t> requests_{0};
+  std::atomic<uint64_t> connections_{0};
+
+  mutable std::mutex mu_;
+  std::condition_variable stopped_cv_;
+  bool stopping_ = false;
+  std::map<std::string, std::shared_ptr<const std::string>> values_;
+  std::vector<HttpFault> queued_;
+  size_t next_queued_ = 0;
+  Policy policy_;
+  Received last_;
+  std::vector<int> open_fds_;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace turbozarr
