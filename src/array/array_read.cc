@@ -81,9 +81,7 @@ Status Array::Read(const Selection& selection, void* out, const ReadOptions&) co
   const std::vector<ChunkProjection> plan =
       PlanChunks(selection, metadata_.shape, metadata_.chunk_shape);
   const std::vector<int64_t> block_shape = selection.shape();
-  // Fewer chunks than threads: split each straight read so all cores copy.
   const int threads = ThreadPool::DefaultConcurrency();
-  const int parts_per_chunk = static_cast<int64_t>(plan.size()) < threads ? threads : 1;
 
   auto in_context = [&](const Status& s, const std::string& key) {
     return s.WithContext(Describe() + ", chunk '" + key + "'");
@@ -107,24 +105,37 @@ Status Array::Read(const Selection& selection, void* out, const ReadOptions&) co
     return ReadInWindows(*this, plan, static_cast<size_t>(in_flight), place);
   }
 
-  return ThreadPool::Default().ParallelFor(
-      static_cast<int64_t>(plan.size()), [&](int64_t i) -> Status {
-        const ChunkProjection& p = plan[i];
-        const std::string key = ChunkKey(p.chunk_coords);
-        if (internal::CanReadStraightIntoBlock(chain_, p, block_shape)) {
-          Result<bool> found = internal::ReadStraightIntoBlock(
-              *store_, key, chain_, p, block_shape, out, parts_per_chunk);
-          if (!found.ok()) return in_context(found.status(), key);
-          if (!*found) {
-            FillBlock(metadata_.dtype, metadata_.fill_value,
-                      ChunkRegion::Make(p, metadata_.chunk_shape, block_shape), out);
-          }
-          return Status::OK();
-        }
-        Result<std::optional<Buffer>> bytes = store_->Get(key);
-        if (!bytes.ok()) return in_context(bytes.status(), key);
-        return place(p, key, *bytes);
+  // Fewer chunks than threads, all read straight into the result (a few huge
+  // uncompressed chunks): one chunk after another, each split into ranged
+  // reads on every thread, so that all cores copy out of the page cache.
+  const bool few_straight_chunks =
+      static_cast<int64_t>(plan.size()) < threads &&
+      std::all_of(plan.begin(), plan.end(), [&](const ChunkProjection& p) {
+        return internal::CanReadStraightIntoBlock(chain_, p, block_shape);
       });
+  const int parts_per_chunk = few_straight_chunks ? threads : 1;
+  auto read_chunk = [&](int64_t i) -> Status {
+    const ChunkProjection& p = plan[i];
+    const std::string key = ChunkKey(p.chunk_coords);
+    if (internal::CanReadStraightIntoBlock(chain_, p, block_shape)) {
+      Result<bool> found = internal::ReadStraightIntoBlock(
+          *store_, key, chain_, p, block_shape, out, parts_per_chunk);
+      if (!found.ok()) return in_context(found.status(), key);
+      if (!*found) {
+        FillBlock(metadata_.dtype, metadata_.fill_value,
+                  ChunkRegion::Make(p, metadata_.chunk_shape, block_shape), out);
+      }
+      return Status::OK();
+    }
+    Result<std::optional<Buffer>> bytes = store_->Get(key);
+    if (!bytes.ok()) return in_context(bytes.status(), key);
+    return place(p, key, *bytes);
+  };
+  if (few_straight_chunks) {
+    for (size_t i = 0; i < plan.size(); ++i) TZ_RETURN_NOT_OK(read_chunk(i));
+    return Status::OK();
+  }
+  return ThreadPool::Default().ParallelFor(static_cast<int64_t>(plan.size()), read_chunk);
 }
 
 }  // namespace turbozarr
