@@ -25,7 +25,8 @@ struct CatOptions {
 };
 
 Status RunCat(const CatOptions& options) {
-  TZ_ASSIGN_OR_RETURN(Location location, OpenLocation(options.url, options.path));
+  TZ_ASSIGN_OR_RETURN(Location location,
+                      OpenLocation(options.url, options.path, ReadOnly()));
   TZ_ASSIGN_OR_RETURN(NodeInfo node, InspectLocation(location));
   if (node.kind != NodeKind::kArray) {
     return Status::InvalidArgument(location.Describe() +

@@ -277,12 +277,28 @@ Status EnsureParentGroups(const Location& dst, int zarr_format) {
 
 Status RunCp(const CpOptions& options) {
   TZ_ASSIGN_OR_RETURN(CopyContext ctx, MakeContext(options));
-  TZ_ASSIGN_OR_RETURN(Location src, OpenLocation(options.src_url, options.src_path));
-  TZ_ASSIGN_OR_RETURN(Location dst, OpenLocation(options.dst_url, options.dst_path));
+  TZ_ASSIGN_OR_RETURN(Location src,
+                      OpenLocation(options.src_url, options.src_path, ReadOnly()));
+  // --overwrite of a whole zip archive writes a new one in its place; other
+  // stores ignore `truncate`.
+  StoreOptions dst_options;
+  dst_options.truncate = options.overwrite &&
+                         SplitArchivePath(options.dst_url).second.empty() &&
+                         options.dst_path.find_first_not_of('/') == std::string::npos;
+  TZ_ASSIGN_OR_RETURN(Location dst,
+                      OpenLocation(options.dst_url, options.dst_path, dst_options));
+  if (!dst.store->IsWritable()) {
+    return Status::InvalidArgument(
+        "cannot copy to " + dst.Describe() +
+        ": the store is read-only (an existing zip "
+        "archive is written once: --overwrite replaces it when copying to its root)");
+  }
   TZ_ASSIGN_OR_RETURN(NodeInfo source, InspectLocation(src));
   TZ_RETURN_NOT_OK(
       EnsureParentGroups(dst, ctx.layout.zarr_format.value_or(source.zarr_format)));
-  return CopyNode(src, dst, ctx);
+  TZ_RETURN_NOT_OK(CopyNode(src, dst, ctx));
+  // A zip archive is complete only once its directory is written.
+  return dst.store->Flush();
 }
 
 }  // namespace

@@ -136,7 +136,8 @@ Result<std::string> DescribeGroup(const Group& group) {
 }
 
 Status RunInfo(const InfoOptions& options) {
-  TZ_ASSIGN_OR_RETURN(Location location, OpenLocation(options.url, options.path));
+  TZ_ASSIGN_OR_RETURN(Location location,
+                      OpenLocation(options.url, options.path, ReadOnly()));
   TZ_ASSIGN_OR_RETURN(NodeInfo node, InspectLocation(location));
   std::string text;
   if (node.kind == NodeKind::kArray) {

@@ -35,8 +35,9 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "turbozarr 0.1.0");
   app.footer(
-      "PATH is a store: a local directory, file:///dir or memory://. A directory\n"
-      "inside a hierarchy opens the node there directly; --path names a node\n"
+      "PATH is a store: a local directory, file:///dir, a zip archive (x.zip,\n"
+      "zip:///x.zip) or memory://. A directory inside a hierarchy (or inside an\n"
+      "archive: x.zip/a/b) opens the node there directly; --path names a node\n"
       "inside the store instead.");
 
   std::vector<turbozarr::cli::Command> commands = {

@@ -28,7 +28,8 @@ std::string ArrayLine(const Array& array) {
 }
 
 Status RunTree(const TreeOptions& options) {
-  TZ_ASSIGN_OR_RETURN(Location location, OpenLocation(options.url, options.path));
+  TZ_ASSIGN_OR_RETURN(Location location,
+                      OpenLocation(options.url, options.path, ReadOnly()));
   TZ_ASSIGN_OR_RETURN(NodeInfo node, InspectLocation(location));
   if (node.kind == NodeKind::kArray) {
     TZ_ASSIGN_OR_RETURN(std::shared_ptr<Array> array,

@@ -1,6 +1,7 @@
 """The write audit: read a written array back with plain zarr-python.
 
 `python -m turbozarr_bench.audit PATH` prints the digest of the array at PATH
+(a directory, or a zip archive when PATH ends in .zip)
 (see checksum.py), read slab by slab along axis 0 so memory stays bounded. It
 runs in the harness's interpreter, whose zarr-python is pinned, and never in a
 contestant's environment: the auditor must not be a contestant, or the one
@@ -21,7 +22,11 @@ from turbozarr_bench.datasets.pixels import slabs
 def digest_store(path: str) -> dict:
     import zarr
 
-    a = zarr.open_array(store=zarr.storage.LocalStore(path, read_only=True), mode="r")
+    if path.endswith(".zip"):
+        store = zarr.storage.ZipStore(path, mode="r")
+    else:
+        store = zarr.storage.LocalStore(path, read_only=True)
+    a = zarr.open_array(store=store, mode="r")
     d = ArrayDigest(a.shape, a.dtype)
     for region in slabs(tuple(a.shape), np.dtype(a.dtype).itemsize):
         d.update(a[region])

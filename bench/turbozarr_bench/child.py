@@ -131,7 +131,7 @@ def _measure(case: dict[str, Any], m) -> dict[str, Any]:
     }
     if m.finish is not None:
         m.finish()
-    res["sync_seconds"] = _sync_seconds(m.output) if case["store"] == "local" else None
+    res["sync_seconds"] = _sync_seconds(m.output) if case["store"] != "memory" else None
     if m.output is not None:
         res["output"] = str(m.output)
     if m.checksum is not None:

@@ -25,7 +25,7 @@ from turbozarr_bench.datasets import DatasetSpec, SpecError, resolve
 
 DEFAULT_DATA_DIR = "~/.cache/turbozarr-bench/data"
 DEFAULT_ENV_DIR = "~/.cache/turbozarr-bench/envs"
-STORES = ("local", "memory")
+STORES = ("local", "memory", "zip")
 CACHES = ("warm", "cold")
 
 # key -> (default, one-line meaning) ; the reference file is generated from this.
@@ -43,7 +43,7 @@ TOP_LEVEL: dict[str, tuple[Any, str]] = {
     "impl": (None, "implementations (default: all)"),
     "op": (["read_full"], f"operations: {', '.join(ALL_OPS)}"),
     "threads": (["all"], "thread counts: integers or \"all\" (= cores)"),
-    "store": (["local"], "local (directory) or memory"),
+    "store": (["local"], "local (directory), memory, or zip (the fixture in a zip archive)"),
     "cache": (["warm"], "warm, or cold (fixture pages dropped before each run)"),
     "ceiling": (list(CEILINGS), f"physical ceilings per dataset: {', '.join(CEILINGS)}"),
     "datasets": ({}, "[datasets.<name>] tables: dataset specs"),

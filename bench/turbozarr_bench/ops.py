@@ -16,12 +16,20 @@ what a caller waits for, and it costs every library a metadata read.
 
 Chunk-by-chunk reads keep `threads` reads in flight, and each result is
 handed to a sink that drops it (timed runs) or digests it (checksum run).
+
+Stores: "local" reads the fixture directory, "memory" a copy of its keys in
+memory, "zip" the fixture packed into `data.zip` beside it (built once, keys
+at the archive's root, entries stored uncompressed: the layout zarr-python's
+ZipStore writes); writes go to `output.zarr` or `output.zip` in the case's
+work directory.
 """
 
 from __future__ import annotations
 
 import math
+import os
 import shutil
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -54,23 +62,42 @@ def _drop(_i: int, _a: np.ndarray) -> None:
     pass
 
 
+def packed_zip(fixture: Path) -> Path:
+    """The fixture directory packed into a zip archive beside it, made on first
+    use (a regenerated fixture removes its directory, and the archive with it)."""
+    fixture = Path(fixture)
+    out = fixture.with_suffix(".zip")
+    if out.exists():
+        return out
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    files = sorted(p for p in fixture.rglob("*") if p.is_file())
+    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_STORED) as zf:
+        for p in files:
+            zf.write(p, p.relative_to(fixture).as_posix())
+    os.replace(tmp, out)
+    return out
+
+
 def build(case: dict[str, Any], driver: Driver) -> Measured:
     op = case["op"]
     fixture = case["fixture"]
     spec = fixture["spec"]
     path = fixture["path"]
-    files = measure.files_under(Path(path))
     nbytes = int(fixture["stamp"]["nbytes"])
     store = case["store"]
     cold = case["cache"] == "cold"
 
     if store == "memory":
         source = driver.memory_source(path)
+    elif store == "zip":
+        path = str(packed_zip(Path(path)))
+        source = driver.zip_source(path)
     else:
         source = driver.local_source(path)
+    files = measure.files_under(Path(path))
 
     def prepare_cache() -> None:
-        if store != "local":
+        if store == "memory":
             return
         if cold:
             measure.evict(files)
@@ -101,14 +128,17 @@ def build(case: dict[str, Any], driver: Driver) -> Measured:
                 return digests.hexdigest()
 
         return Measured(run=run, setup=prepare_cache, nbytes=nbytes, checksum=checksum,
-                        files=files if store == "local" else [])
+                        files=files if store != "memory" else [])
 
-    out_dir = Path(case["workdir"]) / "output.zarr"
+    out_dir = Path(case["workdir"]) / ("output.zip" if store == "zip" else "output.zarr")
     state: dict[str, Any] = {}
 
     def new_target() -> None:
         if store == "memory":
             state["target"] = driver.memory_target()
+        elif store == "zip":
+            out_dir.unlink(missing_ok=True)
+            state["target"] = driver.zip_target(str(out_dir))
         else:
             shutil.rmtree(out_dir, ignore_errors=True)
             state["target"] = driver.local_target(str(out_dir))
@@ -140,6 +170,6 @@ def build(case: dict[str, Any], driver: Driver) -> Measured:
             driver.copy(source, state["target"])
 
         return Measured(run=run_copy, setup=setup_round_trip, nbytes=nbytes, output=out_dir,
-                        finish=finish, files=files if store == "local" else [])
+                        finish=finish, files=files if store != "memory" else [])
 
     raise ValueError(f"unknown operation {op!r}")

@@ -102,6 +102,13 @@ class Store {
   // calls of about that many reads.
   virtual int PreferredRequestsInFlight() const { return 0; }
 
+  // Makes what was written so far complete in the store's own format. Most
+  // stores finish each Set before it returns and answer OK at once; a store
+  // that keeps an index of its own (a zip archive's central directory) writes
+  // it here, and again from its destructor if anything changed since. Writing
+  // may continue after a Flush.
+  virtual Status Flush() { return Status::OK(); }
+
   // A human description such as "file:///data/x.zarr" used in error messages.
   virtual std::string Describe() const = 0;
 };
@@ -157,7 +164,31 @@ struct HttpOptions {
 Result<std::shared_ptr<Store>> MakeHttpStore(std::string base_url,
                                              HttpOptions options = {});
 
-// Opens a store from a URL or path: "memory://", "file:///p", or a plain path.
+// How OpenStore opens a store; a field that does not apply to a store is
+// ignored by it.
+struct StoreOptions {
+  // Refuse every write (Set, Erase, ErasePrefix answer InvalidArgument). A zip
+  // archive opened read-only must exist.
+  bool read_only = false;
+  // Single-file stores (zip): start a new, empty archive even if the file
+  // exists; it is replaced when first written (or flushed). Without this an
+  // existing archive opens read-only and an absent one is created.
+  bool truncate = false;
+};
+
+// Opens a store from a URL or a path:
+//   "memory://"                  a new, empty in-memory store
+//   "file:///p", "/p", "rel/p"   a local directory (created on first write)
+//   "zip:///p.zip", "p.zip",     a zip archive: an existing one is read, a new
+//   "file:///p.zip"              one is written (see StoreOptions::truncate);
+//                                a path ending in ".zip" that is a directory
+//                                stays a local directory store
+//   "http(s)://host/p"          a read-only HTTP store (MakeHttpStore)
+//   "s3://..."                   Unsupported until built in
+// Schemes are case-insensitive. Unknown schemes are Unsupported; the message
+// names the URL.
 Result<std::shared_ptr<Store>> OpenStore(std::string_view url);
+Result<std::shared_ptr<Store>> OpenStore(std::string_view url,
+                                         const StoreOptions& options);
 
 }  // namespace turbozarr

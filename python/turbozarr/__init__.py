@@ -33,7 +33,7 @@ from turbozarr._api import (
 )
 from turbozarr._array import Array
 from turbozarr._group import Group
-from turbozarr._store import LocalStore, MemoryStore, Store
+from turbozarr._store import LocalStore, MemoryStore, Store, ZipStore, open_store
 from turbozarr.errors import (
     AlreadyExistsError,
     CancelledError,
@@ -63,6 +63,7 @@ __all__ = [
     "StoreIOError",
     "TurbozarrError",
     "UnsupportedError",
+    "ZipStore",
     "array",
     "config",
     "consolidate_metadata",
@@ -74,4 +75,5 @@ __all__ = [
     "open",
     "open_array",
     "open_group",
+    "open_store",
 ]

@@ -53,8 +53,10 @@ def open(store: Any, mode: str = "r", *, path: str = "", zarr_format: int | None
     `shape` is given (the other keywords as for create), else a group.
     """
     _check_mode(mode)
-    store = as_store(store)
     path = normalize_path(path)
+    # "w" at the root replaces everything there, which for a zip archive
+    # means a new archive.
+    store = as_store(store, read_only=mode == "r", truncate=mode == "w" and path == "")
     if mode in ("r", "r+", "a"):
         node = _inspect(store, path)
         if node is not None:
@@ -95,8 +97,8 @@ def group(store: Any = "memory://", *, path: str = "", zarr_format: int = 3,
           attributes: dict | None = None, overwrite: bool = False) -> Group:
     """The group at `path`: opened if one is there (and not overwrite),
     otherwise created."""
-    store = as_store(store)
     path = normalize_path(path)
+    store = as_store(store, truncate=overwrite and path == "")
     if not overwrite:
         node = _inspect(store, path)
         if node is not None and node[0] == "group":
@@ -126,8 +128,8 @@ def create(store: Any, shape: Any, dtype: Any = "float64", *, path: str = "",
     whole v3 chain. `shards` makes a sharded v3 array whose inner chunks are
     `chunks`.
     """
-    store = as_store(store)
     path = normalize_path(path)
+    store = as_store(store, truncate=overwrite and path == "")
     _, meta, zattrs = _metadata.array_documents(
         shape, dtype, chunks=chunks, shards=shards, fill_value=fill_value,
         compressors=compressors, compressor=compressor, filters=filters,

@@ -1,6 +1,6 @@
 // ForwardingStore: a Store that passes every call to an inner store; the
-// wrappers (throttled, metrics, caching) derive from it and override only
-// the calls they change.
+// wrappers (throttled, metrics, caching, read-only) derive from it and
+// override only the calls they change.
 //
 // Thread safety: as the inner store.
 #pragma once
@@ -43,6 +43,7 @@ class ForwardingStore : public virtual Store {
   Result<DirectoryListing> ListDirectory(std::string_view prefix) override {
     return inner_->ListDirectory(prefix);
   }
+  Status Flush() override { return inner_->Flush(); }
   bool IsWritable() const override { return inner_->IsWritable(); }
   int PreferredRequestsInFlight() const override {
     return inner_->PreferredRequestsInFlight();

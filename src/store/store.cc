@@ -1,12 +1,12 @@
-// Key rules, the default Store methods (built from the virtual primitives),
-// and OpenStore's URL dispatch.
+// Key rules and the default Store methods (built from the virtual primitives).
+// OpenStore's URL dispatch is in store_url.cc.
+#include "turbozarr/store.h"
+
 #include <algorithm>
-#include <cctype>
 #include <cstring>
 #include <string>
 
 #include "store/store_internal.h"
-#include "turbozarr/store.h"
 
 namespace turbozarr {
 
@@ -23,15 +23,6 @@ std::string Quoted(std::string_view key) {
   }
   s += "'";
   return s;
-}
-
-// An RFC 3986 scheme: a letter, then letters, digits, '+', '-' or '.'.
-bool IsScheme(std::string_view s) {
-  if (s.empty() || !std::isalpha(static_cast<unsigned char>(s[0]))) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '-' ||
-           c == '.';
-  });
 }
 
 Status BadKey(std::string_view key, std::string_view why) {
@@ -155,31 +146,6 @@ Result<DirectoryListing> Store::ListDirectory(std::string_view prefix) {
   // names are not sorted by it: "a-b/x" < "a/x" although "a" < "a-b".
   std::sort(listing.prefixes.begin(), listing.prefixes.end());
   return listing;
-}
-
-Result<std::shared_ptr<Store>> OpenStore(std::string_view url) {
-  if (url.empty()) return Status::InvalidArgument("empty store URL");
-  size_t sep = url.find("://");
-  std::string_view scheme =
-      sep == std::string_view::npos ? std::string_view() : url.substr(0, sep);
-  if (!IsScheme(scheme)) return MakeLocalStore(std::string(url));
-  std::string_view rest = url.substr(sep + 3);
-  if (scheme == "memory") {
-    if (!rest.empty()) {
-      return Status::Unsupported("named memory stores are not supported: '" +
-                                 std::string(url) + "' (use \"memory://\")");
-    }
-    return MakeMemoryStore();
-  }
-  if (scheme == "file") {
-    // file://localhost/p is the same as file:///p.
-    if (rest.starts_with("localhost/")) rest.remove_prefix(9);
-    if (rest.empty()) return Status::InvalidArgument("file URL without a path: '" +
-                                                     std::string(url) + "'");
-    return MakeLocalStore(std::string(rest));
-  }
-  return Status::Unsupported("store URL scheme '" + std::string(scheme) +
-                             "' is not supported (in '" + std::string(url) + "')");
 }
 
 }  // namespace turbozarr

@@ -41,6 +41,13 @@ void StoreConformanceTest::TearDown() {
   RemoveScratchDir(scratch_dir_);
 }
 
+void StoreConformanceTest::Reopen() {
+  if (!GetParam().reopen) return;
+  Result<std::shared_ptr<Store>> reopened = GetParam().reopen(store_, scratch_dir_);
+  ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
+  store_ = *reopened;
+}
+
 void PrintTo(const StoreFactory& factory, std::ostream* os) { *os << factory.name; }
 
 std::string StoreFactoryName(const ::testing::TestParamInfo<StoreFactory>& info) {
@@ -84,12 +91,18 @@ TEST_P(StoreConformanceTest, SetGetOverwrite) {
   // An empty value is present, not absent.
   MustSet(store(), "empty", "");
   EXPECT_EQ(GetString(store(), "empty"), "");
+  ASSERT_NO_FATAL_FAILURE(Reopen());
+  EXPECT_EQ(GetString(store(), "a"), "bye");
+  EXPECT_EQ(GetString(store(), "c/0/0"), binary);
+  EXPECT_EQ(GetString(store(), "empty"), "");
+  EXPECT_EQ(MustList(store(), ""), (Strings{"a", "c/0/0", "empty"}));
 }
 
 TEST_P(StoreConformanceTest, LargeValueRoundTrips) {
   std::string big(5'000'000 + 17, '\0');
   for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>(i * 7 + (i >> 12));
   MustSet(store(), "big", big);
+  ASSERT_NO_FATAL_FAILURE(Reopen());
   EXPECT_EQ(GetString(store(), "big"), big);
   EXPECT_EQ(GetString(store(), "big", ByteRange::Of(4'999'990, 100)),
             big.substr(4'999'990));
@@ -100,6 +113,9 @@ TEST_P(StoreConformanceTest, MissingKeysAreAbsent) {
   EXPECT_EQ(GetString(store(), "x/y/z"), "<absent>");
   EXPECT_EQ(GetString(store(), "nope", ByteRange::Of(1, 2)), "<absent>");
   MustSet(store(), "d/x", "1");
+  ASSERT_NO_FATAL_FAILURE(Reopen());
+  EXPECT_EQ(GetString(store(), "nope"), "<absent>");
+  EXPECT_EQ(GetString(store(), "d/x"), "1");
   // A "directory" holds no value of its own.
   EXPECT_EQ(GetString(store(), "d"), "<absent>");
   EXPECT_EQ(GetString(store(), "d/x/y"), "<absent>");
@@ -110,6 +126,8 @@ TEST_P(StoreConformanceTest, MissingKeysAreAbsent) {
 
 TEST_P(StoreConformanceTest, ByteRanges) {
   MustSet(store(), "k", "0123456789");
+  MustSet(store(), "e", "");
+  ASSERT_NO_FATAL_FAILURE(Reopen());
   EXPECT_EQ(GetString(store(), "k", ByteRange::Full()), "0123456789");
   EXPECT_EQ(GetString(store(), "k", ByteRange::Of(2, 3)), "234");
   EXPECT_EQ(GetString(store(), "k", ByteRange::Of(0, 10)), "0123456789");
@@ -122,7 +140,6 @@ TEST_P(StoreConformanceTest, ByteRanges) {
   EXPECT_EQ(GetString(store(), "k", ByteRange::Suffix(10)), "0123456789");
   EXPECT_EQ(GetString(store(), "k", ByteRange::Suffix(100)), "0123456789");
   EXPECT_EQ(GetString(store(), "k", ByteRange::Suffix(0)), "");
-  MustSet(store(), "e", "");
   EXPECT_EQ(GetString(store(), "e", ByteRange::Suffix(4)), "");
   EXPECT_EQ(GetString(store(), "e", ByteRange::Of(1, 4)), "");
 }
@@ -161,6 +178,7 @@ TEST_P(StoreConformanceTest, GetIntoReadsExactLengthsOnly) {
 TEST_P(StoreConformanceTest, Size) {
   MustSet(store(), "a/b", "0123456789");
   MustSet(store(), "e", "");
+  ASSERT_NO_FATAL_FAILURE(Reopen());
   Result<std::optional<uint64_t>> s = store().Size("a/b");
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_EQ(*s, std::optional<uint64_t>(10));
@@ -173,6 +191,7 @@ TEST_P(StoreConformanceTest, Size) {
 }
 
 TEST_P(StoreConformanceTest, Erase) {
+  if (!capabilities().erase) GTEST_SKIP() << "the store cannot erase keys";
   MustSet(store(), "a/b/c", "1");
   MustSet(store(), "a/b/d", "2");
   MustSet(store(), "top", "3");
@@ -194,6 +213,7 @@ TEST_P(StoreConformanceTest, Erase) {
 }
 
 TEST_P(StoreConformanceTest, ErasePrefix) {
+  if (!capabilities().erase) GTEST_SKIP() << "the store cannot erase keys";
   for (const char* k : {"a/x", "a/y/z", "ab/x", "a.b", "b", "c/a/x"}) {
     MustSet(store(), k, k);
   }
@@ -209,10 +229,31 @@ TEST_P(StoreConformanceTest, ErasePrefix) {
   EXPECT_EQ(store().ErasePrefix("a/").code(), StatusCode::kInvalidArgument);
 }
 
+TEST_P(StoreConformanceTest, EraseIsRefusedWithoutRemovingAnything) {
+  if (capabilities().erase) GTEST_SKIP() << "the store can erase keys";
+  MustSet(store(), "a/b", "1");
+  MustSet(store(), "top", "2");
+  Status erase = store().Erase("a/b");
+  EXPECT_EQ(erase.code(), StatusCode::kUnsupported) << erase.ToString();
+  EXPECT_NE(erase.message().find("'a/b'"), std::string::npos) << erase.message();
+  EXPECT_EQ(store().ErasePrefix("a").code(), StatusCode::kUnsupported);
+  EXPECT_EQ(store().ErasePrefix("").code(), StatusCode::kUnsupported);
+  // Absent keys are erased already: that is not a failure.
+  EXPECT_TRUE(store().Erase("never/was").ok());
+  EXPECT_TRUE(store().ErasePrefix("nothing/here").ok());
+  EXPECT_EQ(store().Erase("a//b").code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(store().ErasePrefix("a/").code(), StatusCode::kInvalidArgument);
+  ASSERT_NO_FATAL_FAILURE(Reopen());
+  EXPECT_EQ(GetString(store(), "a/b"), "1");
+  EXPECT_EQ(GetString(store(), "top"), "2");
+  EXPECT_EQ(MustList(store(), ""), (Strings{"a/b", "top"}));
+}
+
 TEST_P(StoreConformanceTest, List) {
   for (const char* k : {"b", "a/y/z", "a/x", "ab/x", "a.b", "a-b/q", "z/.zarray"}) {
     MustSet(store(), k, "v");
   }
+  ASSERT_NO_FATAL_FAILURE(Reopen());
   EXPECT_EQ(MustList(store(), ""),
             (Strings{"a-b/q", "a.b", "a/x", "a/y/z", "ab/x", "b", "z/.zarray"}));
   EXPECT_EQ(MustList(store(), "a"), (Strings{"a/x", "a/y/z"}));
@@ -229,6 +270,7 @@ TEST_P(StoreConformanceTest, ListDirectory) {
                         "p/a0", "p/a/y"}) {
     MustSet(store(), k, "v");
   }
+  ASSERT_NO_FATAL_FAILURE(Reopen());
   auto root = store().ListDirectory("");
   ASSERT_TRUE(root.ok()) << root.status().ToString();
   EXPECT_EQ(root->keys, (Strings{"a.b", "zarr.json"}));
@@ -253,24 +295,31 @@ TEST_P(StoreConformanceTest, ListDirectory) {
 TEST_P(StoreConformanceTest, BadKeysAreRefused) {
   const std::string bad[] = {"",   "/a",    "a/",     "a//b",   "./a",
                              "..", "a/../b", "a/./b", "a\\b",   std::string("a\0b", 3)};
-  for (const std::string& key : bad) {
-    SCOPED_TRACE("key '" + key + "'");
-    EXPECT_EQ(store().Get(key).status().code(), StatusCode::kInvalidArgument);
-    EXPECT_EQ(store().Size(key).status().code(), StatusCode::kInvalidArgument);
-    Status set = store().Set(key, AsBytes("v"));
-    EXPECT_EQ(set.code(), StatusCode::kInvalidArgument);
-    EXPECT_EQ(store().Erase(key).code(), StatusCode::kInvalidArgument);
-    if (key.find('\0') == std::string::npos) {
-      EXPECT_NE(set.message().find("'" + key + "'"), std::string::npos) << set.message();
+  auto check_all = [&] {
+    for (const std::string& key : bad) {
+      SCOPED_TRACE("key '" + key + "'");
+      EXPECT_EQ(store().Get(key).status().code(), StatusCode::kInvalidArgument);
+      EXPECT_EQ(store().Size(key).status().code(), StatusCode::kInvalidArgument);
+      Status set = store().Set(key, AsBytes("v"));
+      EXPECT_EQ(set.code(), StatusCode::kInvalidArgument);
+      EXPECT_EQ(store().Erase(key).code(), StatusCode::kInvalidArgument);
+      if (key.find('\0') == std::string::npos) {
+        EXPECT_NE(set.message().find("'" + key + "'"), std::string::npos)
+            << set.message();
+      }
     }
-  }
-  EXPECT_EQ(MustList(store(), ""), Strings{}) << "a refused key wrote nothing";
+    EXPECT_EQ(MustList(store(), ""), Strings{}) << "a refused key wrote nothing";
+  };
+  check_all();
+  ASSERT_NO_FATAL_FAILURE(Reopen());
+  check_all();
 }
 
 TEST_P(StoreConformanceTest, UnusualButValidKeys) {
   Strings keys = {".zarray", "a/.zattrs", "..a", "a..b", "key with spaces",
                   "\xC3\xBC" "nicode", "c/0.0.1", "x/-1"};
   for (const std::string& k : keys) MustSet(store(), k, "v:" + k);
+  ASSERT_NO_FATAL_FAILURE(Reopen());
   for (const std::string& k : keys) EXPECT_EQ(GetString(store(), k), "v:" + k);
   std::sort(keys.begin(), keys.end());
   EXPECT_EQ(MustList(store(), ""), keys);
@@ -279,6 +328,7 @@ TEST_P(StoreConformanceTest, UnusualButValidKeys) {
 TEST_P(StoreConformanceTest, GetManyAnswersInOrder) {
   MustSet(store(), "k1", "one");
   MustSet(store(), "k3", "three");
+  ASSERT_NO_FATAL_FAILURE(Reopen());
   std::vector<KeyRange> reads = {{"k3", ByteRange::Full()},
                                  {"missing", ByteRange::Full()},
                                  {"k1", ByteRange::Of(1, 2)},
@@ -351,7 +401,34 @@ TEST_P(StoreConformanceTest, ConcurrentSetsAndGetsNeverTear) {
   EXPECT_TRUE(IsStamp(GetString(store(), "shared/k")));
 }
 
+TEST_P(StoreConformanceTest, ConcurrentGetsOfManyKeys) {
+  constexpr int kKeys = 64;
+  for (int k = 0; k < kKeys; ++k) MustSet(store(), "c/" + std::to_string(k), Stamp(k));
+  ASSERT_NO_FATAL_FAILURE(Reopen());
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 400; ++i) {
+        int k = (i * 7 + t * 13) % kKeys;
+        std::string key = "c/" + std::to_string(k);
+        std::string want = Stamp(k);
+        uint64_t offset = static_cast<uint64_t>(i * 31 % want.size());
+        uint64_t length = static_cast<uint64_t>(1 + i % 200);
+        if (GetString(store(), key) != want) ++failures;
+        if (GetString(store(), key, ByteRange::Of(offset, length)) !=
+            want.substr(offset, length)) {
+          ++failures;
+        }
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
+}
+
 TEST_P(StoreConformanceTest, ConcurrentWritersAndErasersInOneDirectory) {
+  if (!capabilities().erase) GTEST_SKIP() << "the store cannot erase keys";
   // Erase prunes directories that Set is about to write into.
   constexpr int kThreads = 4;
   std::atomic<int> failures{0};

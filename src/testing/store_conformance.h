@@ -26,12 +26,28 @@
 
 namespace turbozarr {
 
+// What a store can do beyond Get/Set/List; the suite checks each capability a
+// store claims, and that a store without one refuses cleanly.
+struct StoreCapabilities {
+  // Erase and ErasePrefix remove keys that are present. Without it they must
+  // answer Unsupported for present keys, leave them in place, and still
+  // accept absent keys (a write-once zip archive).
+  bool erase = true;
+};
+
 struct StoreFactory {
   // Suffix of the test names: letters, digits and '_' only.
   std::string name;
   // Makes an empty, writable store. `scratch_dir` is a fresh empty directory
   // that is removed after the test; stores that need no files ignore it.
   std::function<Result<std::shared_ptr<Store>>(const std::string& scratch_dir)> make;
+  StoreCapabilities capabilities = {};
+  // Optional: the store whose reads the tests check, made from the store they
+  // wrote (a zip archive flushed and opened afresh, read-only). Tests call it
+  // after their writes. Null: reads go to the store that was written.
+  std::function<Result<std::shared_ptr<Store>>(std::shared_ptr<Store> written,
+                                               const std::string& scratch_dir)>
+      reopen = nullptr;
 };
 
 class StoreConformanceTest : public ::testing::TestWithParam<StoreFactory> {
@@ -40,6 +56,10 @@ class StoreConformanceTest : public ::testing::TestWithParam<StoreFactory> {
   void TearDown() override;
 
   Store& store() { return *store_; }
+  // Replaces the store with the factory's reopened one (if it has a reopen);
+  // call as ASSERT_NO_FATAL_FAILURE(Reopen()).
+  void Reopen();
+  const StoreCapabilities& capabilities() const { return GetParam().capabilities; }
 
   std::string scratch_dir_;
   std::shared_ptr<Store> store_;

@@ -10,7 +10,8 @@ library imported:
               in a config replaces them
     SUPPORTS  the operations it can express
     FORMATS   the dataset formats it reads: "zarr2", "zarr3", "npy"
-    STORES    "local", "memory"
+    STORES    "local", "memory", "zip" (the fixture packed into a zip archive of
+              stored entries at its root, as zarr-python's ZipStore writes)
     OPTIONS   its own closed axes, {"pipeline": ["batched", "fused"]}; the
               first value is the default
     NOTE      one line for --list saying what the row measures
@@ -118,6 +119,10 @@ class Driver:
     def memory_source(self, path: str) -> Any:
         raise Unsupported(f"{type(self).__module__} has no memory store")
 
+    def zip_source(self, path: str) -> Any:
+        """`path` is a zip archive holding the fixture's keys at its root."""
+        raise Unsupported(f"{type(self).__module__} has no zip store")
+
     def open(self, source: Any) -> Any:
         raise NotImplementedError
 
@@ -149,6 +154,11 @@ class Driver:
 
     def memory_target(self) -> Any:
         raise Unsupported(f"{type(self).__module__} has no memory store")
+
+    def zip_target(self, path: str) -> Any:
+        """A new zip archive at `path`; the write must leave it complete (its
+        central directory written) before it returns."""
+        raise Unsupported(f"{type(self).__module__} has no zip store")
 
     def create(self, target: Any) -> Any:
         """A new, empty array in `target` with the fixture's metadata."""

@@ -19,7 +19,7 @@ ENV = "project"
 REQUIRES: tuple[str, ...] = ()
 SUPPORTS = frozenset(ALL_OPS)
 FORMATS = frozenset({"zarr2", "zarr3"})
-STORES = frozenset({"local", "memory"})
+STORES = frozenset({"local", "memory", "zip"})
 OPTIONS: dict[str, list] = {}
 NOTE = ("turbozarr Python API, threads from turbozarr.config.set_threads; "
         "round trips stream with Array.iter_blocks")
@@ -51,6 +51,9 @@ class Driver(_Base):
             store.set(key, value)
         return store
 
+    def zip_source(self, path: str) -> Any:
+        return path  # a path ending in .zip opens the archive
+
     def open(self, source: Any) -> Any:
         return self.tz.open_array(source, mode="r")
 
@@ -62,6 +65,9 @@ class Driver(_Base):
 
     def memory_target(self) -> Any:
         return self.tz.MemoryStore()
+
+    def zip_target(self, path: str) -> Any:
+        return path
 
     def create(self, target: Any) -> Any:
         m = self.meta
@@ -79,6 +85,7 @@ class Driver(_Base):
 
     def write_all(self, handle: Any, data) -> None:
         handle[...] = data
+        handle.store.flush()  # a zip archive's directory; a no-op otherwise
 
     def copy(self, source: Any, target: Any) -> None:
         # Streams chunk-aligned blocks (the library's own readahead budget,

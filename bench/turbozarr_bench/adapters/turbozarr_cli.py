@@ -20,7 +20,7 @@ ENV = "binary"
 REQUIRES: tuple[str, ...] = ()
 SUPPORTS = frozenset({"round_trip"})
 FORMATS = frozenset({"zarr2", "zarr3"})
-STORES = frozenset({"local"})
+STORES = frozenset({"local", "zip"})
 OPTIONS: dict[str, list] = {}
 NOTE = "`turbozarr cp SRC DST --no-progress` in a subprocess"
 REASONS = {
@@ -44,6 +44,12 @@ class Driver(_Base):
             out.stdout or out.stderr) else "unknown"
         v["turbozarr-cli"] += f" ({self.binary}, {build_optimization(self.binary)})"
         return v
+
+    def zip_source(self, path: str) -> Any:
+        return path
+
+    def zip_target(self, path: str) -> Any:
+        return path
 
     def copy(self, source: Any, target: Any) -> None:
         env = dict(os.environ, TURBOZARR_NUM_THREADS=str(self.threads))

@@ -18,7 +18,7 @@ ENV = "venv"
 REQUIRES = ("zarr==3.1.6", "numcodecs==0.16.6", "numpy==2.4.6")
 SUPPORTS = frozenset(ALL_OPS)
 FORMATS = frozenset({"zarr2", "zarr3"})
-STORES = frozenset({"local", "memory"})
+STORES = frozenset({"local", "memory", "zip"})
 OPTIONS = {"pipeline": ["batched", "fused"]}
 NOTE = ("zarr-python sync API; pipeline = batched (default) or fused (needs a zarr that "
         "ships FusedCodecPipeline: checked in the child)")
@@ -76,6 +76,9 @@ class Driver(_Base):
         return self.zarr.storage.MemoryStore(
             store_dict={k: proto.buffer.from_bytes(v) for k, v in stored_items(path)})
 
+    def zip_source(self, path: str) -> Any:
+        return self.zarr.storage.ZipStore(path, mode="r")
+
     def open(self, source: Any) -> Any:
         a = self.zarr.open_array(store=source, mode="r")
         self.check_pipeline(a)
@@ -115,6 +118,9 @@ class Driver(_Base):
     def memory_target(self) -> Any:
         return self.zarr.storage.MemoryStore()
 
+    def zip_target(self, path: str) -> Any:
+        return self.zarr.storage.ZipStore(path, mode="w")
+
     def create(self, target: Any) -> Any:
         from turbozarr_bench.datasets.generate import zarr_compressors
         from turbozarr_bench.datasets.spec import validate
@@ -135,6 +141,9 @@ class Driver(_Base):
 
     def write_all(self, handle: Any, data) -> None:
         handle[...] = data
+        store = handle.store_path.store
+        if isinstance(store, self.zarr.storage.ZipStore):
+            store.close()  # writes the archive's central directory
 
     def dump_target(self, target: Any, directory: str) -> None:
         from turbozarr_bench.adapters.base import write_items
