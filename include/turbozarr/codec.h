@@ -109,6 +109,18 @@ class CodecChain {
                                  const ArraySpec& spec);
 
   Result<Buffer> Encode(ChunkArray chunk) const;
+
+  // True when EncodeFrom can encode a chunk straight from its elements in
+  // caller memory (the same chains as CanDecodeInto).
+  bool CanEncodeFrom() const { return decode_into_; }
+  // Encodes one chunk from `elements`, its C-order elements in native byte
+  // order (exactly the chunk's size in bytes), without copying them into a
+  // ChunkArray first. The result is a view of `elements` itself when no codec
+  // changes the bytes (the bytes codec in native order and nothing after
+  // it), else a view of `storage`, which then holds the encoded bytes; the
+  // result lives as long as both. The bytes equal Encode's for the same
+  // chunk. REQUIRES: CanEncodeFrom() (else InvalidArgument).
+  Result<ByteView> EncodeFrom(ByteView elements, Buffer& storage) const;
   // Checks that the result has the spec's shape and size (else Corruption).
   Result<ChunkArray> Decode(ByteView bytes) const;
 

@@ -1,12 +1,16 @@
-// The write pipeline: for each chunk a selection touches (in parallel), build
-// the chunk's new contents, from the caller's block alone when the selection
-// covers it, else by reading, decoding and modifying the stored chunk, then
-// encode and store it whole. A chunk equal to the fill value is erased
-// unless write_empty_chunks is set.
+// The write pipeline: for each chunk a selection touches (in parallel on the
+// shared pool), build the chunk's new contents and encode them by the
+// cheapest route (chunk_encode.h): straight from the caller's block when the
+// selection covers the chunk and it is one contiguous run of the block, else
+// through a reused per-thread scratch buffer, reading and decoding the
+// stored chunk first when the selection covers only part of it. The chunk is
+// then stored whole with one Set; a chunk equal to the fill value is erased
+// instead unless write_empty_chunks is set. Sharded arrays plan and encode
+// their inner chunks across all touched shards at once (shard_write.h).
 #include <string>
 
-#include "array/chunk_copy.h"
-#include "array/chunk_region.h"
+#include "array/chunk_encode.h"
+#include "array/shard_write.h"
 #include "turbozarr/array.h"
 #include "util/thread_pool.h"
 
@@ -21,43 +25,38 @@ Status Array::Write(const Selection& selection, const void* src,
     return Status::InvalidArgument(Describe() + ": the store is read-only");
   }
 
+  if (const ShardingCodec* sharding = internal::SoleShardingCodec(chain_)) {
+    return internal::WriteShardedSelection(*this, *sharding, selection, src, options);
+  }
+
   const std::vector<ChunkProjection> plan =
       PlanChunks(selection, metadata_.shape, metadata_.chunk_shape);
   const std::vector<int64_t> block_shape = selection.shape();
-  const ArraySpec& spec = chain_.spec();
 
   return ThreadPool::Default().ParallelFor(
       static_cast<int64_t>(plan.size()), [&](int64_t i) -> Status {
         const ChunkProjection& p = plan[i];
-        const ChunkRegion region = ChunkRegion::Make(p, metadata_.chunk_shape, block_shape);
         const std::string key = ChunkKey(p.chunk_coords);
         auto fail = [&](const Status& s) {
           return s.WithContext(Describe() + ", chunk '" + key + "'");
         };
 
-        ChunkArray chunk;
-        if (p.covers_chunk) {
-          chunk = ChunkArray::Filled(spec);
-        } else {
-          Result<std::optional<Buffer>> old = store_->Get(key);
-          if (!old.ok()) return fail(old.status());
-          if (old->has_value()) {
-            Result<ChunkArray> decoded = chain_.Decode((*old)->view());
-            if (!decoded.ok()) return fail(decoded.status());
-            chunk = std::move(*decoded);
-          } else {
-            chunk = ChunkArray::Filled(spec);
-          }
+        std::optional<Buffer> old;
+        if (!p.covers_chunk) {
+          Result<std::optional<Buffer>> got = store_->Get(key);
+          if (!got.ok()) return fail(got.status());
+          old = std::move(*got);
         }
-        CopyBlockToChunk(src, region, chunk);
-
-        if (!options.write_empty_chunks && chunk.IsAll(metadata_.fill_value)) {
-          Status erased = store_->Erase(key);
-          return erased.ok() ? erased : fail(erased);
-        }
-        Result<Buffer> encoded = chain_.Encode(std::move(chunk));
-        if (!encoded.ok()) return fail(encoded.status());
-        Status stored = store_->Set(key, encoded->view());
+        internal::EncodedChunk chunk;
+        Status encoded = internal::EncodeChunkFromBlock(
+            chain_, p, block_shape, src,
+            old ? std::optional<ByteView>(old->view()) : std::nullopt,
+            options.write_empty_chunks, chunk);
+        if (!encoded.ok()) return fail(encoded);
+        // A chunk that was read and found missing needs no erasing.
+        Status stored = chunk.empty
+                            ? (p.covers_chunk || old ? store_->Erase(key) : Status::OK())
+                            : store_->Set(key, chunk.bytes);
         return stored.ok() ? stored : fail(stored);
       });
 }

@@ -35,12 +35,17 @@ void CopyBlockToChunk(const void* block, const ChunkRegion& r, ChunkArray& chunk
                        r.chunk_strides.data(), r.count.data(), rank);
     return;
   }
-  const size_t elem = chunk.dtype.size();
+  CopyBlockToChunkBytes(block, r, chunk.dtype.size(), chunk.bytes.data());
+}
+
+void CopyBlockToChunkBytes(const void* block, const ChunkRegion& r, size_t elem,
+                           std::byte* chunk) {
+  const int rank = static_cast<int>(r.count.size());
   auto src_strides = ChunkRegion::InBytes(r.block_strides, elem);
   auto dst_strides = ChunkRegion::InBytes(r.chunk_strides, elem);
   CopyStrided(static_cast<const std::byte*>(block) + r.block_offset * elem,
-              src_strides.data(), chunk.bytes.data() + r.chunk_offset * elem,
-              dst_strides.data(), r.count.data(), rank, elem);
+              src_strides.data(), chunk + r.chunk_offset * elem, dst_strides.data(),
+              r.count.data(), rank, elem);
 }
 
 void FillBlock(const DataType& dtype, const FillValue& fill, const ChunkRegion& r,

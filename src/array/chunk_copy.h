@@ -19,6 +19,10 @@ void CopyChunkBytesToBlock(const std::byte* chunk, size_t elem_size, const Chunk
                            void* block);
 // block -> chunk. REQUIRES: chunk holds dtype-sized storage for its shape.
 void CopyBlockToChunk(const void* block, const ChunkRegion& r, ChunkArray& chunk);
+// block -> chunk for a chunk of fixed-size elements of `elem_size` bytes held
+// at `chunk` (C order, the chunk's full shape).
+void CopyBlockToChunkBytes(const void* block, const ChunkRegion& r, size_t elem_size,
+                           std::byte* chunk);
 // Fills the region of the block with `fill`.
 void FillBlock(const DataType& dtype, const FillValue& fill, const ChunkRegion& r,
                void* block);

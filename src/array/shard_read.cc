@@ -43,30 +43,6 @@ std::string Range(uint64_t offset, uint64_t nbytes) {
   return "[" + std::to_string(offset) + ", +" + std::to_string(nbytes) + ")";
 }
 
-// The inner-chunk projections of shard projection `sp`, with out_start moved
-// into the caller's block.
-std::vector<ChunkProjection> PlanInnerChunks(const ChunkProjection& sp,
-                                             const ArrayMetadata& m,
-                                             const std::vector<int64_t>& inner_shape) {
-  const size_t rank = m.shape.size();
-  std::vector<DimRange> local(rank);
-  std::vector<int64_t> local_shape(rank);
-  for (size_t d = 0; d < rank; ++d) {
-    // A shard at the array's edge is stored whole, but only its part inside
-    // the array can be selected.
-    const int64_t origin = sp.chunk_coords[d] * m.chunk_shape[d];
-    local_shape[d] = std::min(m.chunk_shape[d], m.shape[d] - origin);
-    local[d] = {sp.chunk_start[d], sp.chunk_start[d] + (sp.count[d] - 1) * sp.step[d] + 1,
-                sp.step[d]};
-  }
-  std::vector<ChunkProjection> plan =
-      PlanChunks(Selection(local), local_shape, inner_shape);
-  for (ChunkProjection& ip : plan) {
-    for (size_t d = 0; d < rank; ++d) ip.out_start[d] += sp.out_start[d];
-  }
-  return plan;
-}
-
 // Phase 1 for one shard: fetch and decode its index, fill what is missing,
 // and list the stored inner chunks to read.
 Status PlanShard(const Array& array, const ShardingCodec& codec,
@@ -99,10 +75,7 @@ Status PlanShard(const Array& array, const ShardingCodec& codec,
   const std::vector<int64_t>& inner_shape = codec.chunk_shape();
   const std::vector<int64_t>& per_shard = codec.chunks_per_shard();
   for (ChunkProjection& ip : PlanInnerChunks(sp, m, inner_shape)) {
-    int64_t linear = 0;
-    for (size_t d = 0; d < per_shard.size(); ++d) {
-      linear = linear * per_shard[d] + ip.chunk_coords[d];
-    }
+    const int64_t linear = InnerChunkLinear(ip, per_shard);
     const IndexEntry& e = (*entries)[linear];
     if (e.missing()) {
       FillBlock(m.dtype, m.fill_value, ChunkRegion::Make(ip, inner_shape, block_shape),
@@ -180,11 +153,6 @@ Status ReadGroup(const Array& array, const ShardingCodec& codec, const RangeGrou
 }
 
 }  // namespace
-
-const ShardingCodec* SoleShardingCodec(const CodecChain& chain) {
-  if (!chain.array_to_array().empty() || !chain.bytes_to_bytes().empty()) return nullptr;
-  return dynamic_cast<const ShardingCodec*>(chain.array_to_bytes().get());
-}
 
 Status ReadShardedSelection(const Array& array, const ShardingCodec& codec,
                             const Selection& selection, void* out) {

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 
+#include "array/shard_plan.h"
 #include "codec/sharding_codec.h"
 #include "turbozarr/array.h"
 
@@ -36,11 +37,6 @@ inline constexpr uint64_t kMaxMergeGap = uint64_t{64} << 10;
 // shard.
 inline constexpr uint64_t kMinGroupBytes = uint64_t{1} << 20;
 inline constexpr uint64_t kMaxGroupBytes = uint64_t{16} << 20;
-
-// The chain's sharding codec when the chain is one sharding_indexed codec
-// with no other codec around it (the usual layout); else null, and reads
-// decode whole shards through the chain.
-const ShardingCodec* SoleShardingCodec(const CodecChain& chain);
 
 // Reads `selection` of `array`, whose chain is `codec` alone, into `out` (as
 // Array::Read). Missing shards and inner chunks whose index entry is empty

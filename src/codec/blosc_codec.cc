@@ -2,7 +2,10 @@
 
 #include <blosc.h>
 
+#include <algorithm>
+
 #include "codec/raw_bytes.h"
+#include "util/parallelism.h"
 
 namespace turbozarr {
 namespace {
@@ -15,6 +18,19 @@ constexpr const char* kShuffleNames[] = {"noshuffle", "shuffle", "bitshuffle"};
 // many decoded bytes per stored byte is corrupt and must not drive an
 // allocation of up to 2 GiB.
 constexpr uint64_t kMaxRatio = 1 << 16;
+
+// Blosc starts its threads afresh in every _ctx call and splits a buffer
+// between them by blocks (32 KiB to 512 KiB each), so a thread pays for
+// itself only with a few blocks to work on: below this many bytes per thread
+// the start-up costs more than the thread saves (see BloscThreads).
+constexpr size_t kMinBytesPerThread = size_t{1} << 20;
+
+// blosc's internal threads for one call on `nbytes` decoded bytes: the
+// caller's codec budget (util/parallelism.h), fewer for small buffers.
+int BloscThreads(size_t nbytes) {
+  const size_t useful = std::max<size_t>(1, nbytes / kMinBytesPerThread);
+  return static_cast<int>(std::min<size_t>(useful, static_cast<size_t>(CodecThreads())));
+}
 
 int ItemSize(const ArraySpec& spec) {
   return spec.dtype.is_variable_length() ? 1 : static_cast<int>(spec.dtype.size());
@@ -136,7 +152,7 @@ Result<Buffer> BloscCodec::Encode(ByteView decoded) const {
   const int n = blosc_compress_ctx(
       o_.clevel, static_cast<int>(o_.shuffle), static_cast<size_t>(o_.typesize),
       decoded.size(), decoded.data(), out.data(), out.size(), o_.cname.c_str(),
-      o_.blocksize, /*numinternalthreads=*/1);
+      o_.blocksize, BloscThreads(decoded.size()));
   if (n <= 0) {
     return Status::IOError("codec blosc: compression failed (error " + std::to_string(n) +
                            ")");
@@ -182,7 +198,8 @@ Result<size_t> CheckedDecodedSize(ByteView encoded, std::optional<size_t> expect
 // Decompresses into `out`, which holds exactly the validated decoded size.
 Status DecompressInto(ByteView encoded, MutableByteView out) {
   if (out.empty()) return Status::OK();
-  const int n = blosc_decompress_ctx(encoded.data(), out.data(), out.size(), 1);
+  const int n = blosc_decompress_ctx(encoded.data(), out.data(), out.size(),
+                                     BloscThreads(out.size()));
   if (n <= 0 || static_cast<size_t>(n) != out.size()) {
     return Status::Corruption("codec blosc: corrupt data (blosc error " +
                               std::to_string(n) + ")");

@@ -7,6 +7,13 @@
 // 0/1/2 or -1 (auto: bitshuffle for 1-byte items, else byte shuffle) and
 // takes typesize from the buffer it is handed.
 //
+// Blosc's internal threads: each call uses up to the calling thread's codec
+// budget (util/parallelism.h), fewer for small buffers, so one big chunk is
+// compressed on every core while many chunks run one thread each. Threaded
+// compression may lay blosc's blocks out in another order than serial
+// compression (same size, same decoded bytes; every blosc reader follows the
+// block offsets), so stored bytes are reproducible only with one thread.
+//
 // Thread safety: immutable; all methods may be called concurrently.
 #pragma once
 

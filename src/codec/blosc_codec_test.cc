@@ -5,6 +5,7 @@
 #include "codec/compressor_fixtures.h"
 #include "codec/raw_bytes.h"
 #include "testing/codec_fixtures.h"
+#include "util/parallelism.h"
 
 namespace turbozarr {
 namespace {
@@ -163,6 +164,43 @@ TEST(BloscCodecTest, HeaderSizesAreChecked) {
   raw.Append(Arange32(64));
   internal::StoreLE32(raw.data() + 4, 255);
   EXPECT_EQ(codec->Decode(raw, std::nullopt).status().code(), StatusCode::kCorruption);
+}
+
+TEST(BloscCodecTest, InternalThreadsWithinTheBudgetRoundTrip) {
+  // 4 MiB: enough blocks for blosc to split between threads.
+  const size_t n = size_t{4} << 20;
+  const ArraySpec spec =
+      MakeSpec({static_cast<int64_t>(n / 4)}, DataType(DataTypeId::kInt32));
+  for (const char* cname : {"lz4", "zstd"}) {
+    SCOPED_TRACE(cname);
+    auto codec = V3({{"name", "blosc"},
+                     {"configuration",
+                      {{"cname", cname},
+                       {"clevel", 3},
+                       {"shuffle", "shuffle"},
+                       {"typesize", 4},
+                       {"blocksize", 0}}}},
+                    spec);
+    ASSERT_NE(codec, nullptr);
+    const Buffer data = testing::PatternBytes(n, 11);
+    auto serial = codec->Encode(data.view());
+    ASSERT_TRUE(serial.ok());
+    std::optional<Buffer> threaded;
+    {
+      ScopedCodecThreads budget(4);
+      auto encoded = codec->Encode(data.view());
+      ASSERT_TRUE(encoded.ok());
+      threaded = std::move(*encoded);
+      // Threads may lay the blocks out in another order, never other bytes.
+      EXPECT_EQ(threaded->size(), serial->size());
+      Buffer out(n);
+      ASSERT_TRUE(codec->DecodeInto(serial->view(), out.mutable_view()).ok());
+      EXPECT_TRUE(out == data);
+    }
+    auto back = codec->Decode(threaded->view(), n);
+    ASSERT_TRUE(back.ok());
+    EXPECT_TRUE(*back == data);
+  }
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // all-fill test that decides whether a chunk needs storing at all.
 #include <cstring>
 
+#include "codec/raw_bytes.h"
 #include "turbozarr/codec.h"
 
 namespace turbozarr {
@@ -37,15 +38,7 @@ ChunkArray ChunkArray::Filled(const ArraySpec& spec) {
     if (!c.bytes.empty()) std::memset(c.bytes.data(), 0, c.bytes.size());
     return c;
   }
-  if (c.bytes.empty()) return c;
-  // Doubling copies: log2(n) memcpy calls instead of n.
-  std::memcpy(c.bytes.data(), fill.data(), size);
-  size_t done = size;
-  while (done < c.bytes.size()) {
-    size_t step = std::min(done, c.bytes.size() - done);
-    std::memcpy(c.bytes.data() + done, c.bytes.data(), step);
-    done += step;
-  }
+  internal::FillElements(c.bytes.mutable_view(), fill.view());
   return c;
 }
 
@@ -57,15 +50,8 @@ bool ChunkArray::IsAll(const FillValue& fill) const {
     }
     return true;
   }
-  const size_t size = dtype.size();
-  if (fill.bytes.size() != size) return false;
-  const std::byte* p = bytes.data();
-  const size_t n = bytes.size();
-  if (n == 0) return true;
-  // Compare the first element with the fill, then the whole buffer against
-  // itself shifted by one element: equal only if every element repeats it.
-  if (std::memcmp(p, fill.bytes.data(), std::min(size, n)) != 0) return false;
-  return n <= size || std::memcmp(p, p + size, n - size) == 0;
+  if (fill.bytes.size() != dtype.size()) return false;
+  return internal::AllElementsEqual(bytes.view(), fill.bytes.view());
 }
 
 }  // namespace turbozarr

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "codec/raw_bytes.h"
 #include "testing/codec_fixtures.h"
 #include "turbozarr/codec.h"
 
@@ -56,6 +57,36 @@ TEST(ChunkArrayTest, StringsFillAndCompare) {
   EXPECT_TRUE(c.IsAll(spec.fill_value));
   c.strings[1] = "";
   EXPECT_FALSE(c.IsAll(spec.fill_value));
+}
+
+TEST(RawBytesTest, AllElementsEqualComparesEveryElement) {
+  const std::vector<uint32_t> same(1000, 0xDEADBEEF);
+  const uint32_t element = 0xDEADBEEF;
+  const ByteView one(reinterpret_cast<const std::byte*>(&element), 4);
+  auto view = [](const std::vector<uint32_t>& v) {
+    return ByteView(reinterpret_cast<const std::byte*>(v.data()), v.size() * 4);
+  };
+  EXPECT_TRUE(internal::AllElementsEqual(view(same), one));
+  EXPECT_TRUE(internal::AllElementsEqual(ByteView(), one));
+  for (size_t at : {size_t{0}, size_t{1}, size_t{500}, size_t{999}}) {
+    std::vector<uint32_t> other = same;
+    other[at] ^= 0x100;
+    EXPECT_FALSE(internal::AllElementsEqual(view(other), one)) << at;
+  }
+  EXPECT_FALSE(
+      internal::AllElementsEqual(view(same).first(6), one));  // not whole elements
+  EXPECT_FALSE(internal::AllElementsEqual(view(same), ByteView()));
+}
+
+TEST(RawBytesTest, FillElementsRepeatsTheElement) {
+  for (uint64_t value :
+       {uint64_t{0}, uint64_t{0x0101010101010101}, uint64_t{0x0102030405060708}}) {
+    std::vector<uint64_t> out(37, 99);
+    internal::FillElements(
+        MutableByteView(reinterpret_cast<std::byte*>(out.data()), out.size() * 8),
+        ByteView(reinterpret_cast<const std::byte*>(&value), 8));
+    EXPECT_EQ(out, std::vector<uint64_t>(37, value));
+  }
 }
 
 }  // namespace

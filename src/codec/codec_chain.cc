@@ -130,6 +130,35 @@ Result<Buffer> CodecChain::Encode(ChunkArray chunk) const {
   return bytes;
 }
 
+Result<ByteView> CodecChain::EncodeFrom(ByteView elements, Buffer& storage) const {
+  if (!decode_into_) {
+    return Status::InvalidArgument("codecs " + ToJson().dump() +
+                                   " cannot encode from caller memory");
+  }
+  const size_t chunk_bytes =
+      static_cast<size_t>(spec_.num_elements()) * spec_.dtype.size();
+  if (elements.size() != chunk_bytes) {
+    return Status::InvalidArgument(
+        "codecs: a chunk of shape " + internal::ShapeString(spec_.shape) + " and type " +
+        spec_.dtype.ToString() + " needs " + std::to_string(chunk_bytes) +
+        " bytes, given " + std::to_string(elements.size()));
+  }
+  ByteView view = elements;
+  const auto* plain = static_cast<const BytesCodec*>(a2b_.get());
+  if (plain->NeedsSwap(spec_.dtype)) {
+    storage.Resize(chunk_bytes);
+    internal::CopySwapped(storage.data(), elements.data(), chunk_bytes,
+                          spec_.dtype.swap_unit());
+    view = storage.view();
+  }
+  for (const auto& c : b2b_) {
+    TZ_ASSIGN_OR_RETURN(Buffer next, c->Encode(view));
+    storage = std::move(next);  // `view` may point into storage: read it first
+    view = storage.view();
+  }
+  return view;
+}
+
 Result<ChunkArray> CodecChain::Decode(ByteView bytes) const {
   if (!a2b_) return Status::InvalidArgument("codec chain is empty");
   // sizes[k]: the decoded size of b2b_[k], known when every codec before it

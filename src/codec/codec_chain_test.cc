@@ -108,5 +108,50 @@ TEST(CodecChainTest, VariableLengthChains) {
   EXPECT_FALSE(chain->EncodedSize().has_value());
 }
 
+TEST(CodecChainTest, EncodeFromGivesTheBytesOfEncode) {
+  const ArraySpec spec = MakeSpec({6, 5}, DataType(DataTypeId::kInt32));
+  const json big = {{"name", "bytes"}, {"configuration", {{"endian", "big"}}}};
+  const json blosc = {{"name", "blosc"},
+                      {"configuration",
+                       {{"cname", "lz4"},
+                        {"clevel", 5},
+                        {"shuffle", "shuffle"},
+                        {"typesize", 4},
+                        {"blocksize", 0}}}};
+  const ChunkArray chunk = testing::PatternChunk(spec, 3);
+  for (const json& codecs :
+       {json::array({kLittle}), json::array({big}), json::array({kLittle, kCrc}),
+        json::array({big, kZstd, kCrc}), json::array({kLittle, blosc})}) {
+    SCOPED_TRACE(codecs.dump());
+    auto chain = CodecChain::FromJson(codecs, spec);
+    ASSERT_TRUE(chain.ok());
+    ASSERT_TRUE(chain->CanEncodeFrom());
+    auto want = chain->Encode(chunk);
+    ASSERT_TRUE(want.ok());
+    Buffer storage;
+    auto got = chain->EncodeFrom(chunk.bytes.view(), storage);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_TRUE(Buffer(*got) == *want);
+    // Only the native-order bytes codec alone hands back the input itself.
+    EXPECT_EQ(got->data() == chunk.bytes.data(), codecs == json::array({kLittle}));
+  }
+}
+
+TEST(CodecChainTest, EncodeFromRefusesWhatItCannotEncode) {
+  const ArraySpec spec = MakeSpec({2, 3}, DataType(DataTypeId::kInt32));
+  auto transposed = CodecChain::FromJson(json::array({kTranspose, kLittle}), spec);
+  ASSERT_TRUE(transposed.ok());
+  EXPECT_FALSE(transposed->CanEncodeFrom());
+  Buffer elements(24), storage;
+  EXPECT_EQ(transposed->EncodeFrom(elements.view(), storage).status().code(),
+            StatusCode::kInvalidArgument);
+  auto plain = CodecChain::FromJson(json::array({kLittle, kZstd}), spec);
+  ASSERT_TRUE(plain.ok());
+  auto wrong = plain->EncodeFrom(elements.view().first(20), storage);
+  EXPECT_EQ(wrong.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(wrong.status().message().find("needs 24 bytes"), std::string::npos)
+      << wrong.status().message();
+}
+
 }  // namespace
 }  // namespace turbozarr

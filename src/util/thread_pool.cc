@@ -5,10 +5,25 @@
 #include <cstdlib>
 #include <memory>
 
+#include "util/parallelism.h"
+
 namespace turbozarr {
 namespace {
 
-thread_local bool tls_in_worker = false;
+// How many ParallelFor items this thread is inside; a ParallelFor called
+// from inside one runs inline.
+thread_local int tls_item_depth = 0;
+
+// Marks the running thread as inside a ParallelFor item and gives it the
+// item's codec budget.
+class ItemScope {
+ public:
+  explicit ItemScope(int codec_threads) : budget_(codec_threads) { ++tls_item_depth; }
+  ~ItemScope() { --tls_item_depth; }
+
+ private:
+  ScopedCodecThreads budget_;
+};
 
 std::mutex& DefaultMutex() {
   static std::mutex mu;
@@ -43,7 +58,6 @@ ThreadPool::~ThreadPool() {
 }
 
 void ThreadPool::WorkerLoop() {
-  tls_in_worker = true;
   for (;;) {
     std::function<void()> task;
     {
@@ -59,41 +73,62 @@ void ThreadPool::WorkerLoop() {
 
 Status ThreadPool::ParallelFor(int64_t n, const std::function<Status(int64_t)>& fn) {
   if (n <= 0) return Status::OK();
-  if (workers_.empty() || n == 1 || tls_in_worker) {
+  if (tls_item_depth > 0) {
+    // Nested: the outer item's thread does the work, with the outer item's
+    // codec budget.
+    for (int64_t i = 0; i < n; ++i) TZ_RETURN_NOT_OK(fn(i));
+    return Status::OK();
+  }
+  const int codec_threads = CodecThreadsPerItem(n, num_threads() + 1);
+  if (workers_.empty() || n == 1) {
+    ItemScope scope(codec_threads);
     for (int64_t i = 0; i < n; ++i) TZ_RETURN_NOT_OK(fn(i));
     return Status::OK();
   }
 
-  // Shared state for this call: workers and the caller claim items from
-  // `next`; the first failure (lowest index) is kept.
+  const int helpers = static_cast<int>(std::min<int64_t>(num_threads(), n - 1));
+  // Shared state for this call: workers and the caller claim batches from
+  // `next`, in increasing order. After a failure at index f, no batch past f
+  // is claimed and no item past f started, but every item below f that was
+  // claimed still runs: so the failure returned is always the lowest failing
+  // index, as a serial loop would report it.
   struct Shared {
     std::atomic<int64_t> next{0};
-    std::atomic<bool> failed{false};
+    std::atomic<int64_t> error_index{INT64_MAX};
     std::mutex mu;
     std::condition_variable done_cv;
     int active = 0;
-    int64_t error_index = INT64_MAX;
     Status error;
   };
   auto shared = std::make_shared<Shared>();
-  auto run = [shared, n, &fn] {
+  const int64_t participants = helpers + 1;
+  auto run = [shared, n, participants, codec_threads, &fn] {
+    ItemScope scope(codec_threads);
     for (;;) {
-      if (shared->failed.load(std::memory_order_relaxed)) break;
-      int64_t i = shared->next.fetch_add(1, std::memory_order_relaxed);
-      if (i >= n) break;
-      Status s = fn(i);
-      if (!s.ok()) {
-        std::lock_guard<std::mutex> lock(shared->mu);
-        if (i < shared->error_index) {
-          shared->error_index = i;
-          shared->error = std::move(s);
+      int64_t begin = shared->next.load(std::memory_order_relaxed);
+      int64_t take = 0;
+      do {
+        if (begin >= std::min(n, shared->error_index.load(std::memory_order_relaxed))) {
+          return;
         }
-        shared->failed = true;
+        take = std::max<int64_t>(1, (n - begin) / (4 * participants));
+      } while (!shared->next.compare_exchange_weak(begin, begin + take,
+                                                   std::memory_order_relaxed));
+      for (int64_t i = begin; i < begin + take; ++i) {
+        if (i > shared->error_index.load(std::memory_order_relaxed)) return;
+        Status s = fn(i);
+        if (!s.ok()) {
+          std::lock_guard<std::mutex> lock(shared->mu);
+          if (i < shared->error_index.load(std::memory_order_relaxed)) {
+            shared->error_index = i;
+            shared->error = std::move(s);
+          }
+          return;
+        }
       }
     }
   };
 
-  int helpers = static_cast<int>(std::min<int64_t>(num_threads(), n - 1));
   {
     std::lock_guard<std::mutex> lock(shared->mu);
     shared->active = helpers;

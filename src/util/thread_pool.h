@@ -1,13 +1,18 @@
 // ThreadPool: a fixed set of worker threads and ParallelFor over an index
 // range, the one executor that array reads and writes share.
 //
-// ParallelFor splits [0, n) into contiguous batches (not one task per item)
-// so that per-item overhead stays small, and the calling thread works too,
-// so a pool of N threads plus the caller never oversubscribes N+1 cores.
+// ParallelFor hands out [0, n) in contiguous batches (guided scheduling:
+// each claim takes a quarter of the remaining items' fair share per thread,
+// at least one), so that 20,000 cheap items cost a few dozen claims on a
+// shared counter while the last, small batches still balance uneven items.
+// The calling thread works too, so a pool of N threads plus the caller never
+// oversubscribes N+1 cores. Each item runs with the codec-thread budget of
+// the parallelism policy (util/parallelism.h).
 //
 // Thread safety: all methods may be called from any thread. ParallelFor may
-// be nested: an inner call from a worker runs inline instead of waiting on
-// workers that are busy with the outer call.
+// be nested: an inner call made from inside an item (on a worker or on the
+// calling thread) runs inline instead of waiting on threads that are busy
+// with the outer call.
 #pragma once
 
 #include <condition_variable>
@@ -33,7 +38,7 @@ class ThreadPool {
   int num_threads() const { return static_cast<int>(workers_.size()); }
 
   // Calls fn(i) for every i in [0, n); returns the first failure (by index)
-  // after all started work has finished. Stops handing out work after a
+  // after all started work has finished. Stops starting items after a
   // failure.
   Status ParallelFor(int64_t n, const std::function<Status(int64_t)>& fn);
 

@@ -1,0 +1,63 @@
+// Encoding one chunk's new contents from the caller's block, by the cheapest
+// route the chunk's codecs and the selection allow (the mirror of
+// chunk_decode.h):
+//
+//  1. kFromBlock: the block covers the chunk whole and the chunk is one
+//     contiguous run of it, and the chain can encode from a byte view
+//     (fixed-size type, no array->array codec): encode straight from the
+//     caller's memory. With no codec that changes the bytes, the encoded
+//     chunk is the caller's memory itself and nothing is copied.
+//  2. kScratch: else, for the same chains, the chunk is put together in a
+//     reused per-thread scratch buffer (the stored chunk decoded into it, or
+//     the fill value, when the block covers only part of it or it is clipped
+//     by the array's edge), the block's share copied in with one
+//     strided-kernel call, and encoded from there.
+//  3. kChunkArray: else (variable-length types, array->array codecs, nested
+//     sharding) the same in a ChunkArray, then CodecChain::Encode.
+//
+// Every route checks whether all elements equal the fill value with one pass
+// that stops at the first difference; such a chunk comes back `empty`
+// (store nothing) unless write_empty_chunks is set.
+//
+// Thread safety: safe to call from many threads at once; each thread has its
+// own scratch buffer.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "turbozarr/buffer.h"
+#include "turbozarr/codec.h"
+#include "turbozarr/selection.h"
+#include "turbozarr/status.h"
+
+namespace turbozarr::internal {
+
+// One chunk's new stored form.
+struct EncodedChunk {
+  // Every element is the fill value and write_empty_chunks is off: the chunk
+  // is not to be stored (`bytes` is empty).
+  bool empty = false;
+  // The encoded chunk: a view of `storage` or of the caller's block.
+  ByteView bytes;
+  Buffer storage;
+};
+
+// Builds and encodes the new contents of the chunk `p` projects the caller's
+// `block` (C order, `block_shape`) onto: the block's share of it, and where
+// the block does not cover it, the chunk's stored elements (`old`, its
+// stored bytes, decoded by `chain`) or the fill value where `old` is nullopt.
+// `old` is not read when p.covers_chunk. The chain's spec gives the chunk's
+// shape and fill value. Errors are the chain's (Corruption for a bad `old`).
+Status EncodeChunkFromBlock(const CodecChain& chain, const ChunkProjection& p,
+                            const std::vector<int64_t>& block_shape, const void* block,
+                            std::optional<ByteView> old, bool write_empty_chunks,
+                            EncodedChunk& out);
+
+// Which route EncodeChunkFromBlock takes, for tests and measurements.
+enum class EncodeRoute { kFromBlock, kScratch, kChunkArray };
+EncodeRoute ChooseEncodeRoute(const CodecChain& chain, const ChunkProjection& p,
+                              const std::vector<int64_t>& block_shape);
+
+}  // namespace turbozarr::internal
