@@ -32,6 +32,10 @@ struct StoreFactory {
   // Makes an empty, writable store. `scratch_dir` is a fresh empty directory
   // that is removed after the test; stores that need no files ignore it.
   std::function<Result<std::shared_ptr<Store>>(const std::string& scratch_dir)> make;
+  // The share of the concurrency tests' iterations to run (all threads still
+  // run at once): a store whose test server answers only a few hundred
+  // requests a second (moto) runs a tenth, so its suite takes seconds.
+  double iterations = 1.0;
 };
 
 class StoreConformanceTest : public ::testing::TestWithParam<StoreFactory> {
