@@ -10,6 +10,7 @@ pkg_check_modules(LZ4 REQUIRED IMPORTED_TARGET liblz4)
 pkg_check_modules(BLOSC REQUIRED IMPORTED_TARGET blosc)
 pkg_check_modules(DEFLATE REQUIRED IMPORTED_TARGET libdeflate)
 find_package(CURL 7.85 REQUIRED)  # the HTTP transport (multi interface)
+find_package(OpenSSL 1.1 REQUIRED COMPONENTS Crypto)  # SHA-256, HMAC, MD5 for S3 signing
 
 # The codec libraries, as one interface target for layers and the final link.
 add_library(tz_codec_deps INTERFACE)
@@ -52,4 +53,13 @@ function(turbozarr_test name)
   target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main)
   target_compile_options(${name} PRIVATE ${TURBOZARR_WARNINGS})
   add_test(NAME ${name} COMMAND ${name})
+endfunction()
+
+# A test that starts moto's S3 server: it finds the project's .venv Python
+# (scripts/setup.sh makes it) unless TURBOZARR_PYTHON says otherwise.
+function(turbozarr_moto_test name)
+  if(TARGET ${name})
+    target_compile_definitions(${name} PRIVATE
+      TURBOZARR_VENV_PYTHON="${PROJECT_SOURCE_DIR}/.venv/bin/python")
+  endif()
 endfunction()

@@ -164,6 +164,58 @@ struct HttpOptions {
 Result<std::shared_ptr<Store>> MakeHttpStore(std::string base_url,
                                              HttpOptions options = {});
 
+// Where the bucket goes in an S3 request's URL: in the path
+// (http://host/bucket/key) or in the host name (https://bucket.host/key).
+enum class S3Addressing {
+  kAuto,           // path-style with an endpoint (or a bucket name with '.'), else virtual
+  kPath,
+  kVirtualHosted,
+};
+
+// How an S3 store reaches its bucket.
+struct S3Options {
+  // "http(s)://host[:port]" of an S3-compatible server; "" for AWS itself
+  // (https://s3.<region>.amazonaws.com).
+  std::string endpoint;
+  // The region requests are signed for; "" means us-east-1.
+  std::string region;
+  // Credentials. An empty access key sends unsigned (anonymous) requests,
+  // which public buckets accept.
+  std::string access_key_id;
+  std::string secret_access_key;
+  std::string session_token;  // temporary credentials only
+  S3Addressing addressing = S3Addressing::kAuto;
+  // Values larger than this are uploaded in parts of `multipart_part_size`
+  // bytes (5 MiB to 5 GiB, grown when a value would need more than 10,000
+  // parts), several at once; the object appears only when every part is in.
+  uint64_t multipart_threshold = uint64_t{64} << 20;
+  uint64_t multipart_part_size = uint64_t{16} << 20;
+  // Hash request bodies into the signature, so that the server checks every
+  // byte it stores. false sends UNSIGNED-PAYLOAD and saves the hashing.
+  bool sign_payload = true;
+  // Keys asked for per listing request (ListObjectsV2 max-keys), 1 to 1000.
+  int list_page_size = 1000;
+  // The HTTP transport: concurrency, timeouts, retries, range merging.
+  HttpOptions http;
+
+  // Options from the usual AWS environment variables: AWS_ACCESS_KEY_ID,
+  // AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION (else
+  // AWS_DEFAULT_REGION), AWS_ENDPOINT_URL_S3 (else AWS_ENDPOINT_URL); the
+  // rest at their defaults. Unset variables leave fields empty.
+  static S3Options FromEnvironment();
+};
+
+// A store over the objects of an S3 bucket (AWS or an S3-compatible server)
+// whose keys start with `prefix` + "/" ("" for the whole bucket): store key
+// "a/b" is object "<prefix>/a/b". Requests are signed with AWS Signature
+// Version 4. Reads are ranged GETs, GetMany keeps them in flight together
+// (neighbouring ranges merged, as for HTTP), Set is one PUT or a multipart
+// upload, Erase a DELETE, ErasePrefix lists then deletes in batches, and
+// List/ListDirectory page through ListObjectsV2. Objects whose names are not
+// valid store keys (such as "dir/" folder markers) are left out of listings.
+Result<std::shared_ptr<Store>> MakeS3Store(std::string bucket, std::string prefix,
+                                           S3Options options = {});
+
 // How OpenStore opens a store; a field that does not apply to a store is
 // ignored by it.
 struct StoreOptions {
@@ -184,7 +236,9 @@ struct StoreOptions {
 //                                a path ending in ".zip" that is a directory
 //                                stays a local directory store
 //   "http(s)://host/p"          a read-only HTTP store (MakeHttpStore)
-//   "s3://..."                   Unsupported until built in
+//   "s3://bucket/prefix"         an S3 store (MakeS3Store), its endpoint,
+//                                region and credentials from the AWS
+//                                environment variables (S3Options::FromEnvironment)
 // Schemes are case-insensitive. Unknown schemes are Unsupported; the message
 // names the URL.
 Result<std::shared_ptr<Store>> OpenStore(std::string_view url);

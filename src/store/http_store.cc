@@ -2,64 +2,13 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstring>
-#include <unordered_map>
 
+#include "store/http_read_plan.h"
 #include "store/store_internal.h"
 
 namespace turbozarr {
 
 namespace {
-
-// What one request brought back for a key.
-struct Fetched {
-  Buffer body;
-  uint64_t first = 0;  // offset of body[0] in the value
-  bool whole = false;  // the body is the entire value
-};
-
-// One request that serves one or more reads of the same key.
-struct PlannedRequest {
-  std::string_view key;
-  ByteRange range;
-  bool head = false;            // only whether the key exists
-  std::vector<size_t> members;  // indices of the reads it serves
-};
-
-// True for a read whose answer is always empty (when the key exists).
-bool IsEmptyRead(const ByteRange& r) { return r.length == 0; }
-
-// A range of known end: the only kind worth merging with its neighbours.
-bool IsBounded(const ByteRange& r) {
-  return !r.suffix && r.length > 0 && r.length <= ByteRange::kToEnd - r.offset;
-}
-
-// The bytes of `asked` out of `f`; takes f's buffer when `take`.
-Buffer Slice(Fetched& f, const ByteRange& asked, bool take) {
-  const uint64_t size = f.body.size();
-  uint64_t begin = 0, end = size;  // positions in f.body
-  if (f.whole) {
-    internal::ResolvedRange r = internal::ResolveByteRange(asked, size);
-    begin = r.begin;
-    end = r.end;
-  } else if (!asked.suffix) {
-    // The body holds [first, first + size) of the value; what lies past its
-    // end lies past the end of the value (or the server would have sent it).
-    const uint64_t lo = std::max(asked.offset, f.first);
-    const uint64_t hi = asked.length > ByteRange::kToEnd - asked.offset
-                            ? ByteRange::kToEnd
-                            : asked.offset + asked.length;
-    begin = std::min(lo - f.first, size);
-    end = hi <= lo ? begin : std::clamp(hi - f.first, begin, size);
-  }  // a suffix answered by 206 or 416 is the body itself
-  const size_t n = static_cast<size_t>(end - begin);
-  if (take) {
-    if (begin > 0 && n > 0) std::memmove(f.body.data(), f.body.data() + begin, n);
-    f.body.Resize(n);
-    return std::move(f.body);
-  }
-  return Buffer(f.body.view().subspan(static_cast<size_t>(begin), n));
-}
 
 std::string Attempts(const HttpResponse& r) {
   return r.attempts > 1 ? " (after " + std::to_string(r.attempts) + " attempts)" : "";
@@ -90,30 +39,17 @@ Status HttpStore::NoListing() const {
 namespace {
 
 // What a GET or HEAD of `key` tells: absent, or (part of) its value.
-Result<std::optional<Fetched>> Interpret(const std::string& url, const HttpRequest& req,
-                                         Result<HttpResponse> result) {
+Result<std::optional<FetchedBytes>> Interpret(const std::string& url,
+                                              const HttpRequest& req,
+                                              Result<HttpResponse> result) {
   if (!result.ok()) return result.status();
   HttpResponse& r = *result;
-  if (r.status == 404 || r.status == 410) return std::optional<Fetched>();
-  Fetched f;
-  if (r.status == 416) {
-    // The range starts past the end of a value that exists.
-    f.first = req.range ? req.range->offset : 0;
-    return std::optional<Fetched>(std::move(f));
-  }
-  if (r.status < 200 || r.status > 299) {
+  if (r.status == 404 || r.status == 410) return std::optional<FetchedBytes>();
+  if (r.status != 416 && (r.status < 200 || r.status > 299)) {
     return Status::IOError(req.method + " " + url + ": HTTP " + std::to_string(r.status) +
                            Attempts(r));
   }
-  if (req.method != "HEAD") {
-    f.body = std::move(r.body);
-    if (r.status == 206) {
-      f.first = r.content_range->first;  // present: the transport checked it
-    } else {
-      f.whole = true;
-    }
-  }
-  return std::optional<Fetched>(std::move(f));
+  return std::optional<FetchedBytes>(FetchedFromResponse(req, std::move(r)));
 }
 
 }  // namespace
@@ -122,15 +58,16 @@ Result<std::optional<Buffer>> HttpStore::Get(std::string_view key, ByteRange ran
   TZ_RETURN_NOT_OK(ValidateKey(key));
   HttpRequest req;
   req.url = Url(key);
-  if (IsEmptyRead(range)) {
+  if (range.length == 0) {  // only whether the key exists
     req.method = "HEAD";
   } else if (!range.IsFull()) {
     req.range = range;
   }
-  TZ_ASSIGN_OR_RETURN(std::optional<Fetched> f, Interpret(base_ + "/" + std::string(key),
-                                                          req, transport_->Fetch(req)));
+  TZ_ASSIGN_OR_RETURN(
+      std::optional<FetchedBytes> f,
+      Interpret(base_ + "/" + std::string(key), req, transport_->Fetch(req)));
   if (!f) return std::optional<Buffer>();
-  return std::optional<Buffer>(Slice(*f, range, /*take=*/true));
+  return std::optional<Buffer>(SliceFetched(*f, range, /*take=*/true));
 }
 
 Result<std::vector<std::optional<Buffer>>> HttpStore::GetMany(
@@ -138,45 +75,7 @@ Result<std::vector<std::optional<Buffer>>> HttpStore::GetMany(
   for (const KeyRange& r : reads) TZ_RETURN_NOT_OK(ValidateKey(r.key));
   const HttpOptions& opt = transport_->options();
 
-  // Reads grouped by key, keys in order of first appearance.
-  std::vector<std::vector<size_t>> groups;
-  std::unordered_map<std::string_view, size_t> group_of;
-  for (size_t i = 0; i < reads.size(); ++i) {
-    auto [it, fresh] = group_of.emplace(reads[i].key, groups.size());
-    if (fresh) groups.emplace_back();
-    groups[it->second].push_back(i);
-  }
-  std::vector<PlannedRequest> plan;
-  for (const std::vector<size_t>& group : groups) {
-    std::vector<size_t> bounded;
-    for (size_t i : group) {
-      const ByteRange& r = reads[i].range;
-      if (IsBounded(r)) {
-        bounded.push_back(i);
-      } else {
-        plan.push_back({reads[i].key, r, IsEmptyRead(r), {i}});
-      }
-    }
-    std::sort(bounded.begin(), bounded.end(), [&](size_t a, size_t b) {
-      return reads[a].range.offset < reads[b].range.offset;
-    });
-    uint64_t begin = 0, end = 0;
-    for (size_t k = 0; k < bounded.size(); ++k) {
-      const ByteRange& r = reads[bounded[k]].range;
-      const uint64_t r_end = r.offset + r.length;
-      const bool joins = k > 0 && r.offset <= end + opt.coalesce_gap &&
-                         std::max(end, r_end) - begin <= opt.coalesce_max;
-      if (joins) {
-        end = std::max(end, r_end);
-        plan.back().members.push_back(bounded[k]);
-      } else {
-        begin = r.offset;
-        end = r_end;
-        plan.push_back({reads[bounded[k]].key, r, false, {bounded[k]}});
-      }
-      plan.back().range = ByteRange::Of(begin, end - begin);
-    }
-  }
+  std::vector<PlannedRead> plan = PlanReads(reads, opt.coalesce_gap, opt.coalesce_max);
 
   std::vector<HttpRequest> requests(plan.size());
   for (size_t p = 0; p < plan.size(); ++p) {
@@ -191,12 +90,12 @@ Result<std::vector<std::optional<Buffer>>> HttpStore::GetMany(
 
   std::vector<std::optional<Buffer>> out(reads.size());
   for (size_t p = 0; p < plan.size(); ++p) {
-    TZ_ASSIGN_OR_RETURN(std::optional<Fetched> f,
+    TZ_ASSIGN_OR_RETURN(std::optional<FetchedBytes> f,
                         Interpret(base_ + "/" + std::string(plan[p].key), requests[p],
                                   std::move(responses[p])));
     if (!f) continue;  // absent: every read of it stays nullopt
     const bool take = plan[p].members.size() == 1;
-    for (size_t i : plan[p].members) out[i] = Slice(*f, reads[i].range, take);
+    for (size_t i : plan[p].members) out[i] = SliceFetched(*f, reads[i].range, take);
   }
   return out;
 }

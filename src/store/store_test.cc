@@ -129,8 +129,15 @@ TEST(OpenStoreTest, HttpUrlsOpenReadOnlyHttpStores) {
   EXPECT_EQ(OpenStore("http://").status().code(), StatusCode::kInvalidArgument);
 }
 
-TEST(OpenStoreTest, RemoteAndUnknownSchemesAreUnsupportedAndNameTheUrl) {
-  for (const char* url : {"s3://bucket/x.zarr", "ftp://host/x.zarr"}) {
+TEST(OpenStoreTest, S3UrlsOpenS3Stores) {
+  auto r = OpenStore("s3://bucket/x.zarr");  // opening sends no request
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_NE((*r)->Describe().find("bucket"), std::string::npos) << (*r)->Describe();
+  EXPECT_EQ(OpenStore("s3://").status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(OpenStoreTest, UnknownSchemesAreUnsupportedAndNameTheUrl) {
+  for (const char* url : {"ftp://host/x.zarr", "gs://bucket/x"}) {
     auto r = OpenStore(url);
     ASSERT_FALSE(r.ok()) << url;
     EXPECT_EQ(r.status().code(), StatusCode::kUnsupported) << url;

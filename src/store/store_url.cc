@@ -84,14 +84,27 @@ Result<std::shared_ptr<Store>> OpenHttpUrl(const StoreUrl& url, const StoreOptio
   return MakeHttpStore(std::string(url.url));
 }
 
+// "s3://bucket/prefix": endpoint, region and credentials from the AWS
+// environment variables.
+Result<std::shared_ptr<Store>> OpenS3Url(const StoreUrl& url, const StoreOptions&) {
+  std::string_view rest = url.rest;
+  const size_t slash = rest.find('/');
+  std::string bucket(rest.substr(0, slash));
+  std::string prefix(slash == std::string_view::npos ? "" : rest.substr(slash + 1));
+  if (bucket.empty()) {
+    return Status::InvalidArgument("S3 URL without a bucket: '" + std::string(url.url) +
+                                   "'");
+  }
+  return MakeS3Store(std::move(bucket), std::move(prefix), S3Options::FromEnvironment());
+}
+
 constexpr StoreScheme kSchemes[] = {
     {"file", OpenFileUrl},
     {"memory", OpenMemoryUrl},
     {"zip", OpenZipUrl},
     {"http", OpenHttpUrl},
     {"https", OpenHttpUrl},
-    // Remote stores: replace the null with the function that opens them.
-    {"s3", nullptr},
+    {"s3", OpenS3Url},
 };
 
 Result<std::shared_ptr<Store>> OpenWithScheme(const StoreUrl& url,

@@ -1,12 +1,9 @@
 #include "testing/nginx_server.h"
 
-#include <arpa/inet.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,6 +14,8 @@
 #include <sstream>
 #include <thread>
 #include <vector>
+
+#include "testing/loopback_port.h"
 
 namespace turbozarr {
 
@@ -39,36 +38,6 @@ std::string FindNginx() {
     if (::access(candidate.c_str(), X_OK) == 0) return candidate;
   }
   return "";
-}
-
-// A port that was free a moment ago (nginx may still lose a race for it;
-// Start then tries another).
-int FreePort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return 0;
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(addr);
-  int port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
-  }
-  ::close(fd);
-  return port;
-}
-
-bool Answers(int port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return false;
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
-  ::close(fd);
-  return ok;
 }
 
 std::string ReadFile(const std::string& path) {
@@ -126,7 +95,7 @@ Result<std::unique_ptr<NginxServer>> NginxServer::Start(const std::string& root,
   server->root_ = root;
   std::string last_error;
   for (int attempt = 0; attempt < 5; ++attempt) {
-    const int port = FreePort();
+    const int port = FreeLoopbackPort();
     const std::string conf = server->dir_ + "/nginx.conf";
     std::ofstream(conf) << Config(server->dir_, root, port, workers);
     const std::string prefix = server->dir_ + "/";
@@ -159,7 +128,7 @@ Result<std::unique_ptr<NginxServer>> NginxServer::Start(const std::string& root,
         server->pid_ = -1;
         break;
       }
-      if (Answers(port)) return server;
+      if (LoopbackPortAnswers(port)) return server;
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     last_error = ReadFile(error_log) + ReadFile(out_log);

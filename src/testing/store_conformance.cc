@@ -78,6 +78,12 @@ std::vector<std::string> MustList(Store& store, std::string_view prefix) {
 
 using Strings = std::vector<std::string>;
 
+// `n` scaled by the factory's share of iterations, at least 10.
+int Iterations(int n) {
+  const double share = ::testing::TestWithParam<StoreFactory>::GetParam().iterations;
+  return std::max(10, static_cast<int>(n * share));
+}
+
 TEST_P(StoreConformanceTest, SetGetOverwrite) {
   MustSet(store(), "a", "hello");
   EXPECT_EQ(GetString(store(), "a"), "hello");
@@ -365,15 +371,15 @@ bool IsStamp(std::string_view v) {
 
 TEST_P(StoreConformanceTest, ConcurrentSetsAndGetsNeverTear) {
   constexpr int kThreads = 8;
-  constexpr int kIterations = 150;
+  const int iterations = Iterations(150);
   MustSet(store(), "shared/k", Stamp(0));
   std::atomic<int> failures{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       std::string own = "own/" + std::to_string(t);
-      for (int i = 0; i < kIterations; ++i) {
-        int b = (t * kIterations + i) % 256;
+      for (int i = 0; i < iterations; ++i) {
+        int b = (t * iterations + i) % 256;
         if (!store().Set(own, AsBytes(Stamp(b))).ok()) ++failures;
         // Only this thread writes `own`, so it reads back what it wrote.
         if (GetString(store(), own) != Stamp(b)) ++failures;
@@ -436,7 +442,7 @@ TEST_P(StoreConformanceTest, ConcurrentWritersAndErasersInOneDirectory) {
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       std::string key = "d/e/" + std::to_string(t);
-      for (int i = 0; i < 100; ++i) {
+      for (int i = 0; i < Iterations(100); ++i) {
         Status set = store().Set(key, AsBytes(Stamp(i)));
         if (!set.ok()) {
           ADD_FAILURE() << set.ToString();

@@ -48,6 +48,10 @@ struct StoreFactory {
   std::function<Result<std::shared_ptr<Store>>(std::shared_ptr<Store> written,
                                                const std::string& scratch_dir)>
       reopen = nullptr;
+  // The share of the concurrency tests' iterations to run (all threads still
+  // run at once): a store whose test server answers only a few hundred
+  // requests a second (moto) runs a tenth, so its suite takes seconds.
+  double iterations = 1.0;
 };
 
 class StoreConformanceTest : public ::testing::TestWithParam<StoreFactory> {

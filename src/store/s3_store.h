@@ -1,0 +1,68 @@
+// S3Store: a Store over the objects of one S3 bucket below a key prefix.
+//
+// Store key "a/b" is object "<prefix>/a/b". Get is a GET (a Range request for
+// a byte range, HEAD for an empty one); 404 NoSuchKey means absent, while
+// NoSuchBucket and every other failure is an error naming bucket, key, HTTP
+// status and S3 error code. GetMany plans its reads like the HTTP store
+// (neighbouring ranges of one key merged) and keeps the requests in flight
+// together, in windows so that no signature grows stale in the queue. Size is
+// a HEAD. Set is one PUT, or above S3Options::multipart_threshold a multipart
+// upload whose parts go up several at once (see s3_multipart.h); S3 makes
+// both atomic per key. Erase is a DELETE (absent is fine). List and
+// ListDirectory page through ListObjectsV2 (encoding-type=url, continuation
+// tokens; ListDirectory with delimiter '/'); ErasePrefix lists, then deletes
+// in DeleteObjects batches of up to 1000 keys sent together.
+//
+// Thread safety: safe from many threads; the state is the immutable client
+// and its thread-safe transport.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "store/s3_client.h"
+#include "turbozarr/store.h"
+
+namespace turbozarr {
+
+class S3Store final : public Store {
+ public:
+  // REQUIRES: `prefix` is "" or a valid key (MakeS3Store checks).
+  S3Store(std::unique_ptr<S3Client> client, std::string prefix);
+
+  Result<std::optional<Buffer>> Get(std::string_view key,
+                                    ByteRange range = ByteRange::Full()) override;
+  Result<std::vector<std::optional<Buffer>>> GetMany(
+      std::span<const KeyRange> reads) override;
+  Result<std::optional<uint64_t>> Size(std::string_view key) override;
+  Status Set(std::string_view key, ByteView value) override;
+  Status Erase(std::string_view key) override;
+  Status ErasePrefix(std::string_view prefix) override;
+  Result<std::vector<std::string>> List(std::string_view prefix) override;
+  Result<DirectoryListing> ListDirectory(std::string_view prefix) override;
+  // Readers batch their Gets into GetMany calls this large.
+  int PreferredRequestsInFlight() const override;
+  // "s3://bucket/prefix"
+  std::string Describe() const override { return client_->Describe(prefix_); }
+
+  const S3Client& client() const { return *client_; }
+
+ private:
+  // The object key of store key `key`.
+  std::string ObjectKey(std::string_view key) const;
+  // The object key prefix under which store prefix `prefix` lists, with its
+  // trailing '/' ("" for the whole bucket).
+  std::string ListPrefix(std::string_view prefix) const;
+  // Every object (and, with `delimiter`, every common prefix) under
+  // `object_prefix`, page after page.
+  Status ListObjects(const std::string& object_prefix, bool delimiter,
+                     std::vector<std::string>* keys,
+                     std::vector<std::string>* common_prefixes) const;
+  // Deletes these objects (full object keys).
+  Status DeleteObjects(std::vector<std::string> object_keys) const;
+
+  std::unique_ptr<S3Client> client_;
+  std::string prefix_;
+};
+
+}  // namespace turbozarr
