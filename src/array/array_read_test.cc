@@ -10,6 +10,7 @@
 #include "array/chunk_decode.h"
 #include "array/chunk_region.h"
 #include "array/shard_read.h"
+#include "testing/int32_array_fixtures.h"
 #include "turbozarr/array.h"
 #include "turbozarr/store_wrappers.h"
 #include "util/thread_pool.h"
@@ -19,25 +20,10 @@ namespace {
 
 using internal::DecodeRoute;
 using nlohmann::json;
+using namespace fixtures;  // NOLINT: the shared test fixtures
 
-const json kLittle = {{"name", "bytes"}, {"configuration", {{"endian", "little"}}}};
-const json kBig = {{"name", "bytes"}, {"configuration", {{"endian", "big"}}}};
-const json kCrc = {{"name", "crc32c"}};
-const json kZstd = {{"name", "zstd"},
-                    {"configuration", {{"level", 1}, {"checksum", false}}}};
-const json kGzip = {{"name", "gzip"}, {"configuration", {{"level", 1}}}};
-const json kBlosc = {{"name", "blosc"},
-                     {"configuration",
-                      {{"cname", "lz4"},
-                       {"clevel", 5},
-                       {"shuffle", "shuffle"},
-                       {"typesize", 4},
-                       {"blocksize", 0}}}};
 const json kLz4 = {{"name", "numcodecs.lz4"}, {"configuration", {{"acceleration", 1}}}};
 const json kBz2 = {{"name", "numcodecs.bz2"}, {"configuration", {{"level", 1}}}};
-const json kTranspose = {{"name", "transpose"}, {"configuration", {{"order", {1, 0}}}}};
-
-constexpr int32_t kFill = -1;
 
 // Every chain shape the read path distinguishes.
 std::vector<json> Chains() {
@@ -52,44 +38,6 @@ std::vector<json> Chains() {
           json::array({kLittle, kBz2}),
           json::array({kLittle, kZstd, kGzip}),  // two compressors
           json::array({kTranspose, kLittle, kZstd})};
-}
-
-json Sharded(std::vector<int64_t> inner, json codecs, const std::string& location,
-             json index_codecs = json::array({kLittle, kCrc})) {
-  return json::array({{{"name", "sharding_indexed"},
-                       {"configuration",
-                        {{"chunk_shape", inner},
-                         {"codecs", codecs},
-                         {"index_codecs", index_codecs},
-                         {"index_location", location}}}}});
-}
-
-ArrayMetadata Int32Metadata(std::vector<int64_t> shape, std::vector<int64_t> chunks,
-                            json codecs) {
-  ArrayMetadata m;
-  m.zarr_format = 3;
-  m.shape = std::move(shape);
-  m.chunk_shape = std::move(chunks);
-  m.dtype = DataType(DataTypeId::kInt32);
-  m.fill_value = DefaultFillValue(m.dtype);
-  std::memcpy(m.fill_value.bytes.data(), &kFill, 4);
-  m.codecs = std::move(codecs);
-  return m;
-}
-
-int64_t NumElements(const std::vector<int64_t>& shape) {
-  int64_t n = 1;
-  for (int64_t e : shape) n *= e;
-  return n;
-}
-
-// Values that differ element to element and in every byte.
-std::vector<int32_t> Pattern(int64_t n, int32_t seed = 1) {
-  std::vector<int32_t> v(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) {
-    v[i] = static_cast<int32_t>((i + seed) * 0x01030507 + seed);
-  }
-  return v;
 }
 
 // What reading `sel` from a dense C-order `model` of `shape` must give.
