@@ -160,6 +160,10 @@ class CodecChain {
  private:
   // Corruption unless `got` is the decoded chunk's size in bytes.
   Status CheckChunkBytes(size_t got) const;
+  // InvalidArgument unless the chain can `action` ("decode into") caller
+  // memory and `size` is one chunk's bytes; `what` names the buffer.
+  Status CheckCallerMemory(size_t size, std::string_view action,
+                           std::string_view what) const;
 
   ArraySpec spec_;
   std::vector<ArraySpec> a2a_specs_;  // spec fed to each array->array codec

@@ -131,18 +131,8 @@ Result<Buffer> CodecChain::Encode(ChunkArray chunk) const {
 }
 
 Result<ByteView> CodecChain::EncodeFrom(ByteView elements, Buffer& storage) const {
-  if (!decode_into_) {
-    return Status::InvalidArgument("codecs " + ToJson().dump() +
-                                   " cannot encode from caller memory");
-  }
-  const size_t chunk_bytes =
-      static_cast<size_t>(spec_.num_elements()) * spec_.dtype.size();
-  if (elements.size() != chunk_bytes) {
-    return Status::InvalidArgument(
-        "codecs: a chunk of shape " + internal::ShapeString(spec_.shape) + " and type " +
-        spec_.dtype.ToString() + " needs " + std::to_string(chunk_bytes) +
-        " bytes, given " + std::to_string(elements.size()));
-  }
+  TZ_RETURN_NOT_OK(CheckCallerMemory(elements.size(), "encode from", "given"));
+  const size_t chunk_bytes = elements.size();
   ByteView view = elements;
   const auto* plain = static_cast<const BytesCodec*>(a2b_.get());
   if (plain->NeedsSwap(spec_.dtype)) {
@@ -209,23 +199,13 @@ Result<ChunkArray> CodecChain::Decode(ByteView bytes) const {
 }
 
 Status CodecChain::DecodeInto(ByteView bytes, MutableByteView out) const {
-  if (!decode_into_) {
-    return Status::InvalidArgument("codecs " + ToJson().dump() +
-                                   " cannot decode into caller memory");
-  }
-  const size_t chunk_bytes =
-      static_cast<size_t>(spec_.num_elements()) * spec_.dtype.size();
-  if (out.size() != chunk_bytes) {
-    return Status::InvalidArgument(
-        "codecs: a chunk of shape " + internal::ShapeString(spec_.shape) + " and type " +
-        spec_.dtype.ToString() + " needs " + std::to_string(chunk_bytes) +
-        " bytes, the destination has " + std::to_string(out.size()));
-  }
+  TZ_RETURN_NOT_OK(CheckCallerMemory(out.size(), "decode into", "the destination has"));
+  const size_t chunk_bytes = out.size();
   // Every bytes->bytes decoder but the one next to the bytes codec runs as
   // in Decode; that one, when it decompresses, writes straight into `out`.
   const bool into_out = !b2b_.empty() && !dynamic_cast<const Crc32cCodec*>(b2b_[0].get());
-  std::optional<size_t> size = b2b_.empty() ? std::optional<size_t>()
-                                            : a2b_->EncodedSize(a2b_spec_);
+  std::optional<size_t> size =
+      b2b_.empty() ? std::optional<size_t>() : a2b_->EncodedSize(a2b_spec_);
   std::vector<std::optional<size_t>> sizes(b2b_.size());
   for (size_t k = 0; k < b2b_.size(); ++k) {
     sizes[k] = size;
@@ -282,15 +262,29 @@ Result<ByteView> CodecChain::RawElements(ByteView bytes) const {
   return view;
 }
 
+Status CodecChain::CheckCallerMemory(size_t size, std::string_view action,
+                                     std::string_view what) const {
+  if (!decode_into_) {
+    return Status::InvalidArgument("codecs " + ToJson().dump() + " cannot " +
+                                   std::string(action) + " caller memory");
+  }
+  const size_t chunk_bytes =
+      static_cast<size_t>(spec_.num_elements()) * spec_.dtype.size();
+  if (size == chunk_bytes) return Status::OK();
+  return Status::InvalidArgument(
+      "codecs: a chunk of shape " + internal::ShapeString(spec_.shape) + " and type " +
+      spec_.dtype.ToString() + " needs " + std::to_string(chunk_bytes) + " bytes, " +
+      std::string(what) + " " + std::to_string(size));
+}
+
 Status CodecChain::CheckChunkBytes(size_t got) const {
   const size_t chunk_bytes =
       static_cast<size_t>(spec_.num_elements()) * spec_.dtype.size();
   if (got == chunk_bytes) return Status::OK();
-  return Status::Corruption("codec bytes: chunk of shape " +
-                            internal::ShapeString(spec_.shape) + " and type " +
-                            spec_.dtype.ToString() + " needs " +
-                            std::to_string(chunk_bytes) + " bytes, got " +
-                            std::to_string(got));
+  return Status::Corruption(
+      "codec bytes: chunk of shape " + internal::ShapeString(spec_.shape) + " and type " +
+      spec_.dtype.ToString() + " needs " + std::to_string(chunk_bytes) + " bytes, got " +
+      std::to_string(got));
 }
 
 nlohmann::json CodecChain::ToJson() const {

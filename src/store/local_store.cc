@@ -213,12 +213,14 @@ Result<LocalStore::OpenFile> LocalStore::OpenForRead(std::string_view key) const
       if (IsAbsent(err)) return file;  // erased meanwhile
       return OsError(key, "open", file.path, err);
     }
-  } else {
-    file.path = PathOf(key);
   }
   file.fd = fd;
   struct stat st;
-  if (::fstat(fd, &st) != 0) return OsError(key, "stat", file.path, errno);
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
+    ::close(fd);
+    return OsError(key, "stat", ErrorPath(key, file), err);
+  }
   if (!S_ISREG(st.st_mode)) {  // a directory is no value
     ::close(fd);
     file.fd = -1;
@@ -226,6 +228,10 @@ Result<LocalStore::OpenFile> LocalStore::OpenForRead(std::string_view key) const
   }
   file.size = static_cast<uint64_t>(st.st_size);
   return file;
+}
+
+std::string LocalStore::ErrorPath(std::string_view key, const OpenFile& file) const {
+  return file.path.empty() ? PathOf(key) : file.path;
 }
 
 Result<size_t> LocalStore::ReadAt(std::string_view key, const OpenFile& file,
@@ -236,7 +242,7 @@ Result<size_t> LocalStore::ReadAt(std::string_view key, const OpenFile& file,
                         static_cast<off_t>(offset + done));
     if (n < 0) {
       if (errno == EINTR) continue;
-      return OsError(key, "read", file.path, errno);
+      return OsError(key, "read", ErrorPath(key, file), errno);
     }
     if (n == 0) break;  // the file shrank under us (not through this store)
     done += static_cast<size_t>(n);

@@ -56,9 +56,13 @@ class LocalStore final : public Store {
   struct OpenFile {
     int fd = -1;
     uint64_t size = 0;
-    std::string path;  // for error messages
+    // The resolved path when the checked open ran; empty after the fast
+    // open, so a read allocates no path unless it has an error to report.
+    std::string path;
   };
   Result<OpenFile> OpenForRead(std::string_view key) const;
+  // The path to name in an error about `file`.
+  std::string ErrorPath(std::string_view key, const OpenFile& file) const;
   // Reads up to out.size() bytes at `offset`; answers how many were read
   // (fewer only if the file shrank meanwhile).
   Result<size_t> ReadAt(std::string_view key, const OpenFile& file, uint64_t offset,
