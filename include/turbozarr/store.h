@@ -81,6 +81,13 @@ class Store {
   // Stores `value` atomically under `key`, replacing what was there.
   virtual Status Set(std::string_view key, ByteView value) = 0;
 
+  // As Set, handing `value` over: a store that keeps values in memory keeps
+  // this buffer instead of copying it. The default calls Set with its bytes,
+  // so wrappers that watch their Sets see this one too.
+  virtual Status SetBuffer(std::string_view key, Buffer value) {
+    return Set(key, value.view());
+  }
+
   // Removes `key`; erasing an absent key is OK.
   virtual Status Erase(std::string_view key) = 0;
 

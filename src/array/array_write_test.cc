@@ -438,6 +438,41 @@ INSTANTIATE_TEST_SUITE_P(
       return info.param.location + "_" + std::to_string(info.index);
     });
 
+// Shards that a write covers, of inner chunks stored as they are, are built
+// in place (each inner chunk straight into its slot); with every inner chunk
+// stored, and with some left out as all fill value (laid out afresh), the
+// bytes are those of serial encoding, index at either end, edges clipped.
+TEST(ShardedWriteTest, CoveredShardsOfRawInnerChunksMatchSerialEncoding) {
+  PoolSize restore;
+  const std::vector<int64_t> shape = {21, 19};
+  for (const char* location : {"start", "end"}) {
+    for (int threads : {1, 3}) {
+      SCOPED_TRACE(std::string(location) + ", " + std::to_string(threads) + " threads");
+      ThreadPool::SetDefaultConcurrency(threads);
+      auto store = MakeMemoryStore();
+      auto a = Array::Create(
+          store, "s",
+          Int32Metadata(shape, {8, 12},
+                        Sharded({4, 3}, json::array({kLittle}), location,
+                                json::array({kLittle, kCrc}))));
+      ASSERT_TRUE(a.ok()) << a.status().ToString();
+      std::vector<int32_t> model = Pattern(NumElements(shape), 5);
+      for (int32_t& v : model) v = v == kFill ? kFill + 1 : v;  // no fill anywhere
+      ASSERT_TRUE((*a)->Write(Selection::All(shape), model.data()).ok());
+      ExpectShardsMatchSerialEncoding(*store, **a, model);
+      // Inner chunk (1, 2) of shard (0, 0) all fill: left out of its shard.
+      for (int64_t r = 4; r < 8; ++r) {
+        for (int64_t c = 6; c < 9; ++c) model[r * shape[1] + c] = kFill;
+      }
+      ASSERT_TRUE((*a)->Write(Selection::All(shape), model.data()).ok());
+      ExpectShardsMatchSerialEncoding(*store, **a, model);
+      std::vector<int32_t> all(model.size());
+      ASSERT_TRUE((*a)->Read(Selection::All(shape), all.data()).ok());
+      EXPECT_EQ(all, model);
+    }
+  }
+}
+
 // One shard of 2 x 2 inner chunks of 4 x 4 (zstd level 1), in a 16 x 8 array
 // of two shards.
 class ShardedWriteCostTest : public ::testing::Test {

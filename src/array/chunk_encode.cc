@@ -38,32 +38,43 @@ bool SelectsWholeChunk(const ChunkProjection& p, const std::vector<int64_t>& sha
   return true;
 }
 
+// Puts the chunk's new contents together in `work` (the chunk's size): the
+// stored chunk decoded into it, or the fill value, where the block does not
+// cover it, then the block's share copied in with one strided-kernel call.
+Status PutTogether(const CodecChain& chain, const ChunkProjection& p,
+                   const std::vector<int64_t>& block_shape, const void* block,
+                   std::optional<ByteView> old, MutableByteView work) {
+  const ArraySpec& spec = chain.spec();
+  if (!p.covers_chunk && old) {
+    TZ_RETURN_NOT_OK(chain.DecodeInto(*old, work));
+  } else if (!SelectsWholeChunk(p, spec.shape)) {
+    std::optional<ByteView> fill = FillElement(spec);
+    if (fill) {
+      FillElements(work, *fill);
+    } else if (!work.empty()) {
+      std::memset(work.data(), 0, work.size());  // as ChunkArray::Filled
+    }
+  }
+  CopyBlockToChunkBytes(block, ChunkRegion::Make(p, spec.shape, block_shape),
+                        spec.dtype.size(), work.data());
+  return Status::OK();
+}
+
 Status EncodeViaScratch(const CodecChain& chain, const ChunkProjection& p,
                         const std::vector<int64_t>& block_shape, const void* block,
                         std::optional<ByteView> old, bool write_empty_chunks,
                         EncodedChunk& out) {
   const ArraySpec& spec = chain.spec();
-  const size_t elem = spec.dtype.size();
-  const size_t n = static_cast<size_t>(spec.num_elements()) * elem;
+  const size_t n = static_cast<size_t>(spec.num_elements()) * spec.dtype.size();
   // When no codec changes the bytes, the chunk is put together where it is
   // kept, saving a copy out of the scratch.
-  const bool identity = chain.StoresRawElements() && chain.bytes_to_bytes().empty();
   Buffer own;
-  Buffer& work = identity ? out.storage : n <= kKeepScratchBytes ? ThreadScratch() : own;
+  Buffer& work = StoresChunkAsIs(chain) ? out.storage
+                 : n <= kKeepScratchBytes ? ThreadScratch()
+                                          : own;
   work.Clear();  // keeps the capacity; nothing old is worth copying on growth
   work.Resize(n);
-  if (!p.covers_chunk && old) {
-    TZ_RETURN_NOT_OK(chain.DecodeInto(*old, work.mutable_view()));
-  } else if (!SelectsWholeChunk(p, spec.shape)) {
-    std::optional<ByteView> fill = FillElement(spec);
-    if (fill) {
-      FillElements(work.mutable_view(), *fill);
-    } else if (n > 0) {
-      std::memset(work.data(), 0, n);  // as ChunkArray::Filled
-    }
-  }
-  CopyBlockToChunkBytes(block, ChunkRegion::Make(p, spec.shape, block_shape), elem,
-                        work.data());
+  TZ_RETURN_NOT_OK(PutTogether(chain, p, block_shape, block, old, work.mutable_view()));
   if (!write_empty_chunks && AllFill(work.view(), spec)) {
     out.empty = true;
     return Status::OK();
@@ -73,6 +84,27 @@ Status EncodeViaScratch(const CodecChain& chain, const ChunkProjection& p,
 }
 
 }  // namespace
+
+bool StoresChunkAsIs(const CodecChain& chain) {
+  return chain.CanEncodeFrom() && chain.StoresRawElements() &&
+         chain.bytes_to_bytes().empty();
+}
+
+Status BuildChunkInPlace(const CodecChain& chain, const ChunkProjection& p,
+                         const std::vector<int64_t>& block_shape, const void* block,
+                         std::optional<ByteView> old, bool write_empty_chunks,
+                         MutableByteView dest, bool& empty) {
+  const ArraySpec& spec = chain.spec();
+  const size_t n = static_cast<size_t>(spec.num_elements()) * spec.dtype.size();
+  if (!StoresChunkAsIs(chain) || dest.size() != n) {
+    return Status::InvalidArgument("chunk of " + std::to_string(n) +
+                                   " bytes cannot be built in place in " +
+                                   std::to_string(dest.size()) + " bytes");
+  }
+  TZ_RETURN_NOT_OK(PutTogether(chain, p, block_shape, block, old, dest));
+  empty = !write_empty_chunks && AllFill(dest, spec);
+  return Status::OK();
+}
 
 EncodeRoute ChooseEncodeRoute(const CodecChain& chain, const ChunkProjection& p,
                               const std::vector<int64_t>& block_shape) {

@@ -55,6 +55,20 @@ Status EncodeChunkFromBlock(const CodecChain& chain, const ChunkProjection& p,
                             std::optional<ByteView> old, bool write_empty_chunks,
                             EncodedChunk& out);
 
+// True when `chain` stores a chunk's elements exactly as they are in memory
+// (no codec changes a byte), so a chunk's encoded form can be built where it
+// will be stored.
+bool StoresChunkAsIs(const CodecChain& chain);
+
+// As EncodeChunkFromBlock for a chain that StoresChunkAsIs, building the
+// chunk's encoded form straight into `dest` (its size exactly), e.g. its
+// place in a shard. `empty` is set as EncodedChunk::empty would be (`dest`
+// then holds the fill value and is not to be stored).
+Status BuildChunkInPlace(const CodecChain& chain, const ChunkProjection& p,
+                         const std::vector<int64_t>& block_shape, const void* block,
+                         std::optional<ByteView> old, bool write_empty_chunks,
+                         MutableByteView dest, bool& empty);
+
 // Which route EncodeChunkFromBlock takes, for tests and measurements.
 enum class EncodeRoute { kFromBlock, kScratch, kChunkArray };
 EncodeRoute ChooseEncodeRoute(const CodecChain& chain, const ChunkProjection& p,

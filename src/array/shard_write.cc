@@ -34,6 +34,13 @@ struct ShardWrite {
   std::vector<IndexEntry> old_index;   // its decoded index
 
   std::vector<EncodedChunk> encoded;  // one per item
+
+  // Built in place (see ShardedWrite::in_place_): the shard's bytes, laid out
+  // before its inner chunks are built into them, and which items came out
+  // all fill value.
+  Buffer placed;
+  ShardingCodec::Layout layout;
+  std::vector<char> placed_empty;  // one per item
 };
 
 class ShardedWrite {
@@ -45,7 +52,8 @@ class ShardedWrite {
         codec_(codec),
         block_shape_(selection.shape()),
         src_(src),
-        options_(options) {
+        options_(options),
+        in_place_(StoresChunkAsIs(codec.inner_chain())) {
     const std::vector<ChunkProjection> plan =
         PlanChunks(selection, m_.shape, m_.chunk_shape);
     shards_ = std::vector<ShardWrite>(plan.size());
@@ -81,18 +89,35 @@ class ShardedWrite {
     ShardWrite& sw = ShardOf(item);
     TZ_RETURN_NOT_OK(Prepare(sw));
     const size_t k = static_cast<size_t>(item - sw.first_item);
+    const int64_t linear = InnerChunkLinear(sw.inner[k], codec_.chunks_per_shard());
+    Status s = sw.placed.empty() ? Encode(sw, k, linear) : BuildInPlace(sw, k, linear);
+    if (!s.ok()) return s.WithContext(Where(sw) + ", " + codec_.InnerChunkName(linear));
+    // The last item of the shard to finish sees every other item's result.
+    if (sw.remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) return Finish(sw);
+    return Status::OK();
+  }
+
+  // Encodes item k (inner chunk `linear`) into a buffer of its own.
+  Status Encode(ShardWrite& sw, size_t k, int64_t linear) {
     const ChunkProjection& ip = sw.inner[k];
-    const int64_t linear = InnerChunkLinear(ip, codec_.chunks_per_shard());
     std::optional<ByteView> old;
     if (!ip.covers_chunk && sw.old && !sw.old_index[linear].missing()) {
       const IndexEntry& e = sw.old_index[linear];
       old = sw.old->view().subspan(e.offset, e.nbytes);
     }
-    Status s = EncodeChunkFromBlock(codec_.inner_chain(), ip, block_shape_, src_, old,
-                                    options_.write_empty_chunks, sw.encoded[k]);
-    if (!s.ok()) return s.WithContext(Where(sw) + ", " + codec_.InnerChunkName(linear));
-    // The last item of the shard to finish sees every other item's result.
-    if (sw.remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) return Finish(sw);
+    return EncodeChunkFromBlock(codec_.inner_chain(), ip, block_shape_, src_, old,
+                                options_.write_empty_chunks, sw.encoded[k]);
+  }
+
+  // Builds item k (inner chunk `linear`) in its place in sw.placed.
+  Status BuildInPlace(ShardWrite& sw, size_t k, int64_t linear) {
+    const IndexEntry& e = sw.layout.entries[linear];
+    bool empty = false;
+    TZ_RETURN_NOT_OK(BuildChunkInPlace(
+        codec_.inner_chain(), sw.inner[k], block_shape_, src_, std::nullopt,
+        options_.write_empty_chunks, sw.placed.mutable_view().subspan(e.offset, e.nbytes),
+        empty));
+    sw.placed_empty[k] = empty;
     return Status::OK();
   }
 
@@ -106,9 +131,28 @@ class ShardedWrite {
         sw.inner = PlanInnerChunks(sw.proj, m_, codec_.chunk_shape());
         assert(static_cast<int64_t>(sw.inner.size()) == sw.num_items);
         sw.encoded.resize(sw.inner.size());
+        if (in_place_ && sw.proj.covers_chunk) PlanInPlace(sw);
       }
     }
     return sw.prepare_status;
+  }
+
+  // A shard the write covers, of inner chunks stored as they are: every
+  // inner chunk's place is known before it is built, so each is built
+  // straight into the shard's bytes (no buffer per inner chunk, no copy to
+  // assemble them) and the store is handed the shard itself.
+  void PlanInPlace(ShardWrite& sw) {
+    const uint64_t inner_bytes =
+        static_cast<uint64_t>(codec_.inner_chain().spec().num_elements()) *
+        codec_.inner_chain().spec().dtype.size();
+    std::vector<std::optional<uint64_t>> sizes(
+        static_cast<size_t>(codec_.num_inner_chunks()));
+    for (const ChunkProjection& ip : sw.inner) {
+      sizes[InnerChunkLinear(ip, codec_.chunks_per_shard())] = inner_bytes;
+    }
+    sw.layout = codec_.LayOut(sizes);
+    sw.placed = Buffer(sw.layout.shard_size);
+    sw.placed_empty.assign(sw.inner.size(), 0);
   }
 
   Status ReadOldShard(ShardWrite& sw) {
@@ -143,17 +187,34 @@ class ShardedWrite {
         if (!e.missing()) views[i] = sw.old->view().subspan(e.offset, e.nbytes);
       }
     }
+    const bool in_place = !sw.placed.empty();
+    bool all_built = true;
     for (size_t k = 0; k < sw.inner.size(); ++k) {
       const int64_t linear = InnerChunkLinear(sw.inner[k], codec_.chunks_per_shard());
-      views[linear] = sw.encoded[k].empty ? std::nullopt
-                                          : std::optional<ByteView>(sw.encoded[k].bytes);
+      if (in_place) {
+        const IndexEntry& e = sw.layout.entries[linear];
+        all_built &= !sw.placed_empty[k];
+        views[linear] = sw.placed_empty[k] ? std::nullopt
+                                           : std::optional<ByteView>(
+                                                 sw.placed.view().subspan(e.offset, e.nbytes));
+      } else {
+        views[linear] = sw.encoded[k].empty
+                            ? std::nullopt
+                            : std::optional<ByteView>(sw.encoded[k].bytes);
+      }
     }
     const bool any = std::any_of(views.begin(), views.end(),
                                  [](const std::optional<ByteView>& v) { return v; });
     Status s;
-    if (any) {
+    if (in_place && all_built) {
+      s = codec_.PlaceIndex(sw.layout, sw.placed.mutable_view());
+      if (s.ok()) s = array_.store()->SetBuffer(sw.key, std::move(sw.placed));
+    } else if (any) {
+      // Some inner chunks came out all fill value (or were encoded apart):
+      // lay the rest out afresh.
       Result<Buffer> shard = codec_.Assemble(views);
-      s = shard.ok() ? array_.store()->Set(sw.key, shard->view()) : shard.status();
+      s = shard.ok() ? array_.store()->SetBuffer(sw.key, std::move(*shard))
+                     : shard.status();
     } else if (sw.proj.covers_chunk || sw.old) {
       // A shard that was read and found missing needs no erasing.
       s = array_.store()->Erase(sw.key);
@@ -162,6 +223,8 @@ class ShardedWrite {
     sw.old_index = {};
     sw.inner = {};
     sw.encoded = {};
+    sw.placed = Buffer();
+    sw.placed_empty = {};
     return s.ok() ? s : s.WithContext(Where(sw));
   }
 
@@ -171,6 +234,7 @@ class ShardedWrite {
   const std::vector<int64_t> block_shape_;
   const void* src_;
   const WriteOptions& options_;
+  const bool in_place_;
   std::vector<ShardWrite> shards_;
   int64_t total_items_ = 0;
 };

@@ -209,6 +209,33 @@ Result<Buffer> ShardingCodec::EncodeIndex(const std::vector<IndexEntry>& entries
   return index_chain_.Encode(std::move(index));
 }
 
+ShardingCodec::Layout ShardingCodec::LayOut(
+    const std::vector<std::optional<uint64_t>>& sizes) const {
+  Layout layout;
+  layout.entries.resize(sizes.size());
+  uint64_t pos = index_location_ == IndexLocation::kStart ? index_size_ : 0;
+  for (int64_t i : morton_) {
+    if (!sizes[i]) continue;
+    layout.entries[i] = {pos, *sizes[i]};
+    pos += *sizes[i];
+  }
+  layout.shard_size = pos + (index_location_ == IndexLocation::kEnd ? index_size_ : 0);
+  return layout;
+}
+
+Status ShardingCodec::PlaceIndex(const Layout& layout, MutableByteView shard) const {
+  TZ_ASSIGN_OR_RETURN(Buffer index, EncodeIndex(layout.entries));
+  if (index.size() != index_size_ || shard.size() != layout.shard_size) {
+    return Status::InvalidArgument("codec sharding_indexed: index of " +
+                            std::to_string(index.size()) + " bytes for a shard of " +
+                            std::to_string(shard.size()));
+  }
+  const size_t at =
+      index_location_ == IndexLocation::kStart ? 0 : shard.size() - index_size_;
+  std::memcpy(shard.data() + at, index.data(), index.size());
+  return Status::OK();
+}
+
 Result<Buffer> ShardingCodec::Assemble(
     const std::vector<std::optional<ByteView>>& inner) const {
   if (static_cast<int64_t>(inner.size()) != num_inner_chunks()) {
@@ -216,25 +243,17 @@ Result<Buffer> ShardingCodec::Assemble(
         "codec sharding_indexed: " + std::to_string(inner.size()) +
         " inner chunks for a shard of " + std::to_string(num_inner_chunks()));
   }
-  const uint64_t base = index_location_ == IndexLocation::kStart ? index_size_ : 0;
-  std::vector<IndexEntry> entries(inner.size());
-  uint64_t pos = base;
-  for (int64_t i : morton_) {
-    if (!inner[i]) continue;
-    entries[i] = {pos, inner[i]->size()};
-    pos += inner[i]->size();
+  std::vector<std::optional<uint64_t>> sizes(inner.size());
+  for (size_t i = 0; i < inner.size(); ++i) {
+    if (inner[i]) sizes[i] = inner[i]->size();
   }
-  TZ_ASSIGN_OR_RETURN(Buffer index, EncodeIndex(entries));
-  Buffer out(pos + (index_location_ == IndexLocation::kEnd ? index.size() : 0));
-  if (index_location_ == IndexLocation::kStart)
-    std::memcpy(out.data(), index.data(), index.size());
-  for (int64_t i : morton_) {
+  const Layout layout = LayOut(sizes);
+  Buffer out(layout.shard_size);
+  for (size_t i = 0; i < inner.size(); ++i) {
     if (!inner[i] || inner[i]->empty()) continue;
-    std::memcpy(out.data() + entries[i].offset, inner[i]->data(), inner[i]->size());
+    std::memcpy(out.data() + layout.entries[i].offset, inner[i]->data(), inner[i]->size());
   }
-  if (index_location_ == IndexLocation::kEnd) {
-    std::memcpy(out.data() + pos, index.data(), index.size());
-  }
+  TZ_RETURN_NOT_OK(PlaceIndex(layout, out.mutable_view()));
   return out;
 }
 

@@ -79,6 +79,18 @@ class ShardingCodec final : public ArrayToBytesCodec {
   // one shard: data in Morton order, index at its location.
   Result<Buffer> Assemble(const std::vector<std::optional<ByteView>>& inner) const;
 
+  // The pieces of Assemble, for writers that encode inner chunks straight
+  // into their place in the shard: where each inner chunk of the given
+  // encoded size (C order; nullopt for ones not stored) goes, and the
+  // shard's total size, index included.
+  struct Layout {
+    std::vector<IndexEntry> entries;  // C order
+    uint64_t shard_size = 0;
+  };
+  Layout LayOut(const std::vector<std::optional<uint64_t>>& sizes) const;
+  // Encodes the index of `layout` into its place in `shard` (shard_size bytes).
+  Status PlaceIndex(const Layout& layout, MutableByteView shard) const;
+
   // Coordinates (in units of inner chunks) of the inner chunk at C-order
   // position `linear`, and "[i, j]" for messages.
   std::vector<int64_t> InnerChunkCoords(int64_t linear) const;

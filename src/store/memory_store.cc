@@ -46,15 +46,24 @@ Result<std::optional<uint64_t>> MemoryStore::Size(std::string_view key) {
 Status MemoryStore::Set(std::string_view key, ByteView value) {
   TZ_RETURN_NOT_OK(ValidateKey(key));
   // Copy before taking the lock so writers hold it only for the swap.
-  auto copy = std::make_shared<const Buffer>(value);
+  Swap(key, std::make_shared<const Buffer>(value));
+  return Status::OK();
+}
+
+Status MemoryStore::SetBuffer(std::string_view key, Buffer value) {
+  TZ_RETURN_NOT_OK(ValidateKey(key));
+  Swap(key, std::make_shared<const Buffer>(std::move(value)));
+  return Status::OK();
+}
+
+void MemoryStore::Swap(std::string_view key, std::shared_ptr<const Buffer> value) {
   std::unique_lock lock(mu_);
   auto it = values_.find(key);
   if (it == values_.end()) {
-    values_.emplace(std::string(key), std::move(copy));
+    values_.emplace(std::string(key), std::move(value));
   } else {
-    it->second = std::move(copy);
+    it->second = std::move(value);
   }
-  return Status::OK();
 }
 
 Status MemoryStore::Erase(std::string_view key) {

@@ -24,12 +24,16 @@ class MemoryStore final : public Store {
                                           MutableByteView out) override;
   Result<std::optional<uint64_t>> Size(std::string_view key) override;
   Status Set(std::string_view key, ByteView value) override;
+  Status SetBuffer(std::string_view key, Buffer value) override;
   Status Erase(std::string_view key) override;
   Status ErasePrefix(std::string_view prefix) override;
   Result<std::vector<std::string>> List(std::string_view prefix) override;
   std::string Describe() const override { return "memory://"; }
 
  private:
+  // Puts `value` under `key`, replacing what was there.
+  void Swap(std::string_view key, std::shared_ptr<const Buffer> value);
+
   // The shared value stored under `key`, or null.
   std::shared_ptr<const Buffer> Find(std::string_view key) const;
 

@@ -25,6 +25,20 @@ TEST(MemoryStoreTest, ValuesAreCopiedIn) {
   EXPECT_EQ((*got)->chars(), "abc");
 }
 
+TEST(MemoryStoreTest, SetBufferKeepsTheBufferHandedOver) {
+  auto store = MakeMemoryStore();
+  ASSERT_TRUE(store->SetBuffer("k", Buffer::FromString("shard bytes")).ok());
+  auto got = store->Get("k");
+  ASSERT_TRUE(got.ok() && got->has_value());
+  EXPECT_EQ((*got)->chars(), "shard bytes");
+  // Replaced like any Set, and checked like one.
+  ASSERT_TRUE(store->SetBuffer("k", Buffer::FromString("new")).ok());
+  got = store->Get("k");
+  ASSERT_TRUE(got.ok() && got->has_value());
+  EXPECT_EQ((*got)->chars(), "new");
+  EXPECT_FALSE(store->SetBuffer("../k", Buffer::FromString("x")).ok());
+}
+
 TEST(MemoryStoreTest, StoresAreIndependent) {
   auto a = MakeMemoryStore();
   auto b = MakeMemoryStore();
