@@ -47,7 +47,11 @@ Status Array::Write(const Selection& selection, const void* src,
           if (!got.ok()) return fail(got.status());
           old = std::move(*got);
         }
-        internal::EncodedChunk chunk;
+        // Kept by the thread between its chunks, so that an encoded chunk is
+        // built in memory already touched rather than in a fresh allocation
+        // that the kernel must fault in and zero for every chunk; the store
+        // copies the bytes before the next chunk reuses it.
+        thread_local internal::EncodedChunk chunk;
         Status encoded = internal::EncodeChunkFromBlock(
             chain_, p, block_shape, src,
             old ? std::optional<ByteView>(old->view()) : std::nullopt,
@@ -57,6 +61,7 @@ Status Array::Write(const Selection& selection, const void* src,
         Status stored = chunk.empty
                             ? (p.covers_chunk || old ? store_->Erase(key) : Status::OK())
                             : store_->Set(key, chunk.bytes);
+        internal::TrimScratch(chunk.storage);
         return stored.ok() ? stored : fail(stored);
       });
 }

@@ -85,6 +85,10 @@ Status EncodeViaScratch(const CodecChain& chain, const ChunkProjection& p,
 
 }  // namespace
 
+void TrimScratch(Buffer& scratch) {
+  if (scratch.capacity() > kKeepScratchBytes) scratch = Buffer();
+}
+
 bool StoresChunkAsIs(const CodecChain& chain) {
   return chain.CanEncodeFrom() && chain.StoresRawElements() &&
          chain.bytes_to_bytes().empty();

@@ -69,6 +69,11 @@ Status BuildChunkInPlace(const CodecChain& chain, const ChunkProjection& p,
                          std::optional<ByteView> old, bool write_empty_chunks,
                          MutableByteView dest, bool& empty);
 
+// Frees `scratch` when it holds more than a thread keeps between chunks
+// (64 MiB), so that one huge chunk does not pin its memory for the thread's
+// life; smaller buffers keep their capacity for the next chunk.
+void TrimScratch(Buffer& scratch);
+
 // Which route EncodeChunkFromBlock takes, for tests and measurements.
 enum class EncodeRoute { kFromBlock, kScratch, kChunkArray };
 EncodeRoute ChooseEncodeRoute(const CodecChain& chain, const ChunkProjection& p,
