@@ -6,7 +6,8 @@
 //
 // Requests are numbered from 0 in the order they arrive; a fault policy picks
 // each one's fault. Every connection is kept alive between requests unless a
-// fault closes it.
+// fault closes it. Connections and request parsing are LoopbackHttpServer's,
+// ranges and status lines testing/http_range_answer.h's.
 //
 // Thread safety: every method may be called from any thread while the server
 // runs; the policy is called under the server's lock.
@@ -14,16 +15,15 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "testing/loopback_http_server.h"
 #include "turbozarr/status.h"
 
 namespace turbozarr {
@@ -56,12 +56,12 @@ class FaultHttpServer {
                                          const std::string& range)>;
 
   FaultHttpServer() = default;
-  ~FaultHttpServer();  // stops the server and joins its threads
+  ~FaultHttpServer() { http_.Stop(); }  // before the values the handler reads go
 
   // Binds 127.0.0.1 on a free port and starts serving.
-  Status Start();
+  Status Start() { return http_.Start(); }
   // "http://127.0.0.1:<port>"
-  std::string url() const;
+  std::string url() const { return http_.url(); }
 
   // Serves `value` at "/" + path (whatever query string follows).
   void Put(const std::string& path, std::string value);
@@ -82,40 +82,29 @@ class FaultHttpServer {
   Received last_request() const;
 
   // Requests received so far, and connections accepted so far.
-  uint64_t requests() const { return requests_; }
-  uint64_t connections() const { return connections_; }
+  uint64_t requests() const { return http_.requests(); }
+  uint64_t connections() const { return http_.connections(); }
 
  private:
-  struct Request {
-    std::string method;
-    std::string path;   // percent-decoded
-    std::string query;  // "" or "?...", as sent
-    std::string range;  // the Range header's value, if any
-  };
-  void AcceptLoop();
-  void Serve(int fd);
-  // Answers one request; false when the connection must close.
-  bool Answer(int fd, const Request& req, HttpFault fault);
-  // Waits `ms` or until Stop; false if stopped.
-  bool Sleep(int64_t ms);
+  // Numbers `req`, picks its fault and answers; false when the connection
+  // must close.
+  bool Handle(int fd, const HttpServerRequest& req);
+  bool Answer(int fd, const HttpServerRequest& req, HttpFault fault);
+  // Waits stall() or until the server stops; false if stopped.
+  bool Stall();
 
-  int listen_fd_ = -1;
-  int port_ = 0;
-  std::thread acceptor_;
   std::atomic<int64_t> stall_ms_{1000};
-  std::atomic<uint64_t> requests_{0};
-  std::atomic<uint64_t> connections_{0};
 
   mutable std::mutex mu_;
-  std::condition_variable stopped_cv_;
-  bool stopping_ = false;
+  uint64_t numbered_ = 0;  // requests numbered so far
   std::map<std::string, std::shared_ptr<const std::string>> values_;
   std::vector<HttpFault> queued_;
   size_t next_queued_ = 0;
   Policy policy_;
   Received last_;
-  std::vector<int> open_fds_;
-  std::vector<std::thread> workers_;
+  // Last, so that its connection threads end before the members above go.
+  LoopbackHttpServer http_{
+      [this](int fd, const HttpServerRequest& req) { return Handle(fd, req); }};
 };
 
 }  // namespace turbozarr

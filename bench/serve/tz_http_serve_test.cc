@@ -1,0 +1,169 @@
+// tz_http_serve as the benchmark harness drives it: started with pipes, its
+// URL read from the first line of stdout, files read through HttpStore, then
+// ended by closing stdin or by SIGTERM, its counts read from stderr.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "turbozarr/store.h"
+
+extern char** environ;
+
+namespace turbozarr {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// tz_http_serve started with `args`; its stdin, stdout and stderr are pipes.
+class ServeProcess {
+ public:
+  explicit ServeProcess(const std::vector<std::string>& args) {
+    int in[2], out[2], err[2];
+    if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 ||
+        ::pipe2(err, O_CLOEXEC) != 0) {
+      return;
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, in[0], 0);
+    posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+    posix_spawn_file_actions_adddup2(&actions, err[1], 2);
+    std::vector<std::string> all = {TZ_HTTP_SERVE};
+    all.insert(all.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (std::string& a : all) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    if (posix_spawn(&pid_, TZ_HTTP_SERVE, &actions, nullptr, argv.data(), environ) != 0) {
+      pid_ = -1;
+    }
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(in[0]);
+    ::close(out[1]);
+    ::close(err[1]);
+    stdin_ = in[1];
+    stdout_ = out[0];
+    stderr_ = err[0];
+  }
+  ~ServeProcess() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+    for (int fd : {stdin_, stdout_, stderr_}) {
+      if (fd >= 0) ::close(fd);
+    }
+  }
+
+  // The first line of stdout, without its newline.
+  std::string FirstLine() {
+    std::string line;
+    char c;
+    while (::read(stdout_, &c, 1) == 1 && c != '\n') line += c;
+    return line;
+  }
+  void CloseStdin() {
+    ::close(stdin_);
+    stdin_ = -1;
+  }
+  void Signal(int sig) { ::kill(pid_, sig); }
+  // Waits for the end; the exit status, or -1 if it did not exit normally.
+  int Wait() {
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    pid_ = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  // All of stderr (after Wait).
+  std::string Stderr() {
+    std::string all;
+    char buf[4096];
+    for (ssize_t n; (n = ::read(stderr_, buf, sizeof(buf))) > 0;) {
+      all.append(buf, static_cast<size_t>(n));
+    }
+    return all;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int stdin_ = -1, stdout_ = -1, stderr_ = -1;
+};
+
+class TzHttpServeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "tz_http_serve-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    root_ = pattern;
+    fs::create_directories(root_ + "/a.zarr/c/0");
+    std::ofstream(root_ + "/a.zarr/zarr.json") << "{}";
+    value_ = std::string(200'000, '\0');
+    for (size_t i = 0; i < value_.size(); ++i) value_[i] = static_cast<char>(i * 13);
+    std::ofstream(root_ + "/a.zarr/c/0/0", std::ios::binary) << value_;
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  std::string root_;
+  std::string value_;
+};
+
+TEST_F(TzHttpServeTest, ServesTheDirectoryUntilStdinCloses) {
+  ServeProcess p({"--root", root_, "--latency-ms", "20", "--megabytes-per-second", "10"});
+  const std::string url = p.FirstLine();
+  ASSERT_TRUE(std::regex_match(url, std::regex("http://127\\.0\\.0\\.1:[0-9]+"))) << url;
+  auto store = MakeHttpStore(url + "/a.zarr");
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  // 200 kB at 10 MB/s after 20 ms: at least 40 ms.
+  const auto start = Clock::now();
+  auto chunk = (*store)->Get("c/0/0");
+  const double ms =
+      std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  ASSERT_TRUE(chunk.ok() && chunk->has_value()) << chunk.status().ToString();
+  EXPECT_TRUE((*chunk)->chars() == value_);
+  EXPECT_GE(ms, 40.0);
+  auto part = (*store)->Get("zarr.json", ByteRange::Suffix(1));
+  ASSERT_TRUE(part.ok() && part->has_value());
+  EXPECT_EQ((*part)->chars(), "}");
+  auto absent = (*store)->Get("c/0/1");
+  ASSERT_TRUE(absent.ok());
+  EXPECT_FALSE(absent->has_value());
+  p.CloseStdin();
+  EXPECT_EQ(p.Wait(), 0);
+  EXPECT_EQ(p.Stderr(),
+            "{\"requests\":3,\"bytes_sent\":200001,\"peak_connections\":1}\n");
+}
+
+TEST_F(TzHttpServeTest, SigtermEndsIt) {
+  ServeProcess p({"--root", root_});
+  ASSERT_TRUE(p.FirstLine().starts_with("http://127.0.0.1:"));
+  p.Signal(SIGTERM);
+  EXPECT_EQ(p.Wait(), 0);
+  EXPECT_EQ(p.Stderr(), "{\"requests\":0,\"bytes_sent\":0,\"peak_connections\":0}\n");
+}
+
+TEST_F(TzHttpServeTest, BadArgumentsAreUsageErrors) {
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"--root", root_ + "/absent"},
+                                             {"--root", root_, "--latency-ms", "-1"},
+                                             {"--root", root_, "--port", "70000"},
+                                             {"--latency-ms", "5"}}) {
+    ServeProcess p(args);
+    EXPECT_EQ(p.FirstLine(), "");
+    EXPECT_EQ(p.Wait(), 2) << args[1];
+    EXPECT_NE(p.Stderr().find("tz_http_serve: "), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace turbozarr
