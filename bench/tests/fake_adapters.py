@@ -1,7 +1,8 @@
 """Test doubles: adapters that run in the harness interpreter ("inline") with
 numpy only, reading and writing uncompressed Zarr v2 chunk files by hand, and
 one that returns wrong values, for the audit to catch. The child imports them
-as `fake_adapters:<DriverClass>` (this directory is put on its PYTHONPATH)."""
+as `fake_adapters:<DriverClass>` (this directory is put on its PYTHONPATH).
+Over HTTP (store = "http") they read each chunk with one urllib GET."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import json
 import math
 import sys
 import types
+import urllib.request
 from pathlib import Path
 
 import numpy as np
@@ -27,9 +29,19 @@ class GoodDriver(_Base):
         if m["zarr_format"] != 2 or m.get("compressor") or m.get("filters"):
             raise Unsupported("the fake adapter reads uncompressed v2 only")
 
+    def http_source(self, url):
+        return url
+
     def open(self, source):
         self._check()
-        return Path(source)
+        return source if str(source).startswith("http://") else Path(source)
+
+    @staticmethod
+    def _get(handle, key: str) -> bytes:
+        if isinstance(handle, str):
+            with urllib.request.urlopen(f"{handle}/{key}") as answer:
+                return answer.read()
+        return (handle / key).read_bytes()
 
     def _grid(self):
         m = self.meta
@@ -40,7 +52,7 @@ class GoodDriver(_Base):
         dt = np.dtype(m["dtype"])
         out = np.zeros(m["shape"], dtype=dt)
         for idx in itertools.product(*self._grid()):
-            chunk = np.frombuffer((handle / ".".join(map(str, idx))).read_bytes(), dt)
+            chunk = np.frombuffer(self._get(handle, ".".join(map(str, idx))), dt)
             chunk = chunk.reshape(m["chunks"])
             region = tuple(slice(i * c, min((i + 1) * c, s))
                            for i, c, s in zip(idx, m["chunks"], m["shape"]))
@@ -97,7 +109,7 @@ def _module(name: str, driver: type, supports=("read_full", "write_full")) -> ty
     mod.REQUIRES = ()
     mod.SUPPORTS = frozenset(supports)
     mod.FORMATS = frozenset({"zarr2"})
-    mod.STORES = frozenset({"local"})
+    mod.STORES = frozenset({"local", "http"})
     mod.OPTIONS = {}
     mod.NOTE = f"test double ({driver.__name__})"
     mod.Driver = driver

@@ -132,3 +132,46 @@ def test_shipped_experiments_are_valid():
         f.name for f in files}
     for f in files:
         load(f)
+
+
+def test_http_table_defaults_and_overrides(write_toml):
+    from turbozarr_bench.config import HttpConfig
+
+    exp = load(write_toml('store = ["http"]\n'))
+    assert exp.stores == ["http"]
+    assert exp.http == HttpConfig(50, 150, "build/bench/serve/tz_http_serve")
+    exp = load(write_toml('store = ["local", "http"]\n[http]\nlatency_ms = 0\n'
+                          'megabytes_per_second = 12.5\nserver = "/opt/serve"\n'))
+    assert exp.http == HttpConfig(0, 12.5, "/opt/serve")
+
+
+@pytest.mark.parametrize("table, key, message", [
+    ("latency_ms = -1", "http.latency_ms", ">= 0"),
+    ('latency_ms = "50"', "http.latency_ms", ">= 0"),
+    ("megabytes_per_second = true", "http.megabytes_per_second", ">= 0"),
+    ("megabytes_per_second = -150", "http.megabytes_per_second", ">= 0"),
+    ("server = 3", "http.server", "non-empty string"),
+    ('server = ""', "http.server", "non-empty string"),
+    ("latency = 50", "http.latency", "unknown key"),
+])
+def test_bad_http_values_name_the_key(write_toml, table, key, message):
+    p = write_toml(f'store = ["http"]\n[http]\n{table}\n')
+    with pytest.raises(ConfigError) as e:
+        load(p)
+    assert f"'{key}'" in str(e.value) and message in str(e.value) and str(p) in str(e.value)
+
+
+def test_http_table_needs_the_http_store(write_toml):
+    with pytest.raises(ConfigError, match="applies only to store"):
+        load(write_toml('[http]\nlatency_ms = 10\n'))
+    with pytest.raises(ConfigError, match="must be a table"):
+        load(write_toml('store = ["http"]\nhttp = 5\n'))
+
+
+def test_remote_is_a_declared_option_of_zarr_python_and_zarrs(write_toml):
+    exp = load(write_toml('store = ["http"]\n[options.zarr-python]\nremote = ["obstore", '
+                          '"fsspec"]\n[options.zarrs]\nremote = ["obstore"]\n'))
+    assert exp.options == {"zarr-python": {"remote": ["obstore", "fsspec"]},
+                           "zarrs": {"remote": ["obstore"]}}
+    with pytest.raises(ConfigError, match="curl"):
+        load(write_toml('[options.zarr-python]\nremote = ["curl"]\n'))

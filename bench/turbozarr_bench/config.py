@@ -7,6 +7,8 @@ Rules (see docs/benchmarks.md):
   `threads`, `store`, `cache`, `ceiling`); a plural table defines what a
   label means (`[datasets.<name>]` adds a dataset, `[env.<impl>]` pins an
   environment, `[options.<impl>]` sweeps an adapter's own declared axes).
+- `[http]` sets up the server behind store = "http" (latency, bandwidth per
+  connection, binary).
 - Dataset specs are validated here, when the file is read, before anything
   is installed or generated.
 """
@@ -25,8 +27,14 @@ from turbozarr_bench.datasets import DatasetSpec, SpecError, resolve
 
 DEFAULT_DATA_DIR = "~/.cache/turbozarr-bench/data"
 DEFAULT_ENV_DIR = "~/.cache/turbozarr-bench/envs"
-STORES = ("local", "memory", "zip")
+STORES = ("local", "memory", "zip", "http")
 CACHES = ("warm", "cold")
+# [http]: key -> (default, one-line meaning)
+HTTP_KEYS: dict[str, tuple[Any, str]] = {
+    "latency_ms": (50, "ms before every answer"),
+    "megabytes_per_second": (150, "per connection; MB = 10^6 bytes; 0 = unlimited"),
+    "server": ("build/bench/serve/tz_http_serve", "relative to the repository"),
+}
 
 # key -> (default, one-line meaning) ; the reference file is generated from this.
 TOP_LEVEL: dict[str, tuple[Any, str]] = {
@@ -43,18 +51,30 @@ TOP_LEVEL: dict[str, tuple[Any, str]] = {
     "impl": (None, "implementations (default: all)"),
     "op": (["read_full"], f"operations: {', '.join(ALL_OPS)}"),
     "threads": (["all"], "thread counts: integers or \"all\" (= cores)"),
-    "store": (["local"], "local (directory), memory, or zip (the fixture in a zip archive)"),
+    "store": (["local"], "local (directory), memory, zip (fixture in a zip archive), "
+                         "http (served by tz_http_serve)"),
     "cache": (["warm"], "warm, or cold (fixture pages dropped before each run)"),
     "ceiling": (list(CEILINGS), f"physical ceilings per dataset: {', '.join(CEILINGS)}"),
     "datasets": ({}, "[datasets.<name>] tables: dataset specs"),
     "env": ({}, "[env.<impl>] tables: requires, python, pythonpath, binary"),
     "options": ({}, "[options.<impl>] tables: the adapter's own axes"),
+    "http": ({k: v[0] for k, v in HTTP_KEYS.items()},
+             "[http] table: the server behind store = \"http\""),
 }
 ENV_KEYS = {"requires", "python", "pythonpath", "binary"}
 
 
 class ConfigError(ValueError):
     """An experiment file that cannot run; the message names the file and key."""
+
+
+@dataclass(frozen=True)
+class HttpConfig:
+    """The server behind store = "http": tz_http_serve, started for each case."""
+
+    latency_ms: float = HTTP_KEYS["latency_ms"][0]
+    megabytes_per_second: float = HTTP_KEYS["megabytes_per_second"][0]
+    server: str = HTTP_KEYS["server"][0]
 
 
 @dataclass
@@ -78,6 +98,7 @@ class Experiment:
     ceilings: list[str]
     env: dict[str, dict[str, Any]] = field(default_factory=dict)
     options: dict[str, dict[str, list]] = field(default_factory=dict)
+    http: HttpConfig = field(default_factory=HttpConfig)
 
     @property
     def name(self) -> str:
@@ -231,13 +252,36 @@ def parse(raw: dict[str, Any], path: Path) -> Experiment:
             if not parsed_options[impl][k]:
                 raise _err(path, f"{where}.{k}", "must select at least one value")
 
+    http = _parse_http(path, raw, stores)
+
     return Experiment(
         path=path, title=get("title"), description=get("description"), output=output_path,
         data_dir=_resolve_path(base, get("data_dir")),
         env_dir=_resolve_path(base, get("env_dir")),
         repeats=get("repeats"), warmup=get("warmup"), timeout=float(timeout),
         baseline=baseline, datasets=specs, impls=impls, ops=ops, threads=threads,
-        stores=stores, caches=caches, ceilings=ceilings, env=env, options=parsed_options)
+        stores=stores, caches=caches, ceilings=ceilings, env=env, options=parsed_options,
+        http=http)
+
+
+def _parse_http(path: Path, raw: dict[str, Any], stores: list[str]) -> HttpConfig:
+    if "http" not in raw:
+        return HttpConfig()
+    table = raw["http"]
+    if not isinstance(table, dict):
+        raise _err(path, "http", "must be a table ([http])")
+    if "http" not in stores:
+        raise _err(path, "http", f"applies only to store = \"http\", which is not among "
+                   f"store = {stores}")
+    for k, v in table.items():
+        if k not in HTTP_KEYS:
+            raise _err(path, f"http.{k}", f"unknown key (allowed: {', '.join(HTTP_KEYS)})")
+        if k == "server":
+            if not isinstance(v, str) or not v:
+                raise _err(path, "http.server", f"must be a non-empty string, got {v!r}")
+        elif not isinstance(v, (int, float)) or isinstance(v, bool) or v < 0:
+            raise _err(path, f"http.{k}", f"must be a number >= 0, got {v!r}")
+    return HttpConfig(**table)
 
 
 def reference_toml() -> str:
@@ -250,7 +294,7 @@ def reference_toml() -> str:
     defaults["output"] = ("results/reference.csv", TOP_LEVEL["output"][1])
     defaults["impl"] = (adapters.names(), TOP_LEVEL["impl"][1])
     for key, (default, meaning) in defaults.items():
-        if key in ("datasets", "env", "options"):
+        if key in ("datasets", "env", "options", "http"):
             continue
         lines.append(f"# {meaning}")
         lines.append(f"# {key} = {_toml_value(default)}")
@@ -271,10 +315,18 @@ def reference_toml() -> str:
         "# [env.tensorstore]",
         '# requires = ["tensorstore==0.1.86", "numpy==2.4.6"]',
         "",
-        "# Sweep an adapter's own declared axes.",
+        "# Sweep an adapter's own declared axes (zarr-python's and zarrs' remote",
+        "# applies to store = \"http\" only).",
         "# [options.zarr-python]",
         '# pipeline = ["batched", "fused"]',
+        '# remote = ["fsspec", "obstore"]',
+        "",
+        "# The server behind store = \"http\" (started for each case; an error unless",
+        "# store has \"http\").",
+        "# [http]",
     ]
+    for key, (default, meaning) in HTTP_KEYS.items():
+        lines.append(f"# {key} = {_toml_value(default)}  # {meaning}")
     return "\n".join(lines) + "\n"
 
 

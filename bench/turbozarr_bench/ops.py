@@ -20,8 +20,10 @@ handed to a sink that drops it (timed runs) or digests it (checksum run).
 Stores: "local" reads the fixture directory, "memory" a copy of its keys in
 memory, "zip" the fixture packed into `data.zip` beside it (built once, keys
 at the archive's root, entries stored uncompressed: the layout zarr-python's
-ZipStore writes); writes go to `output.zarr` or `output.zip` in the case's
-work directory.
+ZipStore writes), "http" the fixture directory served by the parent's
+tz_http_serve at the case's `http.url` (reads only; the fixture files are
+still the case's `files`, so a warm case warms the server's page cache);
+writes go to `output.zarr` or `output.zip` in the case's work directory.
 """
 
 from __future__ import annotations
@@ -92,6 +94,10 @@ def build(case: dict[str, Any], driver: Driver) -> Measured:
     elif store == "zip":
         path = str(packed_zip(Path(path)))
         source = driver.zip_source(path)
+    elif store == "http":
+        if op not in ("read_full", "read_chunks", "read_inner_chunks"):
+            raise Unsupported("the HTTP store is read-only")
+        source = driver.http_source(case["http"]["url"])
     else:
         source = driver.local_source(path)
     files = measure.files_under(Path(path))

@@ -12,7 +12,9 @@ cache, implementation):
   and CPU seconds over wall seconds (a rule at 1.0: one core busy).
 - Table: every row, for reading exact numbers.
 Rows whose checksum disagrees with the majority of their (operation, dataset)
-cell are hatched and marked with "≠" on every chart.
+cell are hatched and marked with "≠" on every chart. Rows read over HTTP
+(store = http) also show the wire rate and link % beside their bar, and the
+server's requests and peak connections on hover and in the table.
 """
 
 from __future__ import annotations
@@ -27,7 +29,9 @@ from turbozarr_bench.table import checksum_audit
 
 NUMERIC = ("seconds", "seconds_mad", "seconds_min", "seconds_max", "cpu_seconds",
            "cpu_per_wall", "nbytes", "stored_bytes", "gbps", "rss_import_mb", "rss_base_mb",
-           "rss_peak_mb", "resident_before", "sync_seconds", "nthreads", "repeats")
+           "rss_peak_mb", "resident_before", "sync_seconds", "nthreads", "repeats",
+           "wire_bytes", "wire_mbps", "latency_ms", "link_mbps", "requests", "peak_connections",
+           "link_pct")
 KEEP = ("run_id", "timestamp", "experiment", "kind", "op", "dataset", "workload", "impl",
         "variant", "store", "threads", "cache", "status", "reason", "checksum", "versions",
         "loadavg", "note", "machine", "cpu_model", "ncpu", "mem_gb", "kernel")
@@ -125,6 +129,11 @@ let view = "timing";
 
 function fmtS(s){ if (s == null) return "-"; if (s >= 100) return s.toFixed(0)+" s"; if (s >= 1) return s.toFixed(2)+" s";
   if (s >= 1e-3) return (s*1e3).toFixed(1)+" ms"; return (s*1e6).toFixed(0)+" us"; }
+
+// Store = http: the stored bytes the server sent per read, their rate, and the
+// share of the per-connection bandwidth.
+function linkText(r){ return r.wire_mbps == null ? "" : ` · wire ${r.wire_mbps.toFixed(0)} MB/s` + (r.link_pct == null ? "" : ` (${r.link_pct.toFixed(0)}% of link)`); }
+function linkTitle(r){ return r.store !== "http" ? "" : `\nlink: ${r.latency_ms ?? "?"} ms, ${r.link_mbps ? r.link_mbps + " MB/s per connection" : "unlimited"}; wire ${r.wire_mbps == null ? "-" : r.wire_mbps.toFixed(1) + " MB/s"}, ${r.requests == null ? "-" : r.requests.toFixed(0)} requests per read, peak ${r.peak_connections ?? "-"} connections`; }
 
 function init(){
   const runs = uniq(DATA.map(r => r.run_id)).sort();
@@ -225,11 +234,11 @@ function timing(rs, v){
       const g = mine.filter(r => groupKey(r, vary) === k);
       const b = g.find(r => series(r) === base && r.status === "ok");
       const bars = g.map((r, i) => { names.add(series(r));
-        const title = `${series(r)}\n${r.status}${r.reason ? ": " + r.reason : ""}\nmedian ${fmtS(r.seconds)} (min ${fmtS(r.seconds_min)}, max ${fmtS(r.seconds_max)}, n=${r.repeats})\nchecksum ${r.checksum || "-"} (${r.audit || "n/a"})\n${r.versions}\nload ${r.loadavg}`;
+        const title = `${series(r)}\n${r.status}${r.reason ? ": " + r.reason : ""}\nmedian ${fmtS(r.seconds)} (min ${fmtS(r.seconds_min)}, max ${fmtS(r.seconds_max)}, n=${r.repeats})\nchecksum ${r.checksum || "-"} (${r.audit || "n/a"})${linkTitle(r)}\n${r.versions}\nload ${r.loadavg}`;
         if (r.status !== "ok" || r.seconds == null) return {name: series(r), value: null, text: r.status + (r.reason ? ": " + r.reason.slice(0, 70) : ""), title};
         if (ratio){ if (!b) return {name: series(r), value: null, text: "no baseline in this group", title};
           return {name: series(r), value: r.seconds / b.seconds, lo: r.seconds_min / b.seconds, hi: r.seconds_max / b.seconds, text: (r.seconds / b.seconds).toFixed(2) + "x", mark: r.audit, title, hatch: i % 2 ? "h135" : "h45"}; }
-        return {name: series(r), value: r.seconds, lo: r.seconds_min, hi: r.seconds_max, text: fmtS(r.seconds) + (r.gbps ? ` · ${r.gbps.toFixed(2)} GB/s` : ""), mark: r.audit, title, hatch: i % 2 ? "h135" : "h45"}; });
+        return {name: series(r), value: r.seconds, lo: r.seconds_min, hi: r.seconds_max, text: fmtS(r.seconds) + (r.gbps ? ` · ${r.gbps.toFixed(2)} GB/s` : "") + linkText(r), mark: r.audit, title, hatch: i % 2 ? "h135" : "h45"}; });
       if (!ratio){ const ds = g[0].dataset;
         for (const c of rs.filter(r => r.kind === "ceiling" && r.dataset === ds && r.status === "ok" && filt.run_id.has(r.run_id)))
           bars.push({name: series(c), value: c.seconds, text: `${fmtS(c.seconds)} · ${c.gbps ? c.gbps.toFixed(2) : "?"} GB/s (${c.variant === "pagecache" ? "stored bytes" : "decoded bytes"})`, title: `${series(c)}: ${c.note}`}); }
@@ -285,7 +294,10 @@ function memory(rs, v){
 }
 
 function table(rs, v){
-  const cols = ["run_id","op","dataset","store","threads","cache","impl","variant","status","seconds","seconds_mad","seconds_min","seconds_max","gbps","cpu_per_wall","rss_base_mb","rss_peak_mb","resident_before","checksum","audit","loadavg","versions","reason","note"];
+  const served = rs.some(r => r.store === "http");
+  const cols = ["run_id","op","dataset","store","threads","cache","impl","variant","status","seconds","seconds_mad","seconds_min","seconds_max","gbps",
+    ...(served ? ["wire_mbps","link_pct","requests","peak_connections"] : []),
+    "cpu_per_wall","rss_base_mb","rss_peak_mb","resident_before","checksum","audit","loadavg","versions","reason","note"];
   let s = '<table class="rows"><tr>' + cols.map(c => `<th>${c}</th>`).join("") + "</tr>";
   for (const r of rs) s += "<tr>" + cols.map(c => { let x = r[c]; if (typeof x === "number") x = c.startsWith("seconds") ? fmtS(x) : x.toFixed(2); return `<td>${esc(x)}</td>`; }).join("") + "</tr>";
   const card = document.createElement("div"); card.className = "card"; card.style.overflowX = "auto";

@@ -4,7 +4,9 @@ The machine, the versions and the load average are repeated on every row, so
 one file answers cross-run questions without joins. Axis columns hold labels
 (dataset `a-lz4-200`, threads `all`), the same tokens a config uses. A file
 whose header differs from this schema is refused, never appended to: rows
-under the wrong header would be read as the wrong measurements.
+under the wrong header would be read as the wrong measurements. Reading (for
+reports) also accepts the header of an earlier version of this schema, the
+columns added since then reading empty.
 """
 
 from __future__ import annotations
@@ -20,8 +22,13 @@ COLUMNS = [
     # timing (seconds)
     "seconds", "seconds_mad", "seconds_min", "seconds_max", "repeats", "warmup", "samples",
     "cpu_seconds", "cpu_per_wall",
-    # volume
-    "nbytes", "stored_bytes", "gbps",
+    # volume; wire_* for store = http: the bytes the server sent per read (stored
+    # bytes as they went over the wire) and their rate in MB/s (10^6 bytes)
+    "nbytes", "stored_bytes", "gbps", "wire_bytes", "wire_mbps",
+    # the emulated link (store = http): its latency and per-connection bandwidth,
+    # the server's requests per read and peak connections, and link_pct = wire_mbps
+    # over the per-connection bandwidth, in percent
+    "latency_ms", "link_mbps", "requests", "peak_connections", "link_pct",
     # memory (MB = 2**20 bytes)
     "rss_import_mb", "rss_base_mb", "rss_peak_mb",
     # conditions and audit
@@ -32,6 +39,11 @@ COLUMNS = [
 ]
 
 STATUSES = ("ok", "unsupported", "unavailable", "failed")
+
+# Headers of earlier versions of the schema, readable (not appendable).
+ADDED_FOR_HTTP = ("wire_bytes", "wire_mbps", "latency_ms", "link_mbps", "requests",
+                  "peak_connections", "link_pct")
+EARLIER = [[c for c in COLUMNS if c not in ADDED_FOR_HTTP]]
 
 
 class SchemaError(ValueError):
@@ -104,14 +116,16 @@ def _cell(v: Any) -> Any:
 
 
 def read_rows(path: Path) -> list[dict[str, str]]:
-    """All rows of a results CSV, checking its header."""
+    """All rows of a results CSV, checking its header (this schema's or an
+    earlier version's, whose missing columns read as empty)."""
     path = Path(path)
     header = read_header(path)
     if header is None:
         raise SchemaError(f"{path} is empty or missing")
-    check_header(path)
+    if header not in EARLIER:
+        check_header(path)
     with open(path, newline="") as f:
-        return list(csv.DictReader(f))
+        return [{c: r.get(c, "") for c in COLUMNS} for r in csv.DictReader(f)]
 
 
 def write_rows(path: Path, rows: Iterable[dict[str, Any]]) -> None:

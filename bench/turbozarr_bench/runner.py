@@ -15,10 +15,18 @@ cache. Before anything is installed or generated, every case is classified:
   reason), or, if its environment did not install, unavailable.
 
 Ceiling rows (kind = ceiling) are measured per dataset in the same run.
+
+Store "http": the fixture directory is served by tz_http_serve (see
+http_server.py), started for the case and stopped after it; the row gets the
+server's counts per read (wire bytes, requests) and its peak connections.
+Writes to it are `unsupported` (the server is read-only), and a cold cache is
+not applicable (the page cache is the server's; its files are kept warm so
+the link, not the disk, is measured).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import os
@@ -34,8 +42,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from turbozarr_bench import adapters, envs as envs_mod, table
-from turbozarr_bench.adapters.base import READ_OPS
+from turbozarr_bench import adapters, envs as envs_mod, http_server, table
+from turbozarr_bench.adapters.base import READ_OPS, WRITE_OPS
 from turbozarr_bench.config import Experiment
 from turbozarr_bench.datasets import DatasetSpec, Fixture, ensure, fixture_if_cached
 from turbozarr_bench.measure import loadavg, summarize
@@ -73,10 +81,17 @@ def nthreads_of(label: Any) -> int:
     return (os.cpu_count() or 1) if str(label) == "all" else int(label)
 
 
-def _variants(exp: Experiment, impl: str) -> list[dict[str, Any]]:
-    declared = getattr(adapters.load(impl), "OPTIONS", {})
+def _variants(exp: Experiment, impl: str, store: str | None = None) -> list[dict[str, Any]]:
+    """The option combinations of `impl` for a case on `store` (None: on any of
+    the experiment's stores, for --list); an axis scoped to other stores is
+    left out."""
+    mod = adapters.load(impl)
+    declared = getattr(mod, "OPTIONS", {})
+    scoped = getattr(mod, "OPTION_STORES", {})
     chosen = exp.options.get(impl, {})
-    axes = [(k, chosen.get(k, [values[0]])) for k, values in declared.items()]
+    stores = set(exp.stores) if store is None else {store}
+    axes = [(k, chosen.get(k, [values[0]])) for k, values in declared.items()
+            if k not in scoped or stores & set(scoped[k])]
     if not axes:
         return [{}]
     return [dict(zip([a[0] for a in axes], combo))
@@ -96,6 +111,9 @@ def not_applicable(op: str, ds: DatasetSpec, store: str, cache: str) -> str:
         return "the dataset is not sharded: it has no inner chunks"
     if cache == "cold" and store == "memory":
         return "a memory store has no page cache to drop"
+    if cache == "cold" and store == "http":
+        return ("an HTTP store's page cache is the server's, kept warm: the link is measured, "
+                "not the disk")
     if cache == "cold" and op == "write_full":
         return "write_full reads no fixture, so the page cache is irrelevant"
     return ""
@@ -105,6 +123,8 @@ def unsupported_reason(impl: str, case: Case) -> str:
     mod = adapters.load(impl)
     reasons = getattr(mod, "REASONS", {})
     fmt = case.dataset.format_label
+    if case.store == "http" and case.op in WRITE_OPS:
+        return "the HTTP store is read-only (the server answers GET and HEAD)"
     if case.op not in mod.SUPPORTS:
         return reasons.get(f"op:{case.op}", f"{impl} cannot express {case.op}")
     if fmt not in mod.FORMATS:
@@ -125,7 +145,7 @@ def plan(exp: Experiment) -> list[Case]:
         for op in exp.ops:
             for store, threads, cache in itertools.product(exp.stores, exp.threads, exp.caches):
                 for impl in exp.impls:
-                    for options in _variants(exp, impl):
+                    for options in _variants(exp, impl, store):
                         c = Case("impl", impl, op, ds, store, str(threads),
                                  nthreads_of(threads), cache, options)
                         na = not_applicable(op, ds, store, cache)
@@ -167,6 +187,13 @@ def describe_plan(exp: Experiment, cases: list[Case], envs: dict[str, envs_mod.E
     lines.append(f"  env_dir  {exp.env_dir}")
     lines.append(f"  repeats {exp.repeats}, warmup {exp.warmup}, timeout {exp.timeout:.0f} s, "
                  f"baseline {exp.baseline}")
+    if "http" in exp.stores:
+        binary = http_server.resolve_binary(exp.http.server)
+        state = "present" if http_server.usable(binary) else \
+            "MISSING: its cases will read unavailable"
+        link = table.link_title({"latency_ms": exp.http.latency_ms,
+                                 "link_mbps": exp.http.megabytes_per_second})
+        lines.append(f"  http server {binary} ({state}); {link}, one server per case")
     lines.append("")
     lines.append("datasets:")
     for ds in exp.datasets:
@@ -180,6 +207,9 @@ def describe_plan(exp: Experiment, cases: list[Case], envs: dict[str, envs_mod.E
         opts = _variants(exp, impl)
         v = "; variants: " + " | ".join(
             ",".join(f"{k}={x}" for k, x in o.items()) for o in opts) if opts != [{}] else ""
+        for axis, stores in getattr(mod, "OPTION_STORES", {}).items():
+            if opts != [{}] and axis in opts[0]:
+                v += f" ({axis}: store {'/'.join(stores)} only)"
         lines.append(f"  {impl:<14} {getattr(mod, 'NOTE', '')}{v}")
     lines.append("")
     lines.append("environments:")
@@ -332,8 +362,34 @@ def make_row(exp: Experiment, run_id: str, case: Case, res: dict[str, Any],
     notes = list(res.get("notes") or [])
     if case.kind == "impl" and case.op in ("write_full", "round_trip") and res.get("audit"):
         notes.append(res["audit"])
+    if case.kind == "impl" and case.store == "http":
+        _http_columns(exp, row, res, notes)
     row["note"] = "; ".join(notes)
     return row
+
+
+def _http_columns(exp: Experiment, row: dict[str, Any], res: dict[str, Any],
+                  notes: list[str]) -> None:
+    """The link and the server's counts. The server lived for the whole case,
+    so its totals are divided by the reads it served (warm-up, timed and the
+    checksum run, which all read the whole selection)."""
+    row["latency_ms"] = exp.http.latency_ms
+    row["link_mbps"] = exp.http.megabytes_per_second
+    srv = res.get("server")
+    if srv is None:
+        return
+    reads = exp.warmup + exp.repeats + 1
+    notes.append(f"server: {srv['requests']} requests, {srv['bytes_sent']} bytes sent, peak "
+                 f"{srv['peak_connections']} connections over {reads} reads")
+    seconds = row.get("seconds")
+    if row["status"] != "ok" or not seconds:
+        return
+    row["wire_bytes"] = srv["bytes_sent"] / reads
+    row["requests"] = srv["requests"] / reads
+    row["peak_connections"] = srv["peak_connections"]
+    row["wire_mbps"] = row["wire_bytes"] / seconds / 1e6
+    if exp.http.megabytes_per_second > 0:
+        row["link_pct"] = 100 * row["wire_mbps"] / exp.http.megabytes_per_second
 
 
 class Runner:
@@ -372,6 +428,13 @@ class Runner:
         scratch = exp.data_dir / "_scratch" / self.run_id
         rows: list[dict[str, Any]] = []
         harness = envs_mod.Env("ceiling", "inline", python=sys.executable, ready=True)
+        server_missing = ""
+        if any(c.store == "http" for c in runnable):
+            binary = http_server.resolve_binary(exp.http.server)
+            if not http_server.usable(binary):
+                server_missing = (f"no HTTP server at {binary} (build the tz_http_serve "
+                                  f"target, or set [http] server)")
+                self.log(f"http server: UNAVAILABLE - {server_missing}")
         self.log("cases:")
         with Appender(exp.output) as out:
             for n, case in enumerate(c for c in self.cases if c.state != "na"):
@@ -385,6 +448,8 @@ class Runner:
                 elif env is None or not env.ready:
                     res = {"status": "unavailable",
                            "reason": env.reason if env else "no environment"}
+                elif case.store == "http" and server_missing:
+                    res = {"status": "unavailable", "reason": server_missing}
                 else:
                     res = self._run_one(case, fx, env, scratch / f"{n:04d}")
                 row = make_row(exp, self.run_id, case, res, fx, machine, env, load)
@@ -401,7 +466,10 @@ class Runner:
         doc = _case_doc(case, fx, self.exp, env, workdir, module)
         child_env = env.child_env() if case.kind == "impl" else envs_mod.Env(
             "h", "inline").child_env()
-        res = run_child(env.python, child_env, doc, workdir, self.exp.timeout)
+        if case.kind == "impl" and case.store == "http":
+            res = self._run_served(case, fx, env, child_env, doc, workdir)
+        else:
+            res = run_child(env.python, child_env, doc, workdir, self.exp.timeout)
         if case.kind == "impl" and case.op in ("write_full", "round_trip") and \
                 res.get("status") == "ok":
             a = audit_write(res.get("output", ""), self.exp.timeout)
@@ -412,6 +480,32 @@ class Runner:
                 res["checksum"] = None
                 res["audit"] = f"unreadable by zarr-python: {a.get('error')}"
         shutil.rmtree(workdir, ignore_errors=True)
+        return res
+
+    def _run_served(self, case: Case, fx: Fixture, env: envs_mod.Env,
+                    child_env: dict[str, str], doc: dict[str, Any], workdir: Path) -> dict:
+        """The case's child, reading from a server started for it alone."""
+        h = self.exp.http
+        server = http_server.HttpServer(
+            http_server.command(http_server.resolve_binary(h.server), fx.path, h.latency_ms,
+                                h.megabytes_per_second), workdir / "server")
+        try:
+            doc["http"] = {"url": server.start(), "latency_ms": h.latency_ms,
+                           "megabytes_per_second": h.megabytes_per_second}
+        except http_server.ServerError as e:
+            return {"status": "failed", "reason": f"HTTP server: {e}"}
+        try:
+            res = run_child(env.python, child_env, doc, workdir, self.exp.timeout)
+        finally:
+            try:
+                stats = server.stop()
+                problem = ""
+            except http_server.ServerError as e:
+                stats, problem = None, str(e)
+        if stats is not None:
+            res["server"] = dataclasses.asdict(stats)
+        else:  # the timings stand; the row says why the link columns are empty
+            res.setdefault("notes", []).append(f"HTTP server: {problem}")
         return res
 
     def _progress(self, case: Case, row: dict[str, Any]) -> None:

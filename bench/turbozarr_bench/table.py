@@ -8,6 +8,10 @@ the time of the baseline) against the baseline the experiment names.
 
 The checksum column carries the audit: a row whose digest disagrees with the
 majority of its (operation, dataset) cell is marked `!= MISMATCH`.
+
+Blocks of store = http add the link: `wire MB/s` (stored bytes the server sent
+per read, over the median), `link %` (that over the per-connection
+bandwidth), `requests` per read and the server's `peak conns`.
 """
 
 from __future__ import annotations
@@ -87,13 +91,39 @@ def fmt_spread(row: dict[str, Any]) -> str:
     return text
 
 
+def link_title(row: dict[str, Any]) -> str:
+    """"50 ms, 150 MB/s per connection" from an http row, or ""."""
+    lat, mbps = _f(row, "latency_ms"), _f(row, "link_mbps")
+    if lat is None or mbps is None:
+        return ""
+    rate = "unlimited bandwidth" if mbps == 0 else f"{mbps:g} MB/s per connection"
+    return f"{lat:g} ms, {rate}"
+
+
 def _group_title(row: dict[str, Any], describe: dict[str, str]) -> str:
     threads = row.get("threads")
     n = row.get("nthreads")
     t = f"{threads}({n})" if str(threads) == "all" and n else str(threads)
     desc = describe.get(row.get("dataset", ""), "")
+    store = str(row["store"])
+    link = link_title(row) if store == "http" else ""
+    store += f"({link})" if link else ""
     return (f"{row['op']} | {row['dataset']}" + (f" [{desc}]" if desc else "")
-            + f" | store={row['store']} threads={t} cache={row['cache']}")
+            + f" | store={store} threads={t} cache={row['cache']}")
+
+
+HTTP_HEADER = ["wire MB/s", "link %", "requests", "peak conns"]
+
+
+def http_cells(row: dict[str, Any]) -> list[str]:
+    """The link columns of an ok http row (empty cells where the server gave no
+    counts)."""
+    mbps, pct = _f(row, "wire_mbps"), _f(row, "link_pct")
+    req, peak = _f(row, "requests"), _f(row, "peak_connections")
+    return [f"{mbps:.0f}" if mbps is not None else "",
+            f"{pct:.0f}%" if pct is not None else "",
+            f"{req:.0f}" if req is not None else "",
+            f"{peak:.0f}" if peak is not None else ""]
 
 
 def render(rows: list[dict[str, Any]], baseline: str, describe: dict[str, str] | None = None,
@@ -133,6 +163,9 @@ def render(rows: list[dict[str, Any]], baseline: str, describe: dict[str, str] |
                      and rows[i].get("status") == "ok"), None)
         header = ["impl", "variant", "median", "spread", "min..max", "GB/s", "cpu/wall",
                   "RSS MB base>peak", "checksum", f"speedup vs {baseline}"]
+        served = rows[idx[0]].get("store") == "http"
+        if served:
+            header += HTTP_HEADER
         table = [header]
         for i in idx:
             r = rows[i]
@@ -156,7 +189,7 @@ def render(rows: list[dict[str, Any]], baseline: str, describe: dict[str, str] |
                 f"{gbps:.2f}" if gbps is not None else "",
                 f"{cpw:.2f}" if cpw is not None else "",
                 f"{rb:.0f}>{rp:.0f}" if rb is not None and rp is not None else "",
-                f"{digest} {mark}".strip(), ratio])
+                f"{digest} {mark}".strip(), ratio] + (http_cells(r) if served else []))
         out.extend(_align(table))
         ds = rows[idx[0]]["dataset"]
         if ceilings.get(ds):
@@ -236,6 +269,9 @@ def render_markdown(rows: list[dict[str, Any]], baseline: str) -> str:
                 cells.append(text)
             out.append("| " + " | ".join(line) + " | " + " | ".join(cells) + " |")
         out.append("")
+        served = [(r, m) for r, m in items if r.get("store") == "http"]
+        if any(r["status"] == "ok" for r, _ in served):
+            out.extend(_markdown_link_table(op, served, series, first))
     ceil = [r for r in rows if r.get("kind") == "ceiling" and r.get("status") == "ok"]
     if ceil:
         out.append("Ceilings in GB/s (pagecache: stored bytes; the others: decoded bytes):")
@@ -253,6 +289,37 @@ def render_markdown(rows: list[dict[str, Any]], baseline: str) -> str:
             out.append(f"| {d} | " + " | ".join(vals) + " |")
         out.append("")
     return "\n".join(out)
+
+
+def _markdown_link_table(op: str, items: list[tuple[dict[str, Any], str]], series: list[str],
+                         first: dict[Any, int]) -> list[str]:
+    """The link columns of an operation's http rows, one cell per series."""
+    link = next((link_title(r) for r, _ in items if link_title(r)), "")
+    series = [s_ for s_ in series if any(_series(r) == s_ and r["status"] == "ok"
+                                         for r, _ in items)]
+    keys = ("dataset", "threads", "cache")
+    lines = sorted({tuple(r[k] for k in keys) for r, _ in items},
+                   key=lambda t: [first[(k, v)] for k, v in zip(keys, t)])
+    out = [f"**{op} over HTTP** ({link}): stored MB/s over the wire per read, link % (that "
+           f"over the per-connection bandwidth), requests per read, peak connections", "",
+           "| dataset | threads | cache | " + " | ".join(series) + " |",
+           "|---|---|---|" + "---|" * len(series)]
+    for line in lines:
+        cells = []
+        for s_ in series:
+            hit = [r for r, _ in items
+                   if _series(r) == s_ and tuple(r[k] for k in keys) == line]
+            if not hit:
+                cells.append("")
+            elif hit[0]["status"] != "ok":
+                cells.append(hit[0]["status"])
+            else:
+                mbps, pct, req, peak = http_cells(hit[0])
+                parts = [f"{mbps} MB/s", pct, f"{req} req", f"{peak} conn"]
+                cells.append(", ".join(p for p in parts if p) if mbps else "no server counts")
+        out.append("| " + " | ".join(line) + " | " + " | ".join(cells) + " |")
+    out.append("")
+    return out
 
 
 def _series(r: dict[str, Any]) -> str:

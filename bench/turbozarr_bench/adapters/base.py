@@ -11,9 +11,12 @@ library imported:
     SUPPORTS  the operations it can express
     FORMATS   the dataset formats it reads: "zarr2", "zarr3", "npy"
     STORES    "local", "memory", "zip" (the fixture packed into a zip archive of
-              stored entries at its root, as zarr-python's ZipStore writes)
+              stored entries at its root, as zarr-python's ZipStore writes),
+              "http" (the fixture directory served over HTTP; reads only)
     OPTIONS   its own closed axes, {"pipeline": ["batched", "fused"]}; the
               first value is the default
+    OPTION_STORES  optional: the stores an axis applies to, {"remote": ("http",)};
+              elsewhere the axis is left out of the case's variant
     NOTE      one line for --list saying what the row measures
 
 and may define `excludes(case) -> str | None` for a combination only it can
@@ -122,6 +125,12 @@ class Driver:
     def zip_source(self, path: str) -> Any:
         """`path` is a zip archive holding the fixture's keys at its root."""
         raise Unsupported(f"{type(self).__module__} has no zip store")
+
+    def http_source(self, url: str) -> Any:
+        """`url` is the base URL of a server holding the fixture's keys at its root
+        (key "a/b" is `url`/a/b); the server answers GET and HEAD with single byte
+        ranges, and nothing else (no listing, no writes)."""
+        raise Unsupported(f"{type(self).__module__} has no HTTP store")
 
     def open(self, source: Any) -> Any:
         raise NotImplementedError

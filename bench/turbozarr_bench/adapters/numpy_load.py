@@ -14,6 +14,7 @@ FORMATS = frozenset({"npy"})
 STORES = frozenset({"local"})
 OPTIONS: dict[str, list] = {}
 NOTE = "np.load of the .npy file (single-threaded)"
+REASONS = {"store:http": "np.load reads a local .npy file"}
 
 
 class Driver(_Base):

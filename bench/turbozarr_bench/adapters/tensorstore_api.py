@@ -5,6 +5,8 @@ file_io_concurrency is `threads` too at threads = 1, TensorStore's default
 otherwise. No cache pool is configured, so nothing is cached between runs.
 Chunk-by-chunk reads keep `threads` read futures in flight. Round trip is
 `dst.write(src)`, which TensorStore streams chunk by chunk.
+Over HTTP the kvstore is the "http" driver on the server's base URL, with
+TensorStore's default http_request_concurrency (32 requests in flight).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ ENV = "venv"
 REQUIRES = ("tensorstore==0.1.86", "numpy==2.4.6")
 SUPPORTS = frozenset(ALL_OPS)
 FORMATS = frozenset({"zarr2", "zarr3"})
-STORES = frozenset({"local", "memory"})
+STORES = frozenset({"local", "memory", "http"})
 OPTIONS: dict[str, list] = {}
 NOTE = "TensorStore Python API, no cache pool"
 
@@ -56,6 +58,9 @@ class Driver(_Base):
         for key, value in stored_items(path):
             kv.write("src/" + key, value).result()
         return {"driver": "memory", "path": "src/"}
+
+    def http_source(self, url: str) -> Any:
+        return {"driver": "http", "base_url": url}
 
     def open(self, source: Any) -> Any:
         return self.ts.open({"driver": self._driver(), "kvstore": source},

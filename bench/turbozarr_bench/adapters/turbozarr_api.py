@@ -2,7 +2,9 @@
 
 Its environment is the harness's own interpreter with the repository's
 python/ directory on PYTHONPATH, so the row measures the working tree as
-built by `make build`, not a released wheel.
+built by `make build`, not a released wheel. Over HTTP the source is the
+server's URL itself: open_array opens an http:// URL with the library's HTTP
+store.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ ENV = "project"
 REQUIRES: tuple[str, ...] = ()
 SUPPORTS = frozenset(ALL_OPS)
 FORMATS = frozenset({"zarr2", "zarr3"})
-STORES = frozenset({"local", "memory", "zip"})
+STORES = frozenset({"local", "memory", "zip", "http"})
 OPTIONS: dict[str, list] = {}
 NOTE = ("turbozarr Python API, threads from turbozarr.config.set_threads; "
         "round trips stream with Array.iter_blocks")
@@ -53,6 +55,9 @@ class Driver(_Base):
 
     def zip_source(self, path: str) -> Any:
         return path  # a path ending in .zip opens the archive
+
+    def http_source(self, url: str) -> Any:
+        return url  # an http:// URL opens the HTTP store
 
     def open(self, source: Any) -> Any:
         return self.tz.open_array(source, mode="r")

@@ -5,6 +5,11 @@ and, for the fused pipeline, `codec_pipeline.max_workers`, so threads = 1 is
 Fused(1) and threads = "all" is Fused(cpu_count). Chunk-by-chunk reads go
 through the async API with a semaphore of `threads` reads in flight, as the
 zarr_benchmarks scripts do.
+
+Over HTTP (store = "http") the `remote` axis picks the store: "fsspec" is
+FsspecStore.from_url (fsspec's HTTPFileSystem on aiohttp), "obstore" is
+ObjectStore over obstore's HTTPStore (Rust object_store). Both keep
+zarr-python's default of `async.concurrency` (10) requests in flight.
 """
 
 from __future__ import annotations
@@ -15,13 +20,20 @@ from turbozarr_bench.adapters.base import ALL_OPS, Driver as _Base, Unsupported,
 
 NAME = "zarr-python"
 ENV = "venv"
-REQUIRES = ("zarr==3.1.6", "numcodecs==0.16.6", "numpy==2.4.6")
+# fsspec + aiohttp and obstore are the two HTTP stores of the `remote` axis.
+REMOTE_REQUIRES = ("fsspec==2026.9.0", "aiohttp==3.14.5", "obstore==0.12.1")
+REQUIRES = ("zarr==3.1.6", "numcodecs==0.16.6", "numpy==2.4.6", *REMOTE_REQUIRES)
 SUPPORTS = frozenset(ALL_OPS)
 FORMATS = frozenset({"zarr2", "zarr3"})
-STORES = frozenset({"local", "memory", "zip"})
-OPTIONS = {"pipeline": ["batched", "fused"]}
+STORES = frozenset({"local", "memory", "zip", "http"})
+OPTIONS = {"pipeline": ["batched", "fused"], "remote": ["fsspec", "obstore"]}
+OPTION_STORES = {"remote": ("http",)}
 NOTE = ("zarr-python sync API; pipeline = batched (default) or fused (needs a zarr that "
-        "ships FusedCodecPipeline: checked in the child)")
+        "ships FusedCodecPipeline: checked in the child); over HTTP, remote = fsspec "
+        "(default) or obstore")
+
+# remote -> the distributions it needs, for the versions cell
+REMOTE_PACKAGES = {"fsspec": ("fsspec", "aiohttp"), "obstore": ("obstore",)}
 
 PIPELINES = {
     "batched": "zarr.core.codec_pipeline.BatchedCodecPipeline",
@@ -61,6 +73,15 @@ class Driver(_Base):
         v = super().versions()
         v["zarr"] = self.zarr.__version__
         v["numcodecs"] = numcodecs.__version__
+        remote = self.options.get("remote")
+        if remote:
+            from importlib.metadata import PackageNotFoundError, version
+
+            for dist in REMOTE_PACKAGES[remote]:
+                try:
+                    v[dist] = version(dist)
+                except PackageNotFoundError:
+                    v[dist] = "not installed"
         return v
 
     def check_pipeline(self, array: Any) -> None:
@@ -78,6 +99,23 @@ class Driver(_Base):
 
     def zip_source(self, path: str) -> Any:
         return self.zarr.storage.ZipStore(path, mode="r")
+
+    def http_source(self, url: str) -> Any:
+        remote = self.options.get("remote", OPTIONS["remote"][0])
+        try:
+            if remote == "obstore":
+                from obstore.store import HTTPStore
+
+                # object_store refuses plain-http URLs unless told otherwise.
+                inner = HTTPStore.from_url(url, client_options={"allow_http": True})
+                return self.zarr.storage.ObjectStore(inner, read_only=True)
+            import aiohttp  # noqa: F401  (fsspec's HTTPFileSystem needs it)
+
+            return self.zarr.storage.FsspecStore.from_url(url, read_only=True)
+        except ImportError as e:
+            raise Unsupported(f"remote = {remote}: {e.name} is not installed in this "
+                              f"environment (pin it in [env.{self.case.get('impl', NAME)}] "
+                              f"requires)") from None
 
     def open(self, source: Any) -> Any:
         a = self.zarr.open_array(store=source, mode="r")
