@@ -4,7 +4,10 @@ zarrs replaces zarr-python's pipeline only for stores it recognises and
 otherwise falls back to BatchedCodecPipeline without a word; `strict` is set
 and every opened array is checked, so a row labelled zarrs that did not run
 zarrs reads `unsupported` instead of measuring zarr-python twice.
-Threads: `threading.max_workers`, which zarrs reads as its thread count.
+Threads: `threading.max_workers`, which zarrs reads as the number of chunks
+it works on at once, and RAYON_NUM_THREADS, set before zarrs first runs: its
+codecs run on rayon's global pool, which otherwise takes every core, so that
+a "1 thread" row would measure zarrs on all of them.
 
 Over HTTP the `remote` axis is zarr-python's: zarrs recognises an FsspecStore
 on fsspec's HTTPFileSystem (and reads chunks with its own HTTP client, OpenDAL)
@@ -13,6 +16,7 @@ and an ObjectStore (it reads through the same Rust object_store as obstore).
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from turbozarr_bench.adapters import zarr_python
@@ -33,6 +37,8 @@ NOTE = ("zarr-python + ZarrsCodecPipeline (strict; fallback detected); over HTTP
 
 class Driver(zarr_python.Driver):
     def pipeline_settings(self) -> dict[str, Any]:
+        # Read once, when rayon's global pool starts (at zarrs' first decode).
+        os.environ["RAYON_NUM_THREADS"] = str(self.threads)
         import zarrs  # noqa: F401  (registers the pipeline)
 
         return {"codec_pipeline.path": "zarrs.ZarrsCodecPipeline",
