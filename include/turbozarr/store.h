@@ -208,8 +208,28 @@ struct S3Options {
   // Options from the usual AWS environment variables: AWS_ACCESS_KEY_ID,
   // AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION (else
   // AWS_DEFAULT_REGION), AWS_ENDPOINT_URL_S3 (else AWS_ENDPOINT_URL); the
-  // rest at their defaults. Unset variables leave fields empty.
+  // rest at their defaults. Unset variables leave fields empty. The shared
+  // files are not read (see FromAwsConfig).
   static S3Options FromEnvironment();
+
+  // `options` with what it leaves unset (empty strings, kAuto addressing)
+  // filled in as the AWS CLI and SDKs do: from the environment variables
+  // above, else from an AWS profile in the shared files,
+  // $AWS_SHARED_CREDENTIALS_FILE (default ~/.aws/credentials) and
+  // $AWS_CONFIG_FILE (default ~/.aws/config):
+  // aws_access_key_id, aws_secret_access_key, aws_session_token, region,
+  // endpoint_url and, in an "s3 =" block, endpoint_url and addressing_style.
+  // The three credentials are taken together from one place. The profile is
+  // `profile`, else $AWS_PROFILE, else "default"; a profile named by
+  // `profile` takes its credentials from the files even when the environment
+  // has keys (as the CLI's --profile does). A missing file is no error, nor
+  // is a missing "default" profile; no credentials anywhere means anonymous
+  // requests. Errors: a malformed file (naming the file and line), a profile
+  // other than "default" that neither file has, half a key pair, and a
+  // profile whose credentials come from a provider this store cannot use.
+  // Instance metadata (IMDS), container, SSO, assumed-role, web-identity and
+  // credential_process credentials are not supported.
+  static Result<S3Options> FromAwsConfig(S3Options options, std::string profile = "");
 };
 
 // A store over the objects of an S3 bucket (AWS or an S3-compatible server)
@@ -233,6 +253,11 @@ struct StoreOptions {
   // exists; it is replaced when first written (or flushed). Without this an
   // existing archive opens read-only and an absent one is created.
   bool truncate = false;
+  // S3 stores: settings that win over the environment and the AWS shared
+  // files (what they leave unset is filled in by S3Options::FromAwsConfig).
+  S3Options s3;
+  // S3 stores: the AWS profile to read; "" means $AWS_PROFILE, else "default".
+  std::string s3_profile;
 };
 
 // Opens a store from a URL or a path:
@@ -243,9 +268,10 @@ struct StoreOptions {
 //                                a path ending in ".zip" that is a directory
 //                                stays a local directory store
 //   "http(s)://host/p"          a read-only HTTP store (MakeHttpStore)
-//   "s3://bucket/prefix"         an S3 store (MakeS3Store), its endpoint,
-//                                region and credentials from the AWS
-//                                environment variables (S3Options::FromEnvironment)
+//   "s3://bucket/prefix"         an S3 store (MakeS3Store) with
+//                                StoreOptions::s3, completed from the AWS
+//                                environment and shared files
+//                                (S3Options::FromAwsConfig)
 // Schemes are case-insensitive. Unknown schemes are Unsupported; the message
 // names the URL.
 Result<std::shared_ptr<Store>> OpenStore(std::string_view url);

@@ -1,6 +1,8 @@
-// Store bindings: opening stores by URL or path, flushing them, and raw key
-// access (used by tests and tools to inspect stored chunks or damage them on
-// purpose).
+// Store bindings: opening stores by URL or path (with S3 options), the store
+// wrappers (throttled, metrics, caching), flushing, and raw key access (used
+// by tests and tools to inspect stored chunks or damage them on purpose).
+#include <chrono>
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <string>
@@ -15,10 +17,67 @@
 #include "bindings.h"
 #include "errors.h"
 #include "turbozarr/store.h"
+#include "turbozarr/store_wrappers.h"
 
 namespace nb = nanobind;
 
 namespace turbozarr::python {
+
+namespace {
+
+std::chrono::milliseconds Milliseconds(nb::handle seconds) {
+  return std::chrono::milliseconds(std::llround(nb::cast<double>(seconds) * 1e3));
+}
+
+// S3 options by their Python names (turbozarr._store checks names and
+// values first); what is absent stays unset, for the AWS environment and
+// shared files to fill in.
+void SetS3Options(const nb::dict& given, StoreOptions* options) {
+  S3Options& o = options->s3;
+  for (auto [name_obj, value] : given) {
+    const std::string name = nb::cast<std::string>(name_obj);
+    if (name == "endpoint_url") {
+      o.endpoint = nb::cast<std::string>(value);
+    } else if (name == "region") {
+      o.region = nb::cast<std::string>(value);
+    } else if (name == "access_key_id") {
+      o.access_key_id = nb::cast<std::string>(value);
+    } else if (name == "secret_access_key") {
+      o.secret_access_key = nb::cast<std::string>(value);
+    } else if (name == "session_token") {
+      o.session_token = nb::cast<std::string>(value);
+    } else if (name == "profile") {
+      options->s3_profile = nb::cast<std::string>(value);
+    } else if (name == "addressing") {
+      const std::string a = nb::cast<std::string>(value);
+      o.addressing = a == "path"      ? S3Addressing::kPath
+                     : a == "virtual" ? S3Addressing::kVirtualHosted
+                                      : S3Addressing::kAuto;
+    } else if (name == "connect_timeout") {
+      o.http.connect_timeout = Milliseconds(value);
+    } else if (name == "idle_timeout") {
+      o.http.idle_timeout = Milliseconds(value);
+    } else if (name == "request_timeout") {
+      o.http.request_timeout = Milliseconds(value);
+    } else if (name == "max_concurrency") {
+      o.http.max_concurrency = nb::cast<int>(value);
+    } else if (name == "max_retries") {
+      o.http.max_retries = nb::cast<int>(value);
+    } else {
+      throw nb::value_error(("unknown S3 option '" + name + "'").c_str());
+    }
+  }
+}
+
+MetricsStore& AsMetricsStore(Store& s) {
+  auto* m = dynamic_cast<MetricsStore*>(&s);
+  if (m == nullptr) {
+    throw nb::type_error(("store " + s.Describe() + " does not count metrics").c_str());
+  }
+  return *m;
+}
+
+}  // namespace
 
 void BindStore(nb::module_& m) {
   nb::class_<Store>(m, "Store")
@@ -90,22 +149,70 @@ void BindStore(nb::module_& m) {
 
   m.def(
       "open_store",
-      [](const std::string& url, bool read_only, bool truncate) {
+      [](const std::string& url, bool read_only, bool truncate, const nb::dict& s3) {
         StoreOptions options;
         options.read_only = read_only;
         options.truncate = truncate;
+        SetS3Options(s3, &options);
         nb::gil_scoped_release release;  // opening an archive reads its directory
         return Unwrap(OpenStore(url, options));
       },
       nb::arg("url"), nb::arg("read_only") = false, nb::arg("truncate") = false,
+      nb::arg("s3") = nb::dict(),
       "A store from a path or URL: a directory, 'file://', 'memory://', a '.zip' "
-      "path or 'zip://' URL. read_only refuses writes; truncate starts a new zip "
-      "archive in place of an existing one.");
+      "path or 'zip://' URL, 'http(s)://' or 's3://'. read_only refuses writes; "
+      "truncate starts a new zip archive in place of an existing one; s3 holds S3 "
+      "options (see turbozarr.open_store).");
   m.def(
       "memory_store", [] { return MakeMemoryStore(); }, "A new, empty in-memory store.");
   m.def(
       "local_store", [](const std::string& root) { return Unwrap(MakeLocalStore(root)); },
       nb::arg("root"));
+
+  m.def(
+      "throttled_store",
+      [](std::shared_ptr<Store> inner, double latency, double bytes_per_second,
+         int connections) {
+        ThrottleOptions o;
+        o.latency = std::chrono::microseconds(std::llround(latency * 1e6));
+        o.bytes_per_second = bytes_per_second;
+        o.connections = connections;
+        return MakeThrottledStore(std::move(inner), o);
+      },
+      nb::arg("inner"), nb::arg("latency"), nb::arg("bytes_per_second"),
+      nb::arg("connections"), "latency in seconds; 0 means no limit for the others.");
+  m.def(
+      "metrics_store",
+      [](std::shared_ptr<Store> inner) -> std::shared_ptr<Store> {
+        return MakeMetricsStore(std::move(inner));
+      },
+      nb::arg("inner"));
+  m.def(
+      "store_metrics",
+      [](Store& s) {
+        const StoreMetrics m = AsMetricsStore(s).metrics();
+        nb::dict d;
+        d["gets"] = m.gets;
+        d["get_misses"] = m.get_misses;
+        d["bytes_read"] = m.bytes_read;
+        d["get_many_calls"] = m.get_many_calls;
+        d["sets"] = m.sets;
+        d["bytes_written"] = m.bytes_written;
+        d["erases"] = m.erases;
+        d["lists"] = m.lists;
+        d["seconds"] = m.seconds;
+        return d;
+      },
+      nb::arg("store"), "The counts of a store made by metrics_store, as a dict.");
+  m.def(
+      "reset_store_metrics", [](Store& s) { AsMetricsStore(s).ResetMetrics(); },
+      nb::arg("store"));
+  m.def(
+      "caching_store",
+      [](std::shared_ptr<Store> inner, uint64_t capacity_bytes) {
+        return MakeCachingStore(std::move(inner), capacity_bytes);
+      },
+      nb::arg("inner"), nb::arg("capacity_bytes"));
 }
 
 }  // namespace turbozarr::python

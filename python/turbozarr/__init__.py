@@ -33,7 +33,16 @@ from turbozarr._api import (
 )
 from turbozarr._array import Array
 from turbozarr._group import Group
-from turbozarr._store import LocalStore, MemoryStore, Store, ZipStore, open_store
+from turbozarr._store import (
+    CachingStore,
+    LocalStore,
+    MemoryStore,
+    MetricsStore,
+    Store,
+    ThrottledStore,
+    ZipStore,
+    open_store,
+)
 from turbozarr.errors import (
     AlreadyExistsError,
     CancelledError,
@@ -51,16 +60,19 @@ __version__ = "0.1.0"
 __all__ = [
     "AlreadyExistsError",
     "Array",
+    "CachingStore",
     "CancelledError",
     "CorruptionError",
     "Group",
     "InvalidArgumentError",
     "LocalStore",
     "MemoryStore",
+    "MetricsStore",
     "NotFoundError",
     "ReadOnlyError",
     "Store",
     "StoreIOError",
+    "ThrottledStore",
     "TurbozarrError",
     "UnsupportedError",
     "ZipStore",

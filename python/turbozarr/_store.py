@@ -1,30 +1,117 @@
 """Store arguments: a path (str or os.PathLike) or URL, or a Store object.
 
 Paths and URLs: a directory ("data.zarr", "file:///data.zarr"), a zip archive
-("data.zip", "zip:///data.zip"), or "memory://" (a new, empty in-memory store
-each time). A zip archive is written once: an existing one opens read-only,
-unless it is being replaced (mode "w", or overwrite=True, at its root); a new
-one is complete on disk after ``store.flush()`` (or ``close()``, or when the
-last reference to it goes).
+("data.zip", "zip:///data.zip"), "memory://" (a new, empty in-memory store
+each time), "http(s)://host/path" (read-only) or "s3://bucket/prefix". A zip
+archive is written once: an existing one opens read-only, unless it is being
+replaced (mode "w", or overwrite=True, at its root); a new one is complete on
+disk after ``store.flush()`` (or ``close()``, or when the last reference to it
+goes).
+
+S3 stores take their endpoint, region and credentials from the keyword
+options of ``open_store``, else the AWS environment variables, else an AWS
+profile in ~/.aws/credentials and ~/.aws/config; with no credentials anywhere,
+requests go unsigned (public buckets).
+
+Wrappers change how a store is reached: ``ThrottledStore`` (a slow network
+made of a fast store), ``MetricsStore`` (counts requests and bytes) and
+``CachingStore`` (an LRU of values read). Each takes and gives a store that
+``open_array``, ``create_array`` and the other functions accept.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Literal
 
 from turbozarr import _core
 from turbozarr.errors import AlreadyExistsError
 
 Store = _core.Store
 
+_ADDRESSING = ("auto", "virtual", "path")
+_S3_OPTION_TYPES: dict[str, tuple[type, ...]] = {
+    **dict.fromkeys(("endpoint_url", "region", "access_key_id", "secret_access_key",
+                     "session_token", "profile", "addressing"), (str,)),
+    **dict.fromkeys(("connect_timeout", "idle_timeout", "request_timeout"),
+                    (float, int)),
+    **dict.fromkeys(("max_concurrency", "max_retries"), (int,)),
+}
+
 
 def open_store(url: str | os.PathLike, *, read_only: bool = False,
-               truncate: bool = False) -> Store:
-    """The store a path or URL names (see the module docstring); `read_only`
-    refuses writes, `truncate` writes a new zip archive in place of an
-    existing one (directory stores ignore it)."""
-    return _core.open_store(os.fspath(url), read_only=read_only, truncate=truncate)
+               truncate: bool = False,
+               endpoint_url: str | None = None,
+               region: str | None = None,
+               access_key_id: str | None = None,
+               secret_access_key: str | None = None,
+               session_token: str | None = None,
+               profile: str | None = None,
+               addressing: Literal["auto", "virtual", "path"] | None = None,
+               connect_timeout: float | None = None,
+               idle_timeout: float | None = None,
+               request_timeout: float | None = None,
+               max_concurrency: int | None = None,
+               max_retries: int | None = None) -> Store:
+    """The store a path or URL names (see the module docstring).
+
+    `read_only` refuses writes; `truncate` writes a new zip archive in place
+    of an existing one (directory stores ignore it).
+
+    The other options apply to "s3://bucket/prefix" URLs only (any other URL
+    with one of them raises ValueError). Each left as None is taken from the
+    AWS environment variables (AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL,
+    AWS_REGION, AWS_DEFAULT_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
+    AWS_SESSION_TOKEN), else from the AWS profile in the shared files, as
+    the AWS CLI does:
+
+    - `endpoint_url`: "http(s)://host[:port]" of an S3-compatible server;
+      AWS itself if unset.
+    - `region`: the region requests are signed for (default "us-east-1").
+    - `access_key_id`, `secret_access_key`, `session_token`: credentials,
+      taken together (given here, none comes from elsewhere).
+    - `profile`: the profile of ~/.aws/credentials and ~/.aws/config (or
+      AWS_SHARED_CREDENTIALS_FILE and AWS_CONFIG_FILE) to read, instead of
+      AWS_PROFILE or "default"; as with the CLI's --profile, its credentials
+      win over those of the environment.
+    - `addressing`: "path" (endpoint/bucket/key), "virtual"
+      (bucket.endpoint/key) or "auto" (path-style with an endpoint, else
+      virtual).
+    - `connect_timeout`, `idle_timeout`, `request_timeout`: seconds to open a
+      connection, to wait for the next byte, and for a whole request (0: no
+      limit), per attempt.
+    - `max_concurrency`: requests in flight at once (default 64).
+    - `max_retries`: further attempts after a failed one (default 5).
+    """
+    path = os.fspath(url)
+    given = {
+        "endpoint_url": endpoint_url, "region": region, "access_key_id": access_key_id,
+        "secret_access_key": secret_access_key, "session_token": session_token,
+        "profile": profile, "addressing": addressing, "connect_timeout": connect_timeout,
+        "idle_timeout": idle_timeout, "request_timeout": request_timeout,
+        "max_concurrency": max_concurrency, "max_retries": max_retries,
+    }
+    s3 = {name: value for name, value in given.items() if value is not None}
+    if s3 and not path.lower().startswith("s3://"):
+        names = ", ".join(s3)
+        raise ValueError(f"S3 option(s) {names} given for '{path}', which is not an "
+                         f"s3:// URL")
+    for name, value in s3.items():
+        want = _S3_OPTION_TYPES[name]
+        if not isinstance(value, want) or isinstance(value, bool):
+            raise TypeError(f"S3 option {name} must be {want[0].__name__}, not "
+                            f"{type(value).__name__}")
+    if addressing is not None and addressing not in _ADDRESSING:
+        raise ValueError(f"addressing must be 'auto', 'virtual' or 'path', not "
+                         f"{addressing!r}")
+    for name in ("connect_timeout", "idle_timeout"):
+        if name in s3 and not s3[name] > 0:
+            raise ValueError(f"{name} must be a positive number of seconds, not "
+                             f"{s3[name]!r}")
+    if request_timeout is not None and not request_timeout >= 0:
+        raise ValueError(f"request_timeout must be 0 (no limit) or a positive number "
+                         f"of seconds, not {request_timeout!r}")
+    return _core.open_store(path, read_only=read_only, truncate=truncate, s3=s3)
 
 
 def MemoryStore() -> Store:  # noqa: N802 (reads like a class, as in zarr-python)
@@ -57,6 +144,76 @@ def ZipStore(path: str | os.PathLike, mode: str = "r") -> Store:  # noqa: N802
         return _core.open_store(url)
     raise ValueError(f"ZipStore mode must be 'r', 'w' or 'x', got {mode!r} (an existing "
                      f"archive cannot be appended to)")
+
+
+def ThrottledStore(store: Any, *, latency: float = 0.0,  # noqa: N802
+                   bytes_per_second: float = 0.0, connections: int = 0) -> Store:
+    """`store` made to behave like an object store across a network: every
+    request waits `latency` seconds (a round trip) plus its payload's time at
+    `bytes_per_second` per connection (0: unlimited), and at most
+    `connections` requests run at once (0: unlimited). Batched reads use that
+    many connections together, as a remote store would."""
+    if not latency >= 0:
+        raise ValueError(f"latency must be a number of seconds >= 0, not {latency!r}")
+    if not bytes_per_second >= 0:
+        raise ValueError(f"bytes_per_second must be >= 0, not {bytes_per_second!r}")
+    if connections < 0:
+        raise ValueError(f"connections must be >= 0, not {connections!r}")
+    return _core.throttled_store(as_store(store), float(latency), float(bytes_per_second),
+                                 int(connections))
+
+
+def CachingStore(store: Any, capacity_bytes: int) -> Store:  # noqa: N802
+    """`store` with an LRU cache of the values (whole or byte ranges) read
+    through it, holding at most `capacity_bytes`. Writes and erases through
+    the cache drop what it held of the key; writes made to `store` behind its
+    back are not seen."""
+    if capacity_bytes < 0:
+        raise ValueError(f"capacity_bytes must be >= 0, not {capacity_bytes!r}")
+    return _core.caching_store(as_store(store), int(capacity_bytes))
+
+
+class MetricsStore:
+    """`store` with counters of the requests made through it and the bytes
+    they moved. Pass it wherever a store is taken (open_array, create_array,
+    other wrappers); it also answers get, set, list and the other Store
+    methods.
+
+        m = tz.MetricsStore(tz.open_store("s3://bucket/data.zarr"))
+        tz.open_array(m)[:]
+        m.metrics()["gets"]
+    """
+
+    __slots__ = ("store",)
+
+    def __init__(self, store: Any) -> None:
+        #: The counting store itself (a turbozarr Store).
+        self.store: Store = _core.metrics_store(as_store(store))
+
+    def metrics(self) -> dict[str, int | float]:
+        """The counts so far: gets (reads, each read of a batch counting
+        one), get_misses (of those, absent keys), bytes_read, get_many_calls
+        (batches), sets, bytes_written, erases, lists, and seconds (time spent
+        in the inner store, summed over calls)."""
+        return _core.store_metrics(self.store)
+
+    def reset_metrics(self) -> None:
+        """Sets every count back to zero."""
+        _core.reset_store_metrics(self.store)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "store":  # not set yet: no forwarding to itself
+            raise AttributeError(name)
+        return getattr(self.store, name)
+
+    def __enter__(self) -> MetricsStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.store.flush()
+
+    def __repr__(self) -> str:
+        return f"<turbozarr.MetricsStore {self.store.describe()}>"
 
 
 def as_store(store: Any, *, read_only: bool = False, truncate: bool = False) -> Store:

@@ -13,6 +13,8 @@
 #include <thread>
 #include <unordered_map>
 
+#include "store/store_internal.h"
+
 namespace turbozarr {
 
 namespace {
@@ -45,14 +47,6 @@ bool IsRetryableCurlCode(CURLcode code) {
     default:
       return false;
   }
-}
-
-std::string ToLower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
 }
 
 std::string_view Trim(std::string_view s) {
@@ -117,7 +111,7 @@ size_t OnHeader(char* data, size_t size, size_t count, void* user) {
   }
   const size_t colon = line.find(':');
   if (colon == std::string_view::npos) return bytes;
-  std::string name = ToLower(Trim(line.substr(0, colon)));
+  std::string name = internal::AsciiLower(Trim(line.substr(0, colon)));
   std::string_view value = Trim(line.substr(colon + 1));
   if (name == "content-length" && t.request.method != "HEAD") {
     uint64_t n = 0;
@@ -302,7 +296,7 @@ void HttpTransport::Driver::Start(std::unique_ptr<Transfer> t) {
     bool has_content_type = false;
     auto add = [&](const std::string& h) {
       list = curl_slist_append(list, h.c_str());
-      has_content_type |= ToLower(h).starts_with("content-type:");
+      has_content_type |= internal::AsciiLower(h).starts_with("content-type:");
     };
     for (const std::string& h : options_.headers) add(h);
     for (const std::string& h : r.headers) add(h);

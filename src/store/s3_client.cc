@@ -2,7 +2,6 @@
 
 #include <cctype>
 #include <chrono>
-#include <cstdlib>
 
 namespace turbozarr {
 
@@ -10,11 +9,6 @@ namespace {
 
 constexpr uint64_t kMinPartSize = uint64_t{5} << 20;  // S3's minimum (but the last)
 constexpr uint64_t kMaxPartSize = uint64_t{5} << 30;
-
-std::string Env(const char* name) {
-  const char* v = std::getenv(name);
-  return v != nullptr ? v : "";
-}
 
 bool StartsWithNoCase(std::string_view s, std::string_view prefix) {
   if (s.size() < prefix.size()) return false;
@@ -46,18 +40,6 @@ std::string Attempts(const HttpResponse& r) {
 }
 
 }  // namespace
-
-S3Options S3Options::FromEnvironment() {
-  S3Options o;
-  o.access_key_id = Env("AWS_ACCESS_KEY_ID");
-  o.secret_access_key = Env("AWS_SECRET_ACCESS_KEY");
-  o.session_token = Env("AWS_SESSION_TOKEN");
-  o.region = Env("AWS_REGION");
-  if (o.region.empty()) o.region = Env("AWS_DEFAULT_REGION");
-  o.endpoint = Env("AWS_ENDPOINT_URL_S3");
-  if (o.endpoint.empty()) o.endpoint = Env("AWS_ENDPOINT_URL");
-  return o;
-}
 
 Result<std::unique_ptr<S3Client>> S3Client::Make(std::string bucket, S3Options options) {
   TZ_RETURN_NOT_OK(CheckBucket(bucket));

@@ -3,9 +3,10 @@
 #include "store/s3_client.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <algorithm>
+
+#include "testing/aws_test_environment.h"
 
 namespace turbozarr {
 namespace {
@@ -143,20 +144,12 @@ TEST(S3ClientTest, BadOptionsAreRefused) {
 }
 
 TEST(S3ClientTest, OptionsFromTheEnvironment) {
-  const char* names[] = {
-      "AWS_ACCESS_KEY_ID",  "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",  "AWS_REGION",
-      "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL",      "AWS_ENDPOINT_URL_S3"};
-  std::vector<std::pair<std::string, std::optional<std::string>>> saved;
-  for (const char* n : names) {
-    const char* v = std::getenv(n);
-    saved.emplace_back(n, v ? std::optional<std::string>(v) : std::nullopt);
-    ::unsetenv(n);
-  }
-  ::setenv("AWS_ACCESS_KEY_ID", "AK", 1);
-  ::setenv("AWS_SECRET_ACCESS_KEY", "SK", 1);
-  ::setenv("AWS_SESSION_TOKEN", "TOK", 1);
-  ::setenv("AWS_DEFAULT_REGION", "eu-central-1", 1);
-  ::setenv("AWS_ENDPOINT_URL", "http://generic:1", 1);
+  AwsTestEnvironment env;
+  env.Set("AWS_ACCESS_KEY_ID", "AK");
+  env.Set("AWS_SECRET_ACCESS_KEY", "SK");
+  env.Set("AWS_SESSION_TOKEN", "TOK");
+  env.Set("AWS_DEFAULT_REGION", "eu-central-1");
+  env.Set("AWS_ENDPOINT_URL", "http://generic:1");
   S3Options o = S3Options::FromEnvironment();
   EXPECT_EQ(o.access_key_id, "AK");
   EXPECT_EQ(o.secret_access_key, "SK");
@@ -164,18 +157,11 @@ TEST(S3ClientTest, OptionsFromTheEnvironment) {
   EXPECT_EQ(o.region, "eu-central-1");
   EXPECT_EQ(o.endpoint, "http://generic:1");
   // The specific variables win over the general ones.
-  ::setenv("AWS_REGION", "ap-south-1", 1);
-  ::setenv("AWS_ENDPOINT_URL_S3", "http://s3only:2", 1);
+  env.Set("AWS_REGION", "ap-south-1");
+  env.Set("AWS_ENDPOINT_URL_S3", "http://s3only:2");
   o = S3Options::FromEnvironment();
   EXPECT_EQ(o.region, "ap-south-1");
   EXPECT_EQ(o.endpoint, "http://s3only:2");
-  for (const auto& [n, v] : saved) {
-    if (v) {
-      ::setenv(n.c_str(), v->c_str(), 1);
-    } else {
-      ::unsetenv(n.c_str());
-    }
-  }
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // S3Store against moto's S3 server on loopback, which checks every request's
 // SigV4 signature: the writable conformance suite, listing across many
 // pages, multipart uploads, ranged reads and GetMany, keys that need
-// escaping, a store at the bucket's root, and the errors S3 answers.
+// escaping, a store at the bucket's root, the errors S3 answers, and a store
+// opened through an s3:// URL with its settings from AWS profile files.
 #include "store/s3_store.h"
 
 #include <gtest/gtest.h>
@@ -10,6 +11,7 @@
 #include <random>
 
 #include "store/s3_multipart.h"
+#include "testing/aws_test_environment.h"
 #include "testing/moto_server.h"
 #include "testing/store_conformance.h"
 
@@ -343,6 +345,41 @@ TEST_F(S3StoreTest, ConnectionFailuresAreErrors) {
   ASSERT_FALSE(got.ok());
   EXPECT_EQ(got.status().code(), StatusCode::kIOError);
   EXPECT_NE(got.status().message().find("127.0.0.1:1"), std::string::npos)
+      << got.status().ToString();
+}
+
+// Keys, region, endpoint and addressing from AWS profile files, as an s3://
+// URL finds them; moto checks the signature made with the file's keys.
+TEST_F(S3StoreTest, StoreFromAProfileFile) {
+  const S3Options moto = moto_->Options();
+  AwsTestEnvironment env;
+  env.WriteCredentials("[moto]\naws_access_key_id = " + moto.access_key_id +
+                       "\naws_secret_access_key = " + moto.secret_access_key +
+                       "\n[wrong]\naws_access_key_id = " + moto.access_key_id +
+                       "\naws_secret_access_key = not-the-secret\n");
+  env.WriteConfig("[profile moto]\nregion = us-east-1\ns3 =\n  endpoint_url = " +
+                  moto.endpoint + "\n  addressing_style = path\n" +
+                  "[profile wrong]\nendpoint_url = " + moto.endpoint + "\n");
+  env.Set("AWS_PROFILE", "moto");
+  StoreOptions options;
+  options.s3.http = moto.http;  // the test's timeouts; the rest from the files
+  const std::string url = "s3://" + bucket_ + "/" + prefix_ + "/from-profile";
+  auto store = OpenStore(url, options);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  MustSet(**store, "a/b", "written with the profile's keys");
+  EXPECT_EQ(GetString(**store, "a/b"), "written with the profile's keys");
+  EXPECT_EQ(GetString(*store_, "from-profile/a/b"), "written with the profile's keys");
+  auto listed = (*store)->List("");
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  EXPECT_EQ(*listed, Strings{"a/b"});
+
+  // A profile named in the options wins over AWS_PROFILE: its secret is wrong.
+  options.s3_profile = "wrong";
+  auto wrong = OpenStore(url, options);
+  ASSERT_TRUE(wrong.ok()) << wrong.status().ToString();
+  Result<std::optional<Buffer>> got = (*wrong)->Get("a/b");
+  ASSERT_FALSE(got.ok()) << "read without the right secret";
+  EXPECT_NE(got.status().message().find("HTTP 403"), std::string::npos)
       << got.status().ToString();
 }
 

@@ -7,17 +7,11 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "store/store_internal.h"
+
 namespace turbozarr::sigv4 {
 
 namespace {
-
-std::string ToLower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
 
 // Trimmed, with every run of spaces and tabs inside reduced to one space.
 std::string CanonicalValue(std::string_view v) {
@@ -131,7 +125,7 @@ std::string CanonicalRequest(const CanonicalInput& input, std::string* signed_he
   std::vector<std::pair<std::string, std::string>> headers;
   headers.reserve(input.headers.size());
   for (const auto& [name, value] : input.headers) {
-    headers.emplace_back(ToLower(name), CanonicalValue(value));
+    headers.emplace_back(internal::AsciiLower(name), CanonicalValue(value));
   }
   // Stable: repeated names keep the order given when joined.
   std::stable_sort(headers.begin(), headers.end(),

@@ -87,6 +87,14 @@ ResolvedRange ResolveByteRange(const ByteRange& range, uint64_t size) {
   return {begin, end};
 }
 
+std::string AsciiLower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
 }  // namespace internal
 
 Result<std::vector<std::optional<Buffer>>> Store::GetMany(

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "turbozarr/status.h"
@@ -27,5 +28,8 @@ struct ResolvedRange {
   uint64_t length() const { return end - begin; }
 };
 ResolvedRange ResolveByteRange(const ByteRange& range, uint64_t size);
+
+// `s` with ASCII letters in lower case (HTTP header names, AWS setting names).
+std::string AsciiLower(std::string_view s);
 
 }  // namespace turbozarr::internal

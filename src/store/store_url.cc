@@ -84,9 +84,10 @@ Result<std::shared_ptr<Store>> OpenHttpUrl(const StoreUrl& url, const StoreOptio
   return MakeHttpStore(std::string(url.url));
 }
 
-// "s3://bucket/prefix": endpoint, region and credentials from the AWS
-// environment variables.
-Result<std::shared_ptr<Store>> OpenS3Url(const StoreUrl& url, const StoreOptions&) {
+// "s3://bucket/prefix": the options given, completed from the AWS environment
+// variables and shared files.
+Result<std::shared_ptr<Store>> OpenS3Url(const StoreUrl& url,
+                                         const StoreOptions& options) {
   std::string_view rest = url.rest;
   const size_t slash = rest.find('/');
   std::string bucket(rest.substr(0, slash));
@@ -95,7 +96,12 @@ Result<std::shared_ptr<Store>> OpenS3Url(const StoreUrl& url, const StoreOptions
     return Status::InvalidArgument("S3 URL without a bucket: '" + std::string(url.url) +
                                    "'");
   }
-  return MakeS3Store(std::move(bucket), std::move(prefix), S3Options::FromEnvironment());
+  Result<S3Options> s3 = S3Options::FromAwsConfig(options.s3, options.s3_profile);
+  if (!s3.ok()) {
+    return Status(s3.status().code(),
+                  "S3 store '" + std::string(url.url) + "': " + s3.status().message());
+  }
+  return MakeS3Store(std::move(bucket), std::move(prefix), std::move(*s3));
 }
 
 constexpr StoreScheme kSchemes[] = {

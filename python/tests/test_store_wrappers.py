@@ -1,0 +1,146 @@
+"""Store wrappers from Python: ThrottledStore waits its latency and
+bandwidth on every request, MetricsStore counts the requests and bytes of a
+read, CachingStore serves a second read without touching the store beneath
+(counted by a MetricsStore under it). Every wrapper holds arrays like any
+store."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+import turbozarr as tz
+
+
+def int_array(store, rng) -> np.ndarray:
+    """A 40 x 30 int32 array in 4 x 3 chunks of `store`, filled at random."""
+    data = rng.integers(-1000, 1000, size=(40, 30), dtype=np.int32)
+    a = tz.create_array(store, shape=data.shape, chunks=(10, 10), dtype="i4")
+    a[...] = data
+    return data
+
+
+def chunk_keys(store) -> list[str]:
+    return [k for k in store.list() if k.startswith("c/")]
+
+
+def timed_get(store, key: str) -> tuple[bytes | None, float]:
+    start = time.perf_counter()
+    value = store.get(key)
+    return value, time.perf_counter() - start
+
+
+def test_throttled_store_waits_the_latency_on_every_get():
+    inner = tz.MemoryStore()
+    inner.set("k", b"value")
+    slow = tz.ThrottledStore(inner, latency=0.02)
+    slow_times = []
+    for _ in range(5):
+        value, seconds = timed_get(slow, "k")
+        assert value == b"value"
+        slow_times.append(seconds)
+    assert min(slow_times) >= 0.020, slow_times
+    # The wait is the wrapper's: the store beneath answers at once.
+    assert min(timed_get(inner, "k")[1] for _ in range(5)) < 0.020
+    value, seconds = timed_get(slow, "absent")
+    assert value is None
+    assert seconds >= 0.020
+
+
+def test_throttled_store_bandwidth_and_connections():
+    inner = tz.MemoryStore()
+    inner.set("big", bytes(20_000))
+    # 20,000 bytes at 1 MB/s take 20 ms on the wire.
+    narrow = tz.ThrottledStore(inner, bytes_per_second=1e6, connections=1)
+    value, seconds = timed_get(narrow, "big")
+    assert value == bytes(20_000)
+    assert seconds >= 0.020
+    with pytest.raises(ValueError, match="latency"):
+        tz.ThrottledStore(inner, latency=-1)
+    with pytest.raises(ValueError, match="connections"):
+        tz.ThrottledStore(inner, connections=-2)
+
+
+def test_throttled_store_holds_arrays(rng, tmp_path):
+    store = tz.ThrottledStore(str(tmp_path / "d.zarr"), latency=0.001, connections=4)
+    assert store.describe().startswith("throttled(file://")
+    data = int_array(store, rng)
+    np.testing.assert_array_equal(tz.open_array(store)[...], data)
+    np.testing.assert_array_equal(tz.open_array(str(tmp_path / "d.zarr"))[...], data)
+
+
+def test_metrics_count_the_gets_and_bytes_of_a_read(rng):
+    inner = tz.MemoryStore()
+    data = int_array(inner, rng)
+    counted = tz.MetricsStore(inner)
+    a = tz.open_array(counted)
+    assert counted.metrics()["gets"] >= 1  # the metadata
+    counted.reset_metrics()
+    assert counted.metrics() == {
+        "gets": 0, "get_misses": 0, "bytes_read": 0, "get_many_calls": 0, "sets": 0,
+        "bytes_written": 0, "erases": 0, "lists": 0, "seconds": 0.0}
+
+    np.testing.assert_array_equal(a[...], data)
+    keys = chunk_keys(inner)
+    assert len(keys) == 12
+    m = counted.metrics()
+    assert m["gets"] == 12
+    assert m["get_misses"] == 0
+    assert m["bytes_read"] == sum(len(inner.get(k)) for k in keys)
+    assert m["sets"] == m["erases"] == m["lists"] == 0
+    assert m["seconds"] > 0
+
+    # One chunk's worth: one get of that chunk's bytes.
+    counted.reset_metrics()
+    np.testing.assert_array_equal(a[10:20, 20:30], data[10:20, 20:30])
+    m = counted.metrics()
+    assert (m["gets"], m["bytes_read"]) == (1, len(inner.get("c/1/2")))
+
+    # Writes count too, and the Store methods answer through the wrapper.
+    counted.reset_metrics()
+    counted.set("extra", b"12345")
+    assert counted.get("extra") == b"12345"
+    assert counted.get("absent") is None
+    m = counted.metrics()
+    assert (m["sets"], m["bytes_written"]) == (1, 5)
+    assert (m["gets"], m["get_misses"], m["bytes_read"]) == (2, 1, 5)
+    assert "memory://" in repr(counted)
+
+
+def test_cache_serves_a_second_read_without_the_inner_store(rng):
+    inner = tz.MemoryStore()
+    data = int_array(inner, rng)
+    counted = tz.MetricsStore(inner)
+    cached = tz.CachingStore(counted, capacity_bytes=1 << 20)
+    a = tz.open_array(cached, mode="r+")
+    np.testing.assert_array_equal(a[...], data)
+    assert counted.metrics()["gets"] >= 12
+
+    counted.reset_metrics()
+    np.testing.assert_array_equal(a[...], data)
+    assert counted.metrics()["gets"] == 0
+    assert counted.metrics()["bytes_read"] == 0
+
+    # A write through the cache drops what it held of that chunk only.
+    a[0:10, 0:10] = 7
+    data[0:10, 0:10] = 7
+    counted.reset_metrics()
+    np.testing.assert_array_equal(a[...], data)
+    m = counted.metrics()
+    assert m["gets"] == 1
+    assert m["bytes_read"] == len(inner.get("c/0/0"))
+
+
+def test_a_cache_too_small_to_hold_a_chunk_reads_through(rng):
+    inner = tz.MemoryStore()
+    data = int_array(inner, rng)
+    counted = tz.MetricsStore(inner)
+    a = tz.open_array(tz.CachingStore(counted, capacity_bytes=0))
+    np.testing.assert_array_equal(a[...], data)
+    counted.reset_metrics()
+    np.testing.assert_array_equal(a[...], data)
+    assert counted.metrics()["gets"] == 12
+    with pytest.raises(ValueError, match="capacity_bytes"):
+        tz.CachingStore(inner, capacity_bytes=-1)
