@@ -37,7 +37,9 @@
 // pending the pool's workers and up to two lanes run: one thread more than
 // the cores (two while the caller computes), against zero for a plain
 // Array::Read, whose caller works too. Nothing is read while the budget is
-// full.
+// full. Each block's read takes the pool in force when it starts, so
+// SetThreads (turbozarr/config.h) during a scan applies from the next block
+// read on; the number of lanes stays as it was when the iterator was made.
 //
 // Budget. The bytes of blocks being read or read and not yet handed out,
 // plus the bytes of the block handed out last, never exceed

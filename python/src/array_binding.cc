@@ -9,7 +9,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <shared_mutex>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -97,7 +96,6 @@ void ReadInto(const Array& a, const RangeList& ranges, nb::handle out) {
   Status status;
   {
     nb::gil_scoped_release release;
-    std::shared_lock lock(PoolMutex());
     status = a.Read(selection, buffer.data());
   }
   Check(status);
@@ -112,7 +110,6 @@ nb::list ReadObjects(const Array& a, const RangeList& ranges) {
   Status status;
   {
     nb::gil_scoped_release release;
-    std::shared_lock lock(PoolMutex());
     status = a.Read(selection, values.data());
   }
   Check(status);
@@ -146,7 +143,6 @@ void WriteFrom(Array& a, const RangeList& ranges, nb::handle src,
   Status status;
   {
     nb::gil_scoped_release release;
-    std::shared_lock lock(PoolMutex());
     status = a.Write(selection, buffer.data(), options);
   }
   Check(status);
@@ -186,7 +182,6 @@ void WriteObjects(Array& a, const RangeList& ranges, nb::list values_in,
   Status status;
   {
     nb::gil_scoped_release release;
-    std::shared_lock lock(PoolMutex());
     status = a.Write(selection, values.data(), options);
   }
   Check(status);
@@ -273,7 +268,6 @@ void BindArray(nb::module_& m) {
             Status status;
             {
               nb::gil_scoped_release release;
-              std::shared_lock lock(PoolMutex());
               status = a.Resize(shape);
             }
             Check(status);

@@ -1,13 +1,12 @@
 // The pieces of the turbozarr._core extension module, one Bind* per file,
 // and the helpers they share.
 //
-// Thread safety: every binding releases the GIL around store and codec work;
-// PoolMutex() keeps the thread pool from being replaced while such work runs.
+// Thread safety: every binding releases the GIL around store and codec work.
+// set_threads may run meanwhile: each read or write keeps the thread pool it
+// started with (turbozarr/config.h).
 #pragma once
 
-#include <atomic>
 #include <cstdint>
-#include <shared_mutex>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -25,14 +24,6 @@ void BindArray(nanobind::module_& m);
 void BindGroup(nanobind::module_& m);
 void BindConfig(nanobind::module_& m);
 void BindBlockIterator(nanobind::module_& m);
-
-// Held shared by every read, write and resize, and exclusively while the
-// default thread pool is replaced (which requires that no work is in flight).
-std::shared_mutex& PoolMutex();
-// Open BlockIterators, which read in the background between calls: changed
-// with PoolMutex held (shared on opening), and set_threads refuses unless it
-// is zero.
-std::atomic<int>& LiveIterators();
 
 // (start, stop, step) per dimension, already normalised by the Python side.
 using RangeList = std::vector<std::tuple<int64_t, int64_t, int64_t>>;

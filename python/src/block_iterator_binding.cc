@@ -9,14 +9,9 @@
 // needs it. Waiting for a block and close() (which waits for the block reads
 // in flight) run without the GIL.
 //
-// The pool may only be replaced with no work in flight, and an iterator reads
-// in the background between calls; so an open iterator counts in
-// LiveIterators() and set_threads refuses while any is open.
-//
 // Thread safety: as any Python object, one thread at a time (the GIL).
 #include <memory>
 #include <optional>
-#include <shared_mutex>
 #include <stdexcept>
 #include <tuple>
 #include <utility>
@@ -51,22 +46,15 @@ class PyBlockIterator {
     std::shared_ptr<const Array> engine_view(std::shared_ptr<void>(), array_.get());
     Result<BlockIterator> made = [&] {
       nb::gil_scoped_release release;
-      std::shared_lock lock(PoolMutex());
-      Result<BlockIterator> r = BlockIterator::Make(
-          std::move(engine_view), MakeSelection(ranges), std::move(options));
-      if (r.ok()) ++LiveIterators();
-      return r;
+      return BlockIterator::Make(std::move(engine_view), MakeSelection(ranges),
+                                 std::move(options));
     }();
     it_.emplace(Unwrap(std::move(made)));
   }
   // A call in progress holds a reference to the object, so none runs here.
   // The lanes never take the GIL, so waiting for them with it cannot
   // deadlock.
-  ~PyBlockIterator() {
-    if (!it_) return;
-    it_.reset();
-    --LiveIterators();
-  }
+  ~PyBlockIterator() { it_.reset(); }
   PyBlockIterator(const PyBlockIterator&) = delete;
   PyBlockIterator& operator=(const PyBlockIterator&) = delete;
 
@@ -97,11 +85,8 @@ class PyBlockIterator {
   void Close() {
     if (!it_) return;
     InUse use(*this);
-    {
-      nb::gil_scoped_release release;
-      it_.reset();
-    }
-    --LiveIterators();
+    nb::gil_scoped_release release;
+    it_.reset();
   }
 
   int64_t num_blocks() const { return it_ ? it_->num_blocks() : 0; }

@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -351,21 +352,71 @@ def test_thread_count_setting_and_results_independent_of_it(tmp_path, rng):
             tz.config.set_threads(n)
             assert tz.config.get_threads() == n
             assert_bit_equal(a[3:60:3, ::-2], data[3:60:3, ::-2])
-        with pytest.raises(ValueError):
-            tz.config.set_threads(0)
+        for bad in (0, -1, 1025):
+            with pytest.raises(ValueError, match=f"from 1 to 1024, not {bad}"):
+                tz.config.set_threads(bad)
+            assert tz.config.get_threads() == 3
     finally:
         tz.config.set_threads(before)
 
 
-@pytest.mark.parametrize("value, expected", [("3", 3), ("1", 1), ("0", None), ("x", None)])
+def test_thread_count_changes_while_other_threads_read_and_write(tmp_path, rng):
+    data = random_data("int32", (256, 256), rng)
+    a = tz.create(str(tmp_path / "a"), shape=data.shape, dtype="i4", chunks=(16, 16))
+    s = tz.create(str(tmp_path / "s"), shape=data.shape, dtype="i4", chunks=(16, 16),
+                  shards=(128, 128))
+    before = tz.config.get_threads()
+    stop = threading.Event()
+    errors = []
+    rounds = []
+
+    def work():
+        try:
+            while True:  # at least one round, however early `stop` comes
+                a[...] = data
+                assert_bit_equal(a[...], data)
+                assert_bit_equal(a[3:250:3, ::-5], data[3:250:3, ::-5])
+                s[...] = data
+                assert_bit_equal(s[5:200, 7:], data[5:200, 7:])
+                rounds.append(1)
+                if stop.is_set():
+                    break
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    workers = [threading.Thread(target=work) for _ in range(2)]
+    for w in workers:
+        w.start()
+    try:
+        for n in range(40):
+            tz.config.set_threads(1 + n % 4)
+            time.sleep(0.005)
+    finally:
+        stop.set()
+        for w in workers:
+            w.join()
+        tz.config.set_threads(before)
+    assert not errors, errors
+    assert len(rounds) >= 2
+
+
+@pytest.mark.parametrize("value, expected", [
+    ("3", 3), ("1", 1), ("0", None), ("x", None), ("3x", None), ("1025", None)])
 def test_thread_count_from_the_environment(value, expected):
     # A fresh interpreter, because the pool is sized once, on first use.
     env = dict(os.environ, TURBOZARR_NUM_THREADS=value)
-    out = subprocess.run(
+    proc = subprocess.run(
         [sys.executable, "-c", "import turbozarr; print(turbozarr.config.get_threads())"],
-        env=env, capture_output=True, text=True, check=True).stdout
-    # Unusable values fall back to the number of cores.
-    assert int(out) == (expected if expected is not None else os.cpu_count())
+        env=env, capture_output=True, text=True, check=True)
+    if expected is not None:
+        assert int(proc.stdout) == expected
+        assert proc.stderr == ""
+    else:
+        # Unusable values fall back to the number of cores, with a warning.
+        assert int(proc.stdout) == os.cpu_count()
+        assert proc.stderr == (
+            f"turbozarr: warning: TURBOZARR_NUM_THREADS='{value}' is not a whole number "
+            f"from 1 to 1024; using one thread per core ({os.cpu_count()})\n")
 
 
 def test_concurrent_python_threads_read_correctly(tmp_path, rng):

@@ -1,18 +1,25 @@
 // Arrays written to a local directory and read back through HttpStore from a
 // real nginx: the same values bit for bit (v3, v2, sharded), groups opened
 // through consolidated metadata without listing, and sharded partial reads
-// that fetch only the byte ranges they need.
+// that fetch only the byte ranges they need; and, through the in-process
+// fault server, which requests a sharded read makes.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <mutex>
 #include <random>
 
+#include "testing/fault_http_server.h"
 #include "testing/nginx_server.h"
 #include "turbozarr/array.h"
+#include "turbozarr/config.h"
 #include "turbozarr/group.h"
+#include "turbozarr/store_wrappers.h"
 
 namespace turbozarr {
 namespace {
@@ -42,16 +49,17 @@ ArrayMetadata Int32Metadata(int format, std::vector<int64_t> shape,
   return m;
 }
 
-json Sharded(std::vector<int64_t> inner) {
+json Sharded(std::vector<int64_t> inner, json codecs = json::array({kBytes, kZstd})) {
   return json::array({{{"name", "sharding_indexed"},
                        {"configuration",
                         {{"chunk_shape", inner},
-                         {"codecs", json::array({kBytes, kZstd})},
+                         {"codecs", std::move(codecs)},
                          {"index_codecs", json::array({kBytes, kCrc})},
                          {"index_location", "end"}}}}});
 }
 
-// Forwards to another store, counting the bytes its reads return.
+// Forwards to another store, counting the bytes its reads return. Reads take
+// the remote path (GetMany windows), as through the HTTP store itself.
 class CountingStore final : public Store {
  public:
   explicit CountingStore(std::shared_ptr<Store> inner) : inner_(std::move(inner)) {}
@@ -76,6 +84,9 @@ class CountingStore final : public Store {
     return inner_->List(prefix);
   }
   bool IsWritable() const override { return inner_->IsWritable(); }
+  int PreferredRequestsInFlight() const override {
+    return inner_->PreferredRequestsInFlight();
+  }
   std::string Describe() const override { return inner_->Describe(); }
   int64_t bytes() const { return bytes_; }
   void Reset() { bytes_ = 0; }
@@ -200,6 +211,87 @@ TEST_F(ArrayOverHttpTest, ConsolidatedGroupsOpenWithoutListing) {
   auto tree = (*group)->Tree();
   ASSERT_TRUE(tree.ok()) << tree.status().ToString();
   EXPECT_NE(tree->find("x"), std::string::npos);
+}
+
+// Through the fault-injecting server (with no faults), which sees every
+// request: a sharded read asks for each shard's index once, then for merged
+// ranges only, all in two GetMany calls.
+TEST(ShardedReadOverHttpTest, OneIndexRequestPerShardThenMergedRanges) {
+  ASSERT_TRUE(SetThreads(2).ok());
+  constexpr int64_t kInner = 8192;   // inner chunks of 32 KiB, stored raw
+  const int64_t n = 4 * 8 * kInner;  // 4 shards of 8 inner chunks
+  auto memory = MakeMemoryStore();
+  auto a = Array::Create(
+      memory, "s",
+      Int32Metadata(3, {n}, {8 * kInner}, Sharded({kInner}, json::array({kBytes}))));
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  std::vector<int32_t> values(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) values[i] = static_cast<int32_t>(i * 7 + 3);
+  ASSERT_TRUE((*a)->Write(Selection::All({n}), values.data()).ok());
+
+  FaultHttpServer server;
+  ASSERT_TRUE(server.Start().ok());
+  auto keys = memory->List("");
+  ASSERT_TRUE(keys.ok()) << keys.status().ToString();
+  for (const std::string& key : *keys) {
+    auto value = memory->Get(key);
+    ASSERT_TRUE(value.ok() && value->has_value());
+    server.Put(key, std::string(reinterpret_cast<const char*>((*value)->data()),
+                                (*value)->size()));
+  }
+  std::mutex mu;
+  std::map<std::string, std::vector<std::string>> ranges_by_path;
+  server.SetPolicy([&](uint64_t, const std::string& path, const std::string& range) {
+    std::lock_guard<std::mutex> lock(mu);
+    ranges_by_path[path].push_back(range);
+    return HttpFault::kNone;
+  });
+  HttpOptions o;
+  o.idle_timeout = std::chrono::milliseconds(5000);
+  auto http = MakeHttpStore(server.url(), o);
+  ASSERT_TRUE(http.ok()) << http.status().ToString();
+  auto metrics = MakeMetricsStore(*http);
+  auto remote = Array::Open(metrics, "s");
+  ASSERT_TRUE(remote.ok()) << remote.status().ToString();
+
+  struct Case {
+    const char* what;
+    Selection sel;
+    uint64_t reads;
+    std::vector<std::string> ranges;  // each shard's requests, sorted
+  };
+  const std::vector<Case> cases = {
+      // Inner chunks 0 and 4 of each shard, 96 KiB apart: two ranges.
+      {"large gaps",
+       Selection({{0, n, 4 * kInner}}),
+       4 + 8,
+       {"bytes=-132", "bytes=0-32767", "bytes=131072-163839"}},
+      // All eight inner chunks of each shard: one range.
+      {"everything", Selection::All({n}), 4 + 4, {"bytes=-132", "bytes=0-262143"}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      ranges_by_path.clear();
+    }
+    metrics->ResetMetrics();
+    std::vector<int32_t> got(static_cast<size_t>(c.sel.num_elements()));
+    ASSERT_TRUE((*remote)->Read(c.sel, got.data()).ok());
+    std::vector<int32_t> want;
+    const DimRange& d = c.sel.dims()[0];
+    for (int64_t i = d.start; i < d.stop; i += d.step) want.push_back(values[i]);
+    EXPECT_EQ(got, want);
+    EXPECT_EQ(metrics->metrics().get_many_calls, 2u);
+    EXPECT_EQ(metrics->metrics().gets, c.reads);
+    std::lock_guard<std::mutex> lock(mu);
+    EXPECT_EQ(ranges_by_path.size(), 4u);
+    for (auto& [path, ranges] : ranges_by_path) {
+      EXPECT_NE(path.find("s/c/"), std::string::npos) << path;
+      std::sort(ranges.begin(), ranges.end());
+      EXPECT_EQ(ranges, c.ranges) << path;
+    }
+  }
 }
 
 }  // namespace

@@ -5,93 +5,47 @@
 // Sharded arrays read each shard's index and only the inner chunks needed
 // (see shard_read.h).
 #include <algorithm>
-#include <functional>
-#include <future>
+#include <memory>
 #include <string>
 
 #include "array/chunk_copy.h"
 #include "array/chunk_decode.h"
 #include "array/chunk_region.h"
 #include "array/shard_read.h"
+#include "array/windowed_fetch.h"
 #include "turbozarr/array.h"
 #include "util/thread_pool.h"
 
 namespace turbozarr {
-
-namespace {
-
-using PlaceChunk = std::function<Status(const ChunkProjection&, const std::string&,
-                                        const std::optional<Buffer>&)>;
-
-// Reads the chunks of `plan` in windows of `window` keys, one GetMany each,
-// fetching the next window while the pool decodes this one.
-Status ReadInWindows(const Array& array, const std::vector<ChunkProjection>& plan,
-                     size_t window, const PlaceChunk& place) {
-  struct Window {
-    size_t begin = 0, end = 0;
-    std::vector<KeyRange> reads;
-  };
-  auto make_window = [&](size_t begin) {
-    auto w = std::make_shared<Window>();
-    w->begin = begin;
-    w->end = std::min(plan.size(), begin + window);
-    for (size_t i = w->begin; i < w->end; ++i) {
-      w->reads.push_back({array.ChunkKey(plan[i].chunk_coords), ByteRange::Full()});
-    }
-    return std::shared_ptr<const Window>(std::move(w));
-  };
-  // The fetch owns its window; a future from std::async waits for it when
-  // destroyed, so an early return never leaves a fetch running.
-  Store* store = array.store().get();
-  auto start_fetch = [store](std::shared_ptr<const Window> w) {
-    return std::async(std::launch::async,
-                      [store, w] { return store->GetMany(w->reads); });
-  };
-
-  std::shared_ptr<const Window> current = make_window(0);
-  auto pending = start_fetch(current);
-  while (true) {
-    Result<std::vector<std::optional<Buffer>>> fetched = pending.get();
-    if (!fetched.ok()) return fetched.status().WithContext(array.Describe());
-    std::shared_ptr<const Window> next;
-    if (current->end < plan.size()) {
-      next = make_window(current->end);
-      pending = start_fetch(next);
-    }
-    TZ_RETURN_NOT_OK(ThreadPool::Default().ParallelFor(
-        static_cast<int64_t>(current->end - current->begin), [&](int64_t k) -> Status {
-          return place(plan[current->begin + k], current->reads[k].key, (*fetched)[k]);
-        }));
-    if (!next) return Status::OK();
-    current = std::move(next);
-  }
-}
-
-}  // namespace
 
 Status Array::Read(const Selection& selection, void* out, const ReadOptions&) const {
   Status valid = selection.Validate(metadata_.shape);
   if (!valid.ok()) return valid.WithContext(Describe());
   if (selection.num_elements() == 0) return Status::OK();
 
+  // Held to the end: SetThreads may put another pool in its place meanwhile.
+  const std::shared_ptr<ThreadPool> pool = ThreadPool::Default();
   if (const ShardingCodec* sharding = internal::SoleShardingCodec(chain_)) {
-    return internal::ReadShardedSelection(*this, *sharding, selection, out);
+    return internal::ReadShardedSelection(*this, *sharding, selection, out, *pool);
   }
 
   const std::vector<ChunkProjection> plan =
       PlanChunks(selection, metadata_.shape, metadata_.chunk_shape);
   const std::vector<int64_t> block_shape = selection.shape();
-  const int threads = ThreadPool::DefaultConcurrency();
+  const int threads = pool->concurrency();
 
   auto in_context = [&](const Status& s, const std::string& key) {
     return s.WithContext(Describe() + ", chunk '" + key + "'");
+  };
+  auto fill = [&](const ChunkProjection& p) {
+    FillBlock(metadata_.dtype, metadata_.fill_value,
+              ChunkRegion::Make(p, metadata_.chunk_shape, block_shape), out);
   };
   // The fetched bytes of one chunk, decoded into its share of `out`.
   auto place = [&](const ChunkProjection& p, const std::string& key,
                    const std::optional<Buffer>& bytes) -> Status {
     if (!bytes.has_value()) {
-      FillBlock(metadata_.dtype, metadata_.fill_value,
-                ChunkRegion::Make(p, metadata_.chunk_shape, block_shape), out);
+      fill(p);
       return Status::OK();
     }
     Status s = internal::DecodeChunkToBlock(chain_, bytes->view(), p, block_shape, out);
@@ -102,40 +56,69 @@ Status Array::Read(const Selection& selection, void* out, const ReadOptions&) co
   // fetch windows of chunks with GetMany, the next window while this one
   // decodes, instead of one request per pool thread.
   if (const int in_flight = store_->PreferredRequestsInFlight(); in_flight > threads) {
-    return ReadInWindows(*this, plan, static_cast<size_t>(in_flight), place);
+    return internal::FetchInWindows(
+        *store_, plan.size(), static_cast<size_t>(in_flight),
+        [&](size_t i) {
+          return KeyRange{ChunkKey(plan[i].chunk_coords), ByteRange::Full()};
+        },
+        [&](size_t first, const std::vector<KeyRange>& reads,
+            std::vector<std::optional<Buffer>>& answers) {
+          return pool->ParallelFor(static_cast<int64_t>(reads.size()), [&](int64_t k) {
+            return place(plan[first + k], reads[k].key, answers[k]);
+          });
+        },
+        Describe());
   }
 
   // Fewer chunks than threads, all read straight into the result (a few huge
-  // uncompressed chunks): one chunk after another, each split into ranged
-  // reads on every thread, so that all cores copy out of the page cache.
+  // uncompressed chunks): every chunk split into ranged parts, and all the
+  // (chunk, part) pairs read in one ParallelFor, so that every core copies
+  // out of the page cache.
   const bool few_straight_chunks =
       static_cast<int64_t>(plan.size()) < threads &&
       std::all_of(plan.begin(), plan.end(), [&](const ChunkProjection& p) {
         return internal::CanReadStraightIntoBlock(chain_, p, block_shape);
       });
-  const int parts_per_chunk = few_straight_chunks ? threads : 1;
-  auto read_chunk = [&](int64_t i) -> Status {
+  if (few_straight_chunks) {
+    const int parts = internal::StraightReadParts(chain_, threads);
+    std::vector<char> found(plan.size() * parts, 0);
+    TZ_RETURN_NOT_OK(pool->ParallelFor(
+        static_cast<int64_t>(found.size()), [&](int64_t item) -> Status {
+          const ChunkProjection& p = plan[item / parts];
+          const std::string key = ChunkKey(p.chunk_coords);
+          Result<bool> got = internal::ReadStraightIntoBlockPart(
+              *store_, key, chain_, p, block_shape, out, static_cast<int>(item % parts),
+              parts);
+          if (!got.ok()) return in_context(got.status(), key);
+          found[item] = *got;
+          return Status::OK();
+        }));
+    for (size_t i = 0; i < plan.size(); ++i) {
+      const auto first = found.begin() + i * parts;
+      const auto present = std::count(first, first + parts, 1);
+      if (present == 0) fill(plan[i]);
+      if (present > 0 && present < parts) {
+        return in_context(Status::IOError("the chunk was erased while it was being read"),
+                          ChunkKey(plan[i].chunk_coords));
+      }
+    }
+    return Status::OK();
+  }
+
+  return pool->ParallelFor(static_cast<int64_t>(plan.size()), [&](int64_t i) -> Status {
     const ChunkProjection& p = plan[i];
     const std::string key = ChunkKey(p.chunk_coords);
     if (internal::CanReadStraightIntoBlock(chain_, p, block_shape)) {
-      Result<bool> found = internal::ReadStraightIntoBlock(
-          *store_, key, chain_, p, block_shape, out, parts_per_chunk);
+      Result<bool> found =
+          internal::ReadStraightIntoBlock(*store_, key, chain_, p, block_shape, out);
       if (!found.ok()) return in_context(found.status(), key);
-      if (!*found) {
-        FillBlock(metadata_.dtype, metadata_.fill_value,
-                  ChunkRegion::Make(p, metadata_.chunk_shape, block_shape), out);
-      }
+      if (!*found) fill(p);
       return Status::OK();
     }
     Result<std::optional<Buffer>> bytes = store_->Get(key);
     if (!bytes.ok()) return in_context(bytes.status(), key);
     return place(p, key, *bytes);
-  };
-  if (few_straight_chunks) {
-    for (size_t i = 0; i < plan.size(); ++i) TZ_RETURN_NOT_OK(read_chunk(i));
-    return Status::OK();
-  }
-  return ThreadPool::Default().ParallelFor(static_cast<int64_t>(plan.size()), read_chunk);
+  });
 }
 
 }  // namespace turbozarr

@@ -12,8 +12,8 @@
 #include "array/shard_read.h"
 #include "testing/int32_array_fixtures.h"
 #include "turbozarr/array.h"
+#include "turbozarr/config.h"
 #include "turbozarr/store_wrappers.h"
-#include "util/thread_pool.h"
 
 namespace turbozarr {
 namespace {
@@ -238,13 +238,13 @@ TEST(ArrayReadTest, SerialAndParallelReadsAgree) {
   ASSERT_TRUE(a.ok());
   ASSERT_TRUE((*a)->Write(Selection::All(shape), model.data()).ok());
   for (int threads : {1, 4}) {
-    ThreadPool::SetDefaultConcurrency(threads);
+    EXPECT_TRUE(SetThreads(threads).ok());
     for (const Selection& sel : Selections(shape)) {
       EXPECT_EQ(ReadOrDie(**a, sel), Expected(model, shape, sel))
           << threads << " threads, " << sel.ToString();
     }
   }
-  ThreadPool::SetDefaultConcurrency(2);
+  EXPECT_TRUE(SetThreads(2).ok());
 }
 
 TEST(ArrayReadTest, CorruptChunkReadInPlaceIsCorruption) {
@@ -302,7 +302,7 @@ TEST(ArrayReadTest, OneHugeRawChunkIsReadInParallelParts) {
   auto a = Array::Create(store, "a", Int32Metadata(shape, shape, json::array({kLittle})));
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   ASSERT_TRUE((*a)->Write(Selection::All(shape), model.data()).ok());
-  ThreadPool::SetDefaultConcurrency(2);
+  EXPECT_TRUE(SetThreads(2).ok());
   EXPECT_EQ(ReadOrDie(**a, Selection::All(shape)), model);
   EXPECT_EQ(store->get_intos(), 2);
 
@@ -397,14 +397,19 @@ TEST_P(ShardedReadTest, PartialAndStridedReadsMatchTheModel) {
   sels.push_back(Selection({{9, 14, 1}, {4, 10, 1}}));    // inside one shard
   sels.push_back(Selection({{17, 21, 1}, {12, 19, 1}}));  // the missing shard
   sels.push_back(Selection({{0, 21, 4}, {0, 19, 3}}));    // one element per inner chunk
+  // Also through a store that prefers 16 requests in flight: GetMany windows.
+  auto remote = Array::Open(MakeThrottledStore(store, {.connections = 16}), "s");
+  ASSERT_TRUE(remote.ok()) << remote.status().ToString();
   for (int threads : {1, 3}) {
-    ThreadPool::SetDefaultConcurrency(threads);
+    EXPECT_TRUE(SetThreads(threads).ok());
     for (const Selection& sel : sels) {
       EXPECT_EQ(ReadOrDie(**a, sel), Expected(model, shape, sel))
           << threads << " threads, " << sel.ToString();
+      EXPECT_EQ(ReadOrDie(**remote, sel), Expected(model, shape, sel))
+          << threads << " threads, remote, " << sel.ToString();
     }
   }
-  ThreadPool::SetDefaultConcurrency(2);
+  EXPECT_TRUE(SetThreads(2).ok());
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -452,7 +457,7 @@ TEST(ShardedReadCostTest, ReadsTheIndexOnceAndOnlyTheInnerChunksNeeded) {
        2 * (index_bytes + 8 * chunk_bytes)},
   };
   for (int threads : {1, 2}) {
-    ThreadPool::SetDefaultConcurrency(threads);
+    EXPECT_TRUE(SetThreads(threads).ok());
     for (const Case& c : cases) {
       store->Reset();
       EXPECT_EQ(ReadOrDie(**a, c.sel), Expected(model, {2 * 8 * inner}, c.sel)) << c.what;
@@ -460,7 +465,7 @@ TEST(ShardedReadCostTest, ReadsTheIndexOnceAndOnlyTheInnerChunksNeeded) {
       EXPECT_EQ(store->bytes(), c.bytes) << c.what;
     }
   }
-  ThreadPool::SetDefaultConcurrency(2);
+  EXPECT_TRUE(SetThreads(2).ok());
 }
 
 TEST(ShardedReadCostTest, TwoDimensionalBlockAtIndexStartCostsTwoGets) {

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "util/thread_pool.h"
+#include "turbozarr/config.h"
 
 namespace turbozarr {
 namespace {
@@ -207,10 +207,10 @@ TEST(ArrayTest, ParallelAndSerialReadsAgree) {
   std::vector<int32_t> data(10000);
   for (int i = 0; i < 10000; ++i) data[i] = i * 7;
   ASSERT_TRUE((*array)->Write(Selection::All({100, 100}), data.data()).ok());
-  ThreadPool::SetDefaultConcurrency(1);
+  EXPECT_TRUE(SetThreads(1).ok());
   std::vector<int32_t> serial(10000);
   ASSERT_TRUE((*array)->Read(Selection::All({100, 100}), serial.data()).ok());
-  ThreadPool::SetDefaultConcurrency(4);
+  EXPECT_TRUE(SetThreads(4).ok());
   std::vector<int32_t> parallel(10000);
   ASSERT_TRUE((*array)->Read(Selection::All({100, 100}), parallel.data()).ok());
   EXPECT_EQ(serial, data);

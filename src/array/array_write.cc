@@ -7,6 +7,7 @@
 // then stored whole with one Set; a chunk equal to the fill value is erased
 // instead unless write_empty_chunks is set. Sharded arrays plan and encode
 // their inner chunks across all touched shards at once (shard_write.h).
+#include <memory>
 #include <string>
 
 #include "array/chunk_encode.h"
@@ -25,45 +26,47 @@ Status Array::Write(const Selection& selection, const void* src,
     return Status::InvalidArgument(Describe() + ": the store is read-only");
   }
 
+  // Held to the end: SetThreads may put another pool in its place meanwhile.
+  const std::shared_ptr<ThreadPool> pool = ThreadPool::Default();
   if (const ShardingCodec* sharding = internal::SoleShardingCodec(chain_)) {
-    return internal::WriteShardedSelection(*this, *sharding, selection, src, options);
+    return internal::WriteShardedSelection(*this, *sharding, selection, src, options,
+                                           *pool);
   }
 
   const std::vector<ChunkProjection> plan =
       PlanChunks(selection, metadata_.shape, metadata_.chunk_shape);
   const std::vector<int64_t> block_shape = selection.shape();
 
-  return ThreadPool::Default().ParallelFor(
-      static_cast<int64_t>(plan.size()), [&](int64_t i) -> Status {
-        const ChunkProjection& p = plan[i];
-        const std::string key = ChunkKey(p.chunk_coords);
-        auto fail = [&](const Status& s) {
-          return s.WithContext(Describe() + ", chunk '" + key + "'");
-        };
+  return pool->ParallelFor(static_cast<int64_t>(plan.size()), [&](int64_t i) -> Status {
+    const ChunkProjection& p = plan[i];
+    const std::string key = ChunkKey(p.chunk_coords);
+    auto fail = [&](const Status& s) {
+      return s.WithContext(Describe() + ", chunk '" + key + "'");
+    };
 
-        std::optional<Buffer> old;
-        if (!p.covers_chunk) {
-          Result<std::optional<Buffer>> got = store_->Get(key);
-          if (!got.ok()) return fail(got.status());
-          old = std::move(*got);
-        }
-        // Kept by the thread between its chunks, so that an encoded chunk is
-        // built in memory already touched rather than in a fresh allocation
-        // that the kernel must fault in and zero for every chunk; the store
-        // copies the bytes before the next chunk reuses it.
-        thread_local internal::EncodedChunk chunk;
-        Status encoded = internal::EncodeChunkFromBlock(
-            chain_, p, block_shape, src,
-            old ? std::optional<ByteView>(old->view()) : std::nullopt,
-            options.write_empty_chunks, chunk);
-        if (!encoded.ok()) return fail(encoded);
-        // A chunk that was read and found missing needs no erasing.
-        Status stored = chunk.empty
-                            ? (p.covers_chunk || old ? store_->Erase(key) : Status::OK())
-                            : store_->Set(key, chunk.bytes);
-        internal::TrimScratch(chunk.storage);
-        return stored.ok() ? stored : fail(stored);
-      });
+    std::optional<Buffer> old;
+    if (!p.covers_chunk) {
+      Result<std::optional<Buffer>> got = store_->Get(key);
+      if (!got.ok()) return fail(got.status());
+      old = std::move(*got);
+    }
+    // Kept by the thread between its chunks, so that an encoded chunk is
+    // built in memory already touched rather than in a fresh allocation
+    // that the kernel must fault in and zero for every chunk; the store
+    // copies the bytes before the next chunk reuses it.
+    thread_local internal::EncodedChunk chunk;
+    Status encoded = internal::EncodeChunkFromBlock(
+        chain_, p, block_shape, src,
+        old ? std::optional<ByteView>(old->view()) : std::nullopt,
+        options.write_empty_chunks, chunk);
+    if (!encoded.ok()) return fail(encoded);
+    // A chunk that was read and found missing needs no erasing.
+    Status stored = chunk.empty
+                        ? (p.covers_chunk || old ? store_->Erase(key) : Status::OK())
+                        : store_->Set(key, chunk.bytes);
+    internal::TrimScratch(chunk.storage);
+    return stored.ok() ? stored : fail(stored);
+  });
 }
 
 }  // namespace turbozarr

@@ -15,7 +15,7 @@
 #include "array/shard_plan.h"
 #include "testing/int32_array_fixtures.h"
 #include "turbozarr/array.h"
-#include "util/thread_pool.h"
+#include "turbozarr/config.h"
 
 namespace turbozarr {
 namespace {
@@ -118,7 +118,7 @@ std::optional<Buffer> Stored(Store& store, const std::string& key) {
 // Restores the default pool's size after a test that changes it.
 class PoolSize {
  public:
-  ~PoolSize() { ThreadPool::SetDefaultConcurrency(2); }
+  ~PoolSize() { EXPECT_TRUE(SetThreads(2).ok()); }
 };
 
 // ---------------------------------------------------------------------------
@@ -275,7 +275,7 @@ TEST(ArrayWriteTest, RandomWritesOfEveryChainMatchTheModel) {
     std::vector<int32_t> model(NumElements(shape), kFill);
     std::mt19937 rng(7);
     for (int round = 0; round < 12; ++round) {
-      ThreadPool::SetDefaultConcurrency(round % 2 ? 3 : 1);
+      EXPECT_TRUE(SetThreads(round % 2 ? 3 : 1).ok());
       Selection sel = round == 0 ? Selection::All(shape) : RandomSelection(rng, shape);
       std::vector<int32_t> values = Pattern(sel.num_elements(), round);
       if (round % 4 == 3) values.assign(values.size(), kFill);
@@ -390,7 +390,7 @@ TEST_P(ShardedWriteTest, WritesStoreTheBytesOfSerialShardEncoding) {
   const ShardCase& c = GetParam();
   for (int threads : {1, 3}) {
     SCOPED_TRACE(std::to_string(threads) + " threads");
-    ThreadPool::SetDefaultConcurrency(threads);
+    EXPECT_TRUE(SetThreads(threads).ok());
     auto store = MakeMemoryStore();
     auto a = Array::Create(
         store, "s",
@@ -513,7 +513,7 @@ TEST_F(ShardedWriteCostTest, OneSetPerShardAndReadsOnlyForPartialShards) {
   PoolSize restore;
   for (int threads : {1, 3}) {
     SCOPED_TRACE(std::to_string(threads) + " threads");
-    ThreadPool::SetDefaultConcurrency(threads);
+    EXPECT_TRUE(SetThreads(threads).ok());
     ASSERT_TRUE(store_->ErasePrefix("a/c").ok());
     std::vector<int32_t> model(128, kFill);
     const std::vector<int32_t> data = Pattern(128, threads);
@@ -654,7 +654,7 @@ TEST_F(ShardedWriteCostTest, FailuresLeaveNoShardHalfWritten) {
   ASSERT_TRUE(before.has_value());
   const auto entries = Index("a/c/0/0");
   for (int threads : {1, 3}) {
-    ThreadPool::SetDefaultConcurrency(threads);
+    EXPECT_TRUE(SetThreads(threads).ok());
     // A corrupt inner chunk [1, 1] of shard 0; a write that changes inner
     // chunks [0, 0] whole and [1, 1] in part must fail naming both, and leave
     // shard 0 as it was, even though [0, 0] encoded fine.
@@ -713,7 +713,7 @@ TEST(ShardedWriteTest, CorruptIndexOfAShardBeingChangedIsCorruption) {
 
 TEST(ShardedWriteTest, VariableLengthStringsAndNestedSharding) {
   PoolSize restore;
-  ThreadPool::SetDefaultConcurrency(3);
+  EXPECT_TRUE(SetThreads(3).ok());
   auto store = MakeMemoryStore();
   ArrayMetadata m;
   m.zarr_format = 3;

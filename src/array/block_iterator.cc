@@ -16,7 +16,7 @@
 #include <utility>
 
 #include "array/block_plan.h"
-#include "util/thread_pool.h"
+#include "turbozarr/config.h"
 
 namespace turbozarr {
 namespace {
@@ -165,8 +165,7 @@ Result<BlockIterator> BlockIterator::Make(std::shared_ptr<const Array> array,
   impl->plan = std::move(plan);
   impl->budget = options.readahead_bytes;
   // One lane when the pool is one thread: a second would decode beside it.
-  const int64_t lanes = std::min<int64_t>(
-      {kLanes, ThreadPool::DefaultConcurrency(), impl->plan.num_blocks()});
+  const int64_t lanes = std::min<int64_t>({kLanes, Threads(), impl->plan.num_blocks()});
   for (int64_t i = 0; i < lanes; ++i) {
     impl->lanes.emplace_back([p = impl.get()] { p->LaneLoop(); });
   }

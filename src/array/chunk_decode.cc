@@ -5,7 +5,6 @@
 #include "array/chunk_copy.h"
 #include "array/chunk_region.h"
 #include "codec/codec_config.h"
-#include "util/thread_pool.h"
 
 namespace turbozarr::internal {
 namespace {
@@ -34,10 +33,23 @@ bool CanReadStraightIntoBlock(const CodecChain& chain, const ChunkProjection& p,
          IsContiguousWholeChunk(p, chain.spec().shape, block_shape);
 }
 
+int StraightReadParts(const CodecChain& chain, int want) {
+  const ArraySpec& spec = chain.spec();
+  const size_t n = static_cast<size_t>(spec.num_elements()) * spec.dtype.size();
+  const size_t most = std::max<size_t>(1, n / kMinStraightReadPart);
+  return static_cast<int>(std::min<size_t>(std::max(want, 1), most));
+}
+
 Result<bool> ReadStraightIntoBlock(Store& store, const std::string& key,
                                    const CodecChain& chain, const ChunkProjection& p,
-                                   const std::vector<int64_t>& block_shape, void* block,
-                                   int parts) {
+                                   const std::vector<int64_t>& block_shape, void* block) {
+  return ReadStraightIntoBlockPart(store, key, chain, p, block_shape, block, 0, 1);
+}
+
+Result<bool> ReadStraightIntoBlockPart(Store& store, const std::string& key,
+                                       const CodecChain& chain, const ChunkProjection& p,
+                                       const std::vector<int64_t>& block_shape,
+                                       void* block, int part, int parts) {
   const ArraySpec& spec = chain.spec();
   const size_t elem = spec.dtype.size();
   const size_t n = static_cast<size_t>(spec.num_elements()) * elem;
@@ -49,40 +61,23 @@ Result<bool> ReadStraightIntoBlock(Store& store, const std::string& key,
         " and type " + spec.dtype.ToString() + " needs " + std::to_string(n) +
         " bytes, got " + (got ? std::to_string(*got) : std::string("more")));
   };
-  const size_t max_parts = std::max<size_t>(1, n / kMinStraightReadPart);
-  parts = static_cast<int>(std::min<size_t>(std::max(parts, 1), max_parts));
-  if (parts == 1) {
+  if (parts <= 1) {
     TZ_ASSIGN_OR_RETURN(std::optional<uint64_t> got,
                         store.GetInto(key, ByteRange::Full(), MutableByteView(dst, n)));
     if (!got) return false;
     if (*got != n) return mismatch(*got);
     return true;
   }
-  // Ranged reads in parallel. The last one asks for one byte more than it
-  // expects, so a value longer than the chunk shows as a length mismatch.
-  const size_t part = (n + parts - 1) / parts;
-  std::vector<char> absent(parts, 0);
-  Status s = ThreadPool::Default().ParallelFor(parts, [&](int64_t i) -> Status {
-    const size_t begin = static_cast<size_t>(i) * part;
-    const size_t length = std::min(part, n - begin);
-    const bool last = begin + length == n;
-    TZ_ASSIGN_OR_RETURN(std::optional<uint64_t> got,
-                        store.GetInto(key, ByteRange::Of(begin, length + (last ? 1 : 0)),
-                                      MutableByteView(dst + begin, length)));
-    if (!got) {
-      absent[i] = 1;
-      return Status::OK();
-    }
-    if (*got != length) {
-      return mismatch(*got > length ? std::nullopt : std::optional(begin + *got));
-    }
-    return Status::OK();
-  });
-  TZ_RETURN_NOT_OK(s);
-  const auto missing = std::count(absent.begin(), absent.end(), 1);
-  if (missing == parts) return false;
-  if (missing > 0) {
-    return Status::IOError("the chunk was erased while it was being read");
+  const size_t part_size = (n + parts - 1) / parts;
+  const size_t begin = std::min(n, static_cast<size_t>(part) * part_size);
+  const size_t length = std::min(part_size, n - begin);
+  const bool last = part == parts - 1;
+  TZ_ASSIGN_OR_RETURN(std::optional<uint64_t> got,
+                      store.GetInto(key, ByteRange::Of(begin, length + (last ? 1 : 0)),
+                                    MutableByteView(dst + begin, length)));
+  if (!got) return false;
+  if (*got != length) {
+    return mismatch(*got > length ? std::nullopt : std::optional(begin + *got));
   }
   return true;
 }

@@ -43,16 +43,29 @@ Status DecodeChunkToBlock(const CodecChain& chain, ByteView bytes,
 // is one contiguous run of the block.
 bool CanReadStraightIntoBlock(const CodecChain& chain, const ChunkProjection& p,
                               const std::vector<int64_t>& block_shape);
-// Reads chunk `key` from `store` straight into its place in `block`, as up
-// to `parts` ranged reads in parallel on the shared pool when the chunk is
-// big enough (16 MiB a part at least): a read of a few huge chunks then
-// still uses every core. Answers false when the key is absent (the block is
-// untouched), Corruption when the stored value is not exactly the chunk's
-// size. REQUIRES: CanReadStraightIntoBlock(chain, p, block_shape).
+// Reads chunk `key` from `store` straight into its place in `block` with one
+// GetInto. Answers false when the key is absent (the block is untouched),
+// Corruption when the stored value is not exactly the chunk's size.
+// REQUIRES: CanReadStraightIntoBlock(chain, p, block_shape).
 Result<bool> ReadStraightIntoBlock(Store& store, const std::string& key,
                                    const CodecChain& chain, const ChunkProjection& p,
-                                   const std::vector<int64_t>& block_shape, void* block,
-                                   int parts = 1);
+                                   const std::vector<int64_t>& block_shape, void* block);
+
+// A chunk read straight into the block can also be read as `parts` ranged
+// reads of equal size, so that a read of a few huge chunks keeps every
+// thread copying. StraightReadParts is the number of parts worth making for
+// a chunk of `chain`, at most `want`: parts of 16 MiB at least, so that
+// each part's copy outweighs the cost of one more request.
+int StraightReadParts(const CodecChain& chain, int want);
+// Reads part `part` of `parts` (from StraightReadParts) of chunk `key`
+// straight into its place; answers as ReadStraightIntoBlock, for this part.
+// The last part asks for one byte more than it expects, so that a stored
+// value longer than the chunk shows as a length mismatch.
+// REQUIRES: CanReadStraightIntoBlock(chain, p, block_shape), part < parts.
+Result<bool> ReadStraightIntoBlockPart(Store& store, const std::string& key,
+                                       const CodecChain& chain, const ChunkProjection& p,
+                                       const std::vector<int64_t>& block_shape,
+                                       void* block, int part, int parts);
 
 // Which route DecodeChunkToBlock takes, for tests and measurements.
 enum class DecodeRoute { kInPlace, kStoredView, kScratch, kFullDecode };

@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "array/chunk_copy.h"
 #include "array/chunk_decode.h"
 #include "array/chunk_region.h"
-#include "util/thread_pool.h"
+#include "array/windowed_fetch.h"
+#include "util/range_merge.h"
 
 namespace turbozarr::internal {
 namespace {
@@ -23,7 +25,7 @@ struct InnerRead {
   ChunkProjection proj;  // out_start in the caller's block
 };
 
-// What phase 1 learns about one shard.
+// What the index phase learns about one shard.
 struct ShardReads {
   std::string key;
   std::vector<InnerRead> reads;  // sorted by offset
@@ -43,133 +45,208 @@ std::string Range(uint64_t offset, uint64_t nbytes) {
   return "[" + std::to_string(offset) + ", +" + std::to_string(nbytes) + ")";
 }
 
-// Phase 1 for one shard: fetch and decode its index, fill what is missing,
-// and list the stored inner chunks to read.
-Status PlanShard(const Array& array, const ShardingCodec& codec,
-                 const ChunkProjection& sp, const std::vector<int64_t>& block_shape,
-                 void* out, ShardReads& shard) {
-  const ArrayMetadata& m = array.metadata();
-  shard.key = array.ChunkKey(sp.chunk_coords);
-  const std::string where = array.Describe() + ", chunk '" + shard.key + "'";
-  const uint64_t index_size = codec.index_size();
-  const bool index_at_start =
-      codec.index_location() == ShardingCodec::IndexLocation::kStart;
-  Result<std::optional<Buffer>> index =
-      array.store()->Get(shard.key, index_at_start ? ByteRange::Of(0, index_size)
-                                                   : ByteRange::Suffix(index_size));
-  if (!index.ok()) return index.status().WithContext(where);
-  if (!index->has_value()) {
-    FillBlock(m.dtype, m.fill_value, ChunkRegion::Make(sp, m.chunk_shape, block_shape),
-              out);
+class ShardedRead {
+ public:
+  ShardedRead(const Array& array, const ShardingCodec& codec, const Selection& selection,
+              void* out, ThreadPool& pool)
+      : array_(array),
+        m_(array.metadata()),
+        codec_(codec),
+        block_shape_(selection.shape()),
+        out_(out),
+        pool_(pool),
+        plan_(PlanChunks(selection, m_.shape, m_.chunk_shape)),
+        shards_(plan_.size()) {
+    for (size_t s = 0; s < plan_.size(); ++s) {
+      shards_[s].key = array.ChunkKey(plan_[s].chunk_coords);
+    }
+  }
+
+  Status ReadLocal() {
+    auto plan_shard = [&](int64_t s) -> Status {
+      Result<std::optional<Buffer>> index =
+          array_.store()->Get(shards_[s].key, IndexRange());
+      if (!index.ok()) return index.status().WithContext(Where(s));
+      return PlanShard(s, *index);
+    };
+    TZ_RETURN_NOT_OK(pool_.ParallelFor(static_cast<int64_t>(shards_.size()), plan_shard));
+    uint64_t needed = 0;
+    for (const ShardReads& s : shards_) {
+      for (const InnerRead& r : s.reads) needed += r.nbytes;
+    }
+    const uint64_t threads = static_cast<uint64_t>(pool_.concurrency());
+    const std::vector<RangeGroup> groups =
+        Group(std::clamp(needed / (4 * threads), kMinGroupBytes, kMaxGroupBytes));
+    return pool_.ParallelFor(static_cast<int64_t>(groups.size()), [&](int64_t i) {
+      const RangeGroup& g = groups[i];
+      Result<std::optional<Buffer>> got = array_.store()->Get(
+          shards_[g.shard].key, ByteRange::Of(g.begin, g.end - g.begin));
+      if (!got.ok()) return got.status().WithContext(Where(g.shard));
+      TZ_RETURN_NOT_OK(CheckPresent(g, *got));
+      for (size_t k = g.first; k < g.last; ++k) {
+        TZ_RETURN_NOT_OK(DecodeInner(g, k, (**got).view()));
+      }
+      return Status::OK();
+    });
+  }
+
+  Status ReadRemote(size_t window) {
+    Store& store = *array_.store();
+    TZ_RETURN_NOT_OK(FetchInWindows(
+        store, shards_.size(), window,
+        [&](size_t s) {
+          return KeyRange{shards_[s].key, IndexRange()};
+        },
+        [&](size_t first, const std::vector<KeyRange>& reads,
+            std::vector<std::optional<Buffer>>& answers) {
+          return pool_.ParallelFor(static_cast<int64_t>(reads.size()), [&](int64_t k) {
+            return PlanShard(first + k, answers[k]);
+          });
+        },
+        array_.Describe()));
+
+    const std::vector<RangeGroup> groups = Group(kMaxGroupBytes);
+    return FetchInWindows(
+        store, groups.size(), window,
+        [&](size_t i) {
+          const RangeGroup& g = groups[i];
+          return KeyRange{shards_[g.shard].key, ByteRange::Of(g.begin, g.end - g.begin)};
+        },
+        [&](size_t first, const std::vector<KeyRange>& reads,
+            std::vector<std::optional<Buffer>>& answers) -> Status {
+          // Every inner chunk of the window is an item, so that one big
+          // group does not decode on one thread.
+          std::vector<std::pair<size_t, size_t>> items;  // (group, inner read)
+          for (size_t k = 0; k < reads.size(); ++k) {
+            const RangeGroup& g = groups[first + k];
+            TZ_RETURN_NOT_OK(CheckPresent(g, answers[k]));
+            for (size_t r = g.first; r < g.last; ++r) items.emplace_back(first + k, r);
+          }
+          return pool_.ParallelFor(static_cast<int64_t>(items.size()), [&](int64_t i) {
+            const auto [group, r] = items[i];
+            return DecodeInner(groups[group], r, answers[group - first]->view());
+          });
+        },
+        array_.Describe());
+  }
+
+ private:
+  std::string Where(size_t shard) const {
+    return array_.Describe() + ", chunk '" + shards_[shard].key + "'";
+  }
+
+  ByteRange IndexRange() const {
+    return codec_.index_location() == ShardingCodec::IndexLocation::kStart
+               ? ByteRange::Of(0, codec_.index_size())
+               : ByteRange::Suffix(codec_.index_size());
+  }
+
+  // The index phase for one shard, given what its index read answered:
+  // decode the index, fill what is missing, and list the stored inner chunks
+  // to read.
+  Status PlanShard(size_t s, const std::optional<Buffer>& index) {
+    const ChunkProjection& sp = plan_[s];
+    ShardReads& shard = shards_[s];
+    if (!index.has_value()) {
+      FillBlock(m_.dtype, m_.fill_value,
+                ChunkRegion::Make(sp, m_.chunk_shape, block_shape_), out_);
+      return Status::OK();
+    }
+    const uint64_t index_size = codec_.index_size();
+    if (index->size() != index_size) {
+      return Status::Corruption(Where(s) + ": shard of " + std::to_string(index->size()) +
+                                " bytes is smaller than its " +
+                                std::to_string(index_size) + "-byte index");
+    }
+    Result<std::vector<IndexEntry>> entries =
+        codec_.DecodeIndex(index->view(), std::nullopt);
+    if (!entries.ok()) return entries.status().WithContext(Where(s));
+
+    const bool index_at_start =
+        codec_.index_location() == ShardingCodec::IndexLocation::kStart;
+    const std::vector<int64_t>& inner_shape = codec_.chunk_shape();
+    for (ChunkProjection& ip : PlanInnerChunks(sp, m_, inner_shape)) {
+      const int64_t linear = InnerChunkLinear(ip, codec_.chunks_per_shard());
+      const IndexEntry& e = (*entries)[linear];
+      if (e.missing()) {
+        FillBlock(m_.dtype, m_.fill_value,
+                  ChunkRegion::Make(ip, inner_shape, block_shape_), out_);
+        continue;
+      }
+      // Without the shard's size only these checks are possible here; a range
+      // past the end shows up as a short read in the range phase.
+      if ((index_at_start && e.offset < index_size) ||
+          e.nbytes > std::numeric_limits<uint64_t>::max() - e.offset) {
+        return Status::Corruption(
+            Where(s) + ": shard index: " + codec_.InnerChunkName(linear) + " at bytes " +
+            Range(e.offset, e.nbytes) + " lies outside the shard's data");
+      }
+      shard.reads.push_back({e.offset, e.nbytes, linear, std::move(ip)});
+    }
+    std::stable_sort(
+        shard.reads.begin(), shard.reads.end(),
+        [](const InnerRead& a, const InnerRead& b) { return a.offset < b.offset; });
     return Status::OK();
   }
-  if ((*index)->size() != index_size) {
-    return Status::Corruption(where + ": shard of " + std::to_string((*index)->size()) +
-                              " bytes is smaller than its " + std::to_string(index_size) +
-                              "-byte index");
-  }
-  Result<std::vector<IndexEntry>> entries =
-      codec.DecodeIndex((*index)->view(), std::nullopt);
-  if (!entries.ok()) return entries.status().WithContext(where);
 
-  const std::vector<int64_t>& inner_shape = codec.chunk_shape();
-  const std::vector<int64_t>& per_shard = codec.chunks_per_shard();
-  for (ChunkProjection& ip : PlanInnerChunks(sp, m, inner_shape)) {
-    const int64_t linear = InnerChunkLinear(ip, per_shard);
-    const IndexEntry& e = (*entries)[linear];
-    if (e.missing()) {
-      FillBlock(m.dtype, m.fill_value, ChunkRegion::Make(ip, inner_shape, block_shape),
-                out);
-      continue;
-    }
-    // Without the shard's size only these checks are possible here; a range
-    // past the end shows up as a short read in phase 2.
-    if ((index_at_start && e.offset < index_size) ||
-        e.nbytes > std::numeric_limits<uint64_t>::max() - e.offset) {
-      return Status::Corruption(where + ": shard index: " + codec.InnerChunkName(linear) +
-                                " at bytes " + Range(e.offset, e.nbytes) +
-                                " lies outside the shard's data");
-    }
-    shard.reads.push_back({e.offset, e.nbytes, linear, std::move(ip)});
-  }
-  std::stable_sort(
-      shard.reads.begin(), shard.reads.end(),
-      [](const InnerRead& a, const InnerRead& b) { return a.offset < b.offset; });
-  return Status::OK();
-}
-
-// Merges each shard's sorted reads into range groups.
-std::vector<RangeGroup> GroupReads(const std::vector<ShardReads>& shards) {
-  uint64_t needed = 0;
-  for (const ShardReads& s : shards) {
-    for (const InnerRead& r : s.reads) needed += r.nbytes;
-  }
-  const uint64_t threads = static_cast<uint64_t>(ThreadPool::DefaultConcurrency());
-  const uint64_t cap = std::clamp(needed / (4 * threads), kMinGroupBytes, kMaxGroupBytes);
-  std::vector<RangeGroup> groups;
-  for (size_t s = 0; s < shards.size(); ++s) {
-    const std::vector<InnerRead>& reads = shards[s].reads;
-    for (size_t i = 0; i < reads.size();) {
-      RangeGroup g{s, reads[i].offset, reads[i].offset + reads[i].nbytes, i, i + 1};
-      for (; g.last < reads.size(); ++g.last) {
-        const InnerRead& r = reads[g.last];
-        const uint64_t end = std::max(g.end, r.offset + r.nbytes);
-        if (r.offset > g.end && r.offset - g.end > kMaxMergeGap) break;
-        if (end - g.begin > cap) break;
-        g.end = end;
+  // Each shard's sorted reads merged into range groups of at most `cap`
+  // bytes.
+  std::vector<RangeGroup> Group(uint64_t cap) const {
+    std::vector<RangeGroup> groups;
+    std::vector<ByteSpan> spans;
+    for (size_t s = 0; s < shards_.size(); ++s) {
+      spans.clear();
+      for (const InnerRead& r : shards_[s].reads) spans.push_back({r.offset, r.nbytes});
+      for (const MergedRun& run : MergeSortedSpans(spans, {kMaxMergeGap, cap})) {
+        groups.push_back({s, run.begin, run.end, run.first, run.last});
       }
-      i = g.last;
-      groups.push_back(g);
     }
+    return groups;
   }
-  return groups;
-}
 
-// Phase 2 for one group: one read, then each inner chunk decoded into place.
-Status ReadGroup(const Array& array, const ShardingCodec& codec, const RangeGroup& g,
-                 const ShardReads& shard, const std::vector<int64_t>& block_shape,
-                 void* out) {
-  const std::string where = array.Describe() + ", chunk '" + shard.key + "'";
-  Result<std::optional<Buffer>> got =
-      array.store()->Get(shard.key, ByteRange::Of(g.begin, g.end - g.begin));
-  if (!got.ok()) return got.status().WithContext(where);
-  if (!got->has_value()) {
-    return Status::IOError(where + ": the shard disappeared while it was being read");
+  Status CheckPresent(const RangeGroup& g, const std::optional<Buffer>& got) const {
+    if (got.has_value()) return Status::OK();
+    return Status::IOError(Where(g.shard) +
+                           ": the shard disappeared while it was being read");
   }
-  const ByteView data = (*got)->view();
-  for (size_t k = g.first; k < g.last; ++k) {
-    const InnerRead& r = shard.reads[k];
+
+  // Decodes inner chunk `k` of group `g` out of `data`, the group's bytes
+  // (short when the shard ends early).
+  Status DecodeInner(const RangeGroup& g, size_t k, ByteView data) const {
+    const InnerRead& r = shards_[g.shard].reads[k];
     const uint64_t rel = r.offset - g.begin;
     if (rel > data.size() || r.nbytes > data.size() - rel) {
       return Status::Corruption(
-          where + ": shard index: " + codec.InnerChunkName(r.linear) + " at bytes " +
-          Range(r.offset, r.nbytes) + " runs past the end of the shard");
+          Where(g.shard) + ": shard index: " + codec_.InnerChunkName(r.linear) +
+          " at bytes " + Range(r.offset, r.nbytes) + " runs past the end of the shard");
     }
-    Status s = DecodeChunkToBlock(codec.inner_chain(), data.subspan(rel, r.nbytes),
-                                  r.proj, block_shape, out);
-    if (!s.ok()) return s.WithContext(where + ", " + codec.InnerChunkName(r.linear));
+    Status s = DecodeChunkToBlock(codec_.inner_chain(), data.subspan(rel, r.nbytes),
+                                  r.proj, block_shape_, out_);
+    if (!s.ok()) {
+      return s.WithContext(Where(g.shard) + ", " + codec_.InnerChunkName(r.linear));
+    }
+    return Status::OK();
   }
-  return Status::OK();
-}
+
+  const Array& array_;
+  const ArrayMetadata& m_;
+  const ShardingCodec& codec_;
+  const std::vector<int64_t> block_shape_;
+  void* const out_;
+  ThreadPool& pool_;
+  const std::vector<ChunkProjection> plan_;
+  std::vector<ShardReads> shards_;
+};
 
 }  // namespace
 
 Status ReadShardedSelection(const Array& array, const ShardingCodec& codec,
-                            const Selection& selection, void* out) {
-  const ArrayMetadata& m = array.metadata();
-  const std::vector<int64_t> block_shape = selection.shape();
-  const std::vector<ChunkProjection> plan = PlanChunks(selection, m.shape, m.chunk_shape);
-  ThreadPool& pool = ThreadPool::Default();
-
-  std::vector<ShardReads> shards(plan.size());
-  TZ_RETURN_NOT_OK(pool.ParallelFor(static_cast<int64_t>(plan.size()), [&](int64_t s) {
-    return PlanShard(array, codec, plan[s], block_shape, out, shards[s]);
-  }));
-  const std::vector<RangeGroup> groups = GroupReads(shards);
-  return pool.ParallelFor(static_cast<int64_t>(groups.size()), [&](int64_t i) {
-    const RangeGroup& g = groups[i];
-    return ReadGroup(array, codec, g, shards[g.shard], block_shape, out);
-  });
+                            const Selection& selection, void* out, ThreadPool& pool) {
+  ShardedRead read(array, codec, selection, out, pool);
+  const int in_flight = array.store()->PreferredRequestsInFlight();
+  if (in_flight > pool.concurrency())
+    return read.ReadRemote(static_cast<size_t>(in_flight));
+  return read.ReadLocal();
 }
 
 }  // namespace turbozarr::internal

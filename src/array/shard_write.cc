@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "array/chunk_encode.h"
-#include "util/thread_pool.h"
 
 namespace turbozarr::internal {
 namespace {
@@ -68,9 +67,8 @@ class ShardedWrite {
     }
   }
 
-  Status Run() {
-    return ThreadPool::Default().ParallelFor(total_items_,
-                                             [this](int64_t i) { return Item(i); });
+  Status Run(ThreadPool& pool) {
+    return pool.ParallelFor(total_items_, [this](int64_t i) { return Item(i); });
   }
 
  private:
@@ -243,9 +241,9 @@ class ShardedWrite {
 
 Status WriteShardedSelection(const Array& array, const ShardingCodec& codec,
                              const Selection& selection, const void* src,
-                             const WriteOptions& options) {
+                             const WriteOptions& options, ThreadPool& pool) {
   ShardedWrite write(array, codec, selection, src, options);
-  return write.Run();
+  return write.Run(pool);
 }
 
 }  // namespace turbozarr::internal

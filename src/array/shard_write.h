@@ -40,14 +40,15 @@
 #include "array/shard_plan.h"
 #include "codec/sharding_codec.h"
 #include "turbozarr/array.h"
+#include "util/thread_pool.h"
 
 namespace turbozarr::internal {
 
 // Writes `src` into `selection` of `array`, whose chain is `codec` alone (as
-// Array::Write). REQUIRES: selection is valid for the array and not empty,
+// Array::Write), on `pool`. REQUIRES: selection is valid for the array and not empty,
 // and the store is writable.
 Status WriteShardedSelection(const Array& array, const ShardingCodec& codec,
                              const Selection& selection, const void* src,
-                             const WriteOptions& options);
+                             const WriteOptions& options, ThreadPool& pool);
 
 }  // namespace turbozarr::internal

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "store/store_internal.h"
+#include "util/range_merge.h"
 
 namespace turbozarr {
 
@@ -44,21 +45,14 @@ std::vector<PlannedRead> PlanReads(std::span<const KeyRange> reads, uint64_t coa
     std::sort(bounded.begin(), bounded.end(), [&](size_t a, size_t b) {
       return reads[a].range.offset < reads[b].range.offset;
     });
-    uint64_t begin = 0, end = 0;
-    for (size_t k = 0; k < bounded.size(); ++k) {
-      const ByteRange& r = reads[bounded[k]].range;
-      const uint64_t r_end = r.offset + r.length;
-      const bool joins = k > 0 && r.offset <= end + coalesce_gap &&
-                         std::max(end, r_end) - begin <= coalesce_max;
-      if (joins) {
-        end = std::max(end, r_end);
-        plan.back().members.push_back(bounded[k]);
-      } else {
-        begin = r.offset;
-        end = r_end;
-        plan.push_back({reads[bounded[k]].key, r, false, {bounded[k]}});
-      }
-      plan.back().range = ByteRange::Of(begin, end - begin);
+    std::vector<ByteSpan> spans;
+    for (size_t i : bounded)
+      spans.push_back({reads[i].range.offset, reads[i].range.length});
+    for (const MergedRun& run : MergeSortedSpans(spans, {coalesce_gap, coalesce_max})) {
+      PlannedRead& planned = plan.emplace_back();
+      planned.key = reads[bounded[run.first]].key;
+      planned.range = ByteRange::Of(run.begin, run.end - run.begin);
+      planned.members.assign(bounded.begin() + run.first, bounded.begin() + run.last);
     }
   }
   return plan;

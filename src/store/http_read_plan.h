@@ -3,7 +3,8 @@
 //
 // PlanReads groups the reads by key and merges bounded ranges of one key that
 // lie at most `coalesce_gap` bytes apart into one request of at most
-// `coalesce_max` bytes; every other read (whole values, suffixes, open ends)
+// `coalesce_max` bytes (util/range_merge.h, the rule sharded reads apply to
+// the inner chunks of a shard too); every other read (whole values, suffixes, open ends)
 // is a request of its own, and an empty read only asks whether the key
 // exists (HEAD). FetchedFromResponse reads a successful GET or HEAD answer
 // (2xx, or 416 for a range past the end of a present value), and

@@ -3,7 +3,8 @@
 // of a codec call (blosc's internal threads).
 //
 // With P threads in the pool (workers plus the calling thread, see
-// ThreadPool::DefaultConcurrency) and a ParallelFor over n items:
+// ThreadPool::concurrency; turbozarr/config.h sets P for the default pool)
+// and a ParallelFor over n items:
 //
 //  - items come first: min(n, P) items run at once, one per thread;
 //  - when n < P, the threads that would sit idle go to the codecs: each item

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdlib>
 #include <memory>
 
 #include "util/parallelism.h"
@@ -25,30 +24,21 @@ class ItemScope {
   ScopedCodecThreads budget_;
 };
 
-std::mutex& DefaultMutex() {
-  static std::mutex mu;
-  return mu;
-}
-std::unique_ptr<ThreadPool>& DefaultSlot() {
-  static std::unique_ptr<ThreadPool> pool;
-  return pool;
-}
-
-int ConcurrencyFromEnvironment() {
-  if (const char* env = std::getenv("TURBOZARR_NUM_THREADS")) {
-    int n = std::atoi(env);
-    if (n >= 1) return n;
-  }
-  return std::max(1u, std::thread::hardware_concurrency());
-}
-
 }  // namespace
 
 ThreadPool::ThreadPool(int threads) {
-  for (int i = 0; i < threads; ++i) workers_.emplace_back([this] { WorkerLoop(); });
+  try {
+    for (int i = 0; i < threads; ++i) workers_.emplace_back([this] { WorkerLoop(); });
+  } catch (...) {
+    // A destructor does not run for an object whose constructor threw.
+    Stop();
+    throw;
+  }
 }
 
-ThreadPool::~ThreadPool() {
+ThreadPool::~ThreadPool() { Stop(); }
+
+void ThreadPool::Stop() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
@@ -148,20 +138,6 @@ Status ThreadPool::ParallelFor(int64_t n, const std::function<Status(int64_t)>& 
   std::unique_lock<std::mutex> lock(shared->mu);
   shared->done_cv.wait(lock, [&] { return shared->active == 0; });
   return shared->error;
-}
-
-ThreadPool& ThreadPool::Default() {
-  std::lock_guard<std::mutex> lock(DefaultMutex());
-  auto& slot = DefaultSlot();
-  if (!slot) slot = std::make_unique<ThreadPool>(ConcurrencyFromEnvironment() - 1);
-  return *slot;
-}
-
-int ThreadPool::DefaultConcurrency() { return Default().num_threads() + 1; }
-
-void ThreadPool::SetDefaultConcurrency(int threads) {
-  std::lock_guard<std::mutex> lock(DefaultMutex());
-  DefaultSlot() = std::make_unique<ThreadPool>(std::max(1, threads) - 1);
 }
 
 }  // namespace turbozarr

@@ -9,17 +9,27 @@
 // oversubscribes N+1 cores. Each item runs with the codec-thread budget of
 // the parallelism policy (util/parallelism.h).
 //
+// The process-wide pool (Default()) is sized by turbozarr/config.h. An
+// operation (a read, a write) takes it once and holds the pointer until it
+// ends, so that SetThreads can put a new pool in its place at any time: the
+// operations running finish on the old pool, whose threads stop when the
+// last of them lets go.
+//
 // Thread safety: all methods may be called from any thread. ParallelFor may
 // be nested: an inner call made from inside an item (on a worker or on the
 // calling thread) runs inline instead of waiting on threads that are busy
-// with the outer call.
+// with the outer call, also when the inner call is on another pool.
+// A pool must not be destroyed by one of its own workers, which cannot
+// happen while whoever started an item holds the pool until it returns.
 #pragma once
 
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <queue>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -29,29 +39,31 @@ namespace turbozarr {
 
 class ThreadPool {
  public:
-  // `threads` workers besides the caller; 0 runs everything inline.
+  // `threads` workers besides the caller; 0 runs everything inline. Throws
+  // std::system_error when the system cannot start them (none is left
+  // running then).
   explicit ThreadPool(int threads);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
   int num_threads() const { return static_cast<int>(workers_.size()); }
+  // Threads that work on one ParallelFor: the workers and the caller.
+  int concurrency() const { return num_threads() + 1; }
 
   // Calls fn(i) for every i in [0, n); returns the first failure (by index)
   // after all started work has finished. Stops starting items after a
   // failure.
   Status ParallelFor(int64_t n, const std::function<Status(int64_t)>& fn);
 
-  // The process-wide pool, sized from TURBOZARR_NUM_THREADS or the number of
-  // cores (minus one for the calling thread).
-  static ThreadPool& Default();
-  // Total threads that work on a ParallelFor (workers + caller).
-  static int DefaultConcurrency();
-  // Replaces the default pool's size; REQUIRES: no work in flight.
-  static void SetDefaultConcurrency(int threads);
+  // The process-wide pool, of turbozarr/config.h's Threads() (workers plus
+  // the caller); made on first use. Hold it for the whole operation.
+  static std::shared_ptr<ThreadPool> Default();
 
  private:
   void WorkerLoop();
+  // Stops the workers and waits for them.
+  void Stop();
 
   std::mutex mu_;
   std::condition_variable cv_;
@@ -59,5 +71,10 @@ class ThreadPool {
   bool stopping_ = false;
   std::vector<std::thread> workers_;
 };
+
+// A value of TURBOZARR_NUM_THREADS as a thread count: InvalidArgument,
+// naming the variable and the value, unless it is a whole number from 1 to
+// kMaxThreads (turbozarr/config.h) with nothing around it.
+Result<int> ParseThreadCount(std::string_view value);
 
 }  // namespace turbozarr

@@ -1,0 +1,148 @@
+// Sharded reads over stores that prefer many requests in flight (remote
+// stores, here a throttled memory store): the indexes of a window of shards
+// in one GetMany, then the merged inner-chunk ranges in windows of GetMany,
+// with the same values, fill and errors as the local path.
+#include "array/shard_read.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "testing/int32_array_fixtures.h"
+#include "turbozarr/array.h"
+#include "turbozarr/config.h"
+#include "turbozarr/store_wrappers.h"
+
+namespace turbozarr {
+namespace {
+
+using namespace fixtures;  // NOLINT: the shared test fixtures
+
+// A memory store behind a throttle of 16 connections: reads of it go in
+// GetMany windows of 16 (as long as the pool has fewer threads), counted.
+struct RemoteStore {
+  std::shared_ptr<Store> memory = MakeMemoryStore();
+  std::shared_ptr<MetricsStore> remote =
+      MakeMetricsStore(MakeThrottledStore(memory, {.connections = 16}));
+};
+
+// 1-D: `shards` shards of 8 inner chunks of 8192 int32 (32 KiB each, stored
+// raw, index at the end).
+constexpr int64_t kInner = 8192;
+constexpr int64_t kIndexBytes = 8 * 16 + 4;
+constexpr int64_t kChunkBytes = kInner * 4;
+
+std::vector<int32_t> Read(const Array& a, const Selection& sel) {
+  std::vector<int32_t> out(static_cast<size_t>(sel.num_elements()), 12345);
+  Status s = a.Read(sel, out.data());
+  EXPECT_TRUE(s.ok()) << sel.ToString() << ": " << s.ToString();
+  return out;
+}
+
+std::vector<int32_t> Strided(const std::vector<int32_t>& model, const Selection& sel) {
+  std::vector<int32_t> out;
+  const DimRange& d = sel.dims()[0];
+  for (int64_t i = d.start; i < d.stop; i += d.step) out.push_back(model[i]);
+  return out;
+}
+
+TEST(ShardedRemoteReadTest, IndexesOnceThenMergedRangesInGetManyWindows) {
+  ASSERT_TRUE(SetThreads(2).ok());
+  RemoteStore s;
+  const int64_t n = 20 * 8 * kInner;  // 20 shards: two windows of indexes
+  auto a = Array::Create(
+      s.remote, "a",
+      Int32Metadata({n}, {8 * kInner}, Sharded({kInner}, json::array({kLittle}), "end")));
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  const std::vector<int32_t> model = Pattern(n, 5);
+  ASSERT_TRUE((*a)->Write(Selection::All({n}), model.data()).ok());
+  struct Case {
+    const char* what;
+    Selection sel;
+    uint64_t get_many_calls;
+    uint64_t reads;
+    uint64_t bytes;
+  };
+  const std::vector<Case> cases = {
+      // One index and one inner chunk.
+      {"one element", Selection({{5, 6, 1}}), 2, 2, kIndexBytes + kChunkBytes},
+      // Chunks 0 and 2 of shard 0: the 32 KiB between them is read too.
+      {"a small gap", Selection({{0, 2 * kInner + 1, 2 * kInner}}), 2, 2,
+       kIndexBytes + 3 * kChunkBytes},
+      // Every shard whole: 20 indexes (windows of 16 and 4), then 20 merged
+      // reads of 8 inner chunks each (the same windows).
+      {"everything", Selection::All({n}), 4, 40, 20 * (kIndexBytes + 8 * kChunkBytes)},
+      // Chunks 0 and 4 of every shard, 96 KiB apart: two reads per shard,
+      // 40 in windows of 16, 16 and 8.
+      {"large gaps", Selection({{0, n, 4 * kInner}}), 5, 60,
+       20 * (kIndexBytes + 2 * kChunkBytes)},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    s.remote->ResetMetrics();
+    EXPECT_EQ(Read(**a, c.sel), Strided(model, c.sel));
+    const StoreMetrics m = s.remote->metrics();
+    EXPECT_EQ(m.get_many_calls, c.get_many_calls);
+    EXPECT_EQ(m.gets, c.reads);  // every one of them inside a GetMany
+    EXPECT_EQ(m.bytes_read, c.bytes);
+  }
+}
+
+TEST(ShardedRemoteReadTest, FillAndErrorsAsOnLocalStores) {
+  ASSERT_TRUE(SetThreads(2).ok());
+  RemoteStore s;
+  const std::vector<int64_t> shape = {32, 8};  // 8 shards of 4 x 8, inner 2 x 2
+  auto a = Array::Create(
+      s.remote, "a",
+      Int32Metadata(shape, {4, 8},
+                    Sharded({2, 2}, json::array({kLittle, kZstd, kCrc}), "start")));
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  std::vector<int32_t> model = Pattern(NumElements(shape), 2);
+  // Rows 4 and 5 of fill: four inner chunks of shard 1 are not stored.
+  for (int64_t r = 4; r < 6; ++r) {
+    for (int64_t c = 0; c < 8; ++c) model[r * 8 + c] = kFill;
+  }
+  ASSERT_TRUE((*a)->Write(Selection::All(shape), model.data()).ok());
+  ASSERT_TRUE(s.memory->Erase("a/c/6/0").ok());  // a missing shard
+  for (int64_t r = 24; r < 28; ++r) {
+    for (int64_t c = 0; c < 8; ++c) model[r * 8 + c] = kFill;
+  }
+  EXPECT_EQ(Read(**a, Selection::All(shape)), model);
+  // Inner chunks of fill and missing shards cost their index read only.
+  s.remote->ResetMetrics();
+  EXPECT_EQ(Read(**a, Selection({{4, 6, 1}, {0, 8, 1}})),
+            std::vector<int32_t>(16, kFill));
+  EXPECT_EQ(Read(**a, Selection({{24, 28, 1}, {0, 8, 1}})),
+            std::vector<int32_t>(32, kFill));
+  EXPECT_EQ(s.remote->metrics().get_many_calls, 2u);
+  EXPECT_EQ(s.remote->metrics().gets, 2u);
+  EXPECT_EQ(s.remote->metrics().get_misses, 1u);
+  EXPECT_EQ(Read(**a, Selection({{1, 31, 3}, {1, 8, 2}})), [&] {
+    std::vector<int32_t> v;
+    for (int64_t r = 1; r < 31; r += 3) {
+      for (int64_t c = 1; c < 8; c += 2) v.push_back(model[r * 8 + c]);
+    }
+    return v;
+  }());
+
+  // A flipped byte in an inner chunk of the last shard, and a shard shorter
+  // than its index: Corruption naming the shard (and the inner chunk).
+  auto shard = s.memory->Get("a/c/7/0");
+  ASSERT_TRUE(shard.ok() && shard->has_value());
+  Buffer bad = **shard;
+  bad.data()[bad.size() - 3] ^= std::byte{0x10};
+  ASSERT_TRUE(s.memory->Set("a/c/7/0", bad.view()).ok());
+  std::vector<int32_t> out(model.size());
+  Status st = (*a)->Read(Selection::All(shape), out.data());
+  EXPECT_EQ(st.code(), StatusCode::kCorruption) << st.ToString();
+  EXPECT_NE(st.message().find("'a/c/7/0', inner chunk [1, "), std::string::npos)
+      << st.message();
+  ASSERT_TRUE(s.memory->Set("a/c/7/0", (*shard)->view().first(9)).ok());
+  st = (*a)->Read(Selection::All(shape), out.data());
+  EXPECT_EQ(st.code(), StatusCode::kCorruption) << st.ToString();
+  EXPECT_NE(st.message().find("'a/c/7/0': shard of 9 bytes"), std::string::npos)
+      << st.message();
+}
+
+}  // namespace
+}  // namespace turbozarr
