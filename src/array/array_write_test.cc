@@ -448,7 +448,7 @@ TEST(ShardedWriteTest, CoveredShardsOfRawInnerChunksMatchSerialEncoding) {
   for (const char* location : {"start", "end"}) {
     for (int threads : {1, 3}) {
       SCOPED_TRACE(std::string(location) + ", " + std::to_string(threads) + " threads");
-      ThreadPool::SetDefaultConcurrency(threads);
+      EXPECT_TRUE(SetThreads(threads).ok());
       auto store = MakeMemoryStore();
       auto a = Array::Create(
           store, "s",
