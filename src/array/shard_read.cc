@@ -67,7 +67,8 @@ class ShardedRead {
       Result<std::optional<Buffer>> index =
           array_.store()->Get(shards_[s].key, IndexRange());
       if (!index.ok()) return index.status().WithContext(Where(s));
-      return PlanShard(s, *index);
+      return PlanShard(s, *index ? std::optional<ByteView>((*index)->view()) : std::nullopt,
+                       std::nullopt);
     };
     TZ_RETURN_NOT_OK(pool_.ParallelFor(static_cast<int64_t>(shards_.size()), plan_shard));
     uint64_t needed = 0;
@@ -90,18 +91,50 @@ class ShardedRead {
     });
   }
 
+  // A shard the selection covers whole, and small enough to hold, is fetched
+  // whole in the index phase: one round trip instead of two (its index, then
+  // its inner chunks), and decoded as soon as it arrives. Others are fetched
+  // index first.
   Status ReadRemote(size_t window) {
     Store& store = *array_.store();
+    const bool whole_fits = !m_.dtype.is_variable_length() &&
+                            ShardDecodedBytes() <= kMaxGroupBytes;
+    auto whole = [&](size_t s) { return whole_fits && plan_[s].covers_chunk; };
     TZ_RETURN_NOT_OK(FetchInWindows(
         store, shards_.size(), window,
         [&](size_t s) {
-          return KeyRange{shards_[s].key, IndexRange()};
+          return KeyRange{shards_[s].key, whole(s) ? ByteRange::Full() : IndexRange()};
         },
         [&](size_t first, const std::vector<KeyRange>& reads,
-            std::vector<std::optional<Buffer>>& answers) {
-          return pool_.ParallelFor(static_cast<int64_t>(reads.size()), [&](int64_t k) {
-            return PlanShard(first + k, answers[k]);
-          });
+            std::vector<std::optional<Buffer>>& answers) -> Status {
+          TZ_RETURN_NOT_OK(
+              pool_.ParallelFor(static_cast<int64_t>(reads.size()), [&](int64_t k) {
+                return whole(first + k) ? PlanWholeShard(first + k, answers[k])
+                                        : PlanShard(first + k,
+                                                    answers[k] ? std::optional<ByteView>(
+                                                                     answers[k]->view())
+                                                               : std::nullopt,
+                                                    std::nullopt);
+              }));
+          // The whole shards' inner chunks, each a parallel item; their reads
+          // are then done with, so the range phase leaves them out.
+          std::vector<std::pair<size_t, size_t>> items;  // (shard, inner read)
+          for (size_t k = 0; k < reads.size(); ++k) {
+            if (!whole(first + k)) continue;
+            for (size_t r = 0; r < shards_[first + k].reads.size(); ++r) {
+              items.emplace_back(first + k, r);
+            }
+          }
+          TZ_RETURN_NOT_OK(
+              pool_.ParallelFor(static_cast<int64_t>(items.size()), [&](int64_t i) {
+                const auto [shard, r] = items[i];
+                const ByteView bytes = answers[shard - first]->view();
+                return DecodeInner({shard, 0, bytes.size(), 0, 0}, r, bytes);
+              }));
+          for (size_t k = 0; k < reads.size(); ++k) {
+            if (whole(first + k)) shards_[first + k].reads.clear();
+          }
+          return Status::OK();
         },
         array_.Describe()));
 
@@ -141,10 +174,38 @@ class ShardedRead {
                : ByteRange::Suffix(codec_.index_size());
   }
 
-  // The index phase for one shard, given what its index read answered:
-  // decode the index, fill what is missing, and list the stored inner chunks
-  // to read.
-  Status PlanShard(size_t s, const std::optional<Buffer>& index) {
+  // Bytes of one shard's elements decoded.
+  uint64_t ShardDecodedBytes() const {
+    uint64_t n = m_.dtype.size();
+    for (int64_t d : m_.chunk_shape) n *= static_cast<uint64_t>(d);
+    return n;
+  }
+
+  // The index phase for a shard fetched whole: its index is read out of its
+  // bytes, and checked against its size (no entry over the index or past
+  // the end).
+  Status PlanWholeShard(size_t s, const std::optional<Buffer>& shard) {
+    if (!shard.has_value()) return PlanShard(s, std::nullopt, std::nullopt);
+    const ByteView bytes = shard->view();
+    const size_t index_size = codec_.index_size();
+    if (bytes.size() < index_size) {
+      return Status::Corruption(Where(s) + ": shard of " + std::to_string(bytes.size()) +
+                                " bytes is smaller than its " +
+                                std::to_string(index_size) + "-byte index");
+    }
+    return PlanShard(s,
+                     codec_.index_location() == ShardingCodec::IndexLocation::kStart
+                         ? bytes.first(index_size)
+                         : bytes.last(index_size),
+                     bytes.size());
+  }
+
+  // The index phase for one shard, given what its index read answered (the
+  // index's bytes, nullopt for a missing shard) and, when known, the shard's
+  // size: decode the index, fill what is missing, and list the stored inner
+  // chunks to read.
+  Status PlanShard(size_t s, std::optional<ByteView> index,
+                   std::optional<uint64_t> shard_size) {
     const ChunkProjection& sp = plan_[s];
     ShardReads& shard = shards_[s];
     if (!index.has_value()) {
@@ -158,8 +219,7 @@ class ShardedRead {
                                 " bytes is smaller than its " +
                                 std::to_string(index_size) + "-byte index");
     }
-    Result<std::vector<IndexEntry>> entries =
-        codec_.DecodeIndex(index->view(), std::nullopt);
+    Result<std::vector<IndexEntry>> entries = codec_.DecodeIndex(*index, shard_size);
     if (!entries.ok()) return entries.status().WithContext(Where(s));
 
     const bool index_at_start =

@@ -17,7 +17,9 @@
 // take GetMany windows (windowed_fetch.h): the indexes of a window of
 // shards in one GetMany, then the groups in windows of as many reads, the
 // inner chunks of a fetched window decoding in parallel while the next
-// window is on its way.
+// window is on its way. A shard the selection covers whole (at most
+// kMaxGroupBytes decoded) is fetched whole in the index window instead: one
+// round trip rather than two.
 //
 // Thread safety: as Array::Read.
 #pragma once

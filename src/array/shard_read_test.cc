@@ -69,9 +69,13 @@ TEST(ShardedRemoteReadTest, IndexesOnceThenMergedRangesInGetManyWindows) {
       // Chunks 0 and 2 of shard 0: the 32 KiB between them is read too.
       {"a small gap", Selection({{0, 2 * kInner + 1, 2 * kInner}}), 2, 2,
        kIndexBytes + 3 * kChunkBytes},
-      // Every shard whole: 20 indexes (windows of 16 and 4), then 20 merged
-      // reads of 8 inner chunks each (the same windows).
-      {"everything", Selection::All({n}), 4, 40, 20 * (kIndexBytes + 8 * kChunkBytes)},
+      // Every shard whole: each fetched whole with its index in one read
+      // (windows of 16 and 4), and nothing left for a range phase.
+      {"everything", Selection::All({n}), 2, 20, 20 * (kIndexBytes + 8 * kChunkBytes)},
+      // Shards 1-19 whole, shard 0 without its first inner chunk: its index,
+      // then one merged read of the other seven.
+      {"all but one inner chunk", Selection({{kInner, n, 1}}), 3, 21,
+       20 * (kIndexBytes + 8 * kChunkBytes) - kChunkBytes},
       // Chunks 0 and 4 of every shard, 96 KiB apart: two reads per shard,
       // 40 in windows of 16, 16 and 8.
       {"large gaps", Selection({{0, n, 4 * kInner}}), 5, 60,
