@@ -118,3 +118,21 @@ def test_table_has_ratio_against_baseline_and_marks():
     assert "speedup vs zarr-python" in text
     assert "4.00x" in text and "1.00x" in text
     assert "!= MISMATCH" in text
+
+
+def test_results_of_an_older_schema_are_set_aside_not_lost(tmp_path, capsys):
+    path = tmp_path / "exp.csv"
+    older = COLUMNS[:-3]  # a file written before the last three columns existed
+    path.write_text(",".join(older) + "\n" + ",".join("x" for _ in older) + "\n")
+    with Appender(path) as out:
+        out.write({"op": "read_full"})
+    kept = [p for p in tmp_path.iterdir() if p.name.startswith("exp.before-")]
+    assert len(kept) == 1 and kept[0].read_text().splitlines()[0] == ",".join(older)
+    assert path.read_text().splitlines()[0] == ",".join(COLUMNS)
+    assert [r["op"] for r in read_rows(path)] == ["read_full"]
+    assert "older version" in capsys.readouterr().err
+    # a header that is not one of ours is still refused, and left alone
+    path.write_text("a,b\n1,2\n")
+    with pytest.raises(SchemaError):
+        Appender(path)
+    assert path.read_text() == "a,b\n1,2\n"

@@ -12,6 +12,8 @@ columns added since then reading empty.
 from __future__ import annotations
 
 import csv
+import sys
+import time
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -57,10 +59,18 @@ def read_header(path: Path) -> list[str] | None:
         return next(csv.reader(f), None)
 
 
+def is_older_schema(header: list[str] | None) -> bool:
+    """True for the header of results written by an earlier version: our
+    columns minus some added since, in order, and at least half of ours."""
+    return (bool(header) and header != COLUMNS and 2 * len(header) >= len(COLUMNS)
+            and [c for c in COLUMNS if c in header] == header)
+
+
 def check_header(path: Path) -> None:
-    """Raises SchemaError if `path` exists with another header."""
+    """Raises SchemaError if `path` exists with another header (a file of
+    an older schema passes: Appender sets it aside)."""
     header = read_header(path)
-    if header is None:
+    if header is None or is_older_schema(header):
         return
     if header != COLUMNS:
         missing = [c for c in COLUMNS if c not in header]
@@ -76,11 +86,30 @@ def check_header(path: Path) -> None:
                           f"refusing to append - name another output in the experiment file")
 
 
+def set_aside_older_schema(path: Path) -> Path | None:
+    """When `path` holds results of an older schema (is_older_schema),
+    renames it to
+    `<stem>.before-<time>.csv` beside it, so that a run after an upgrade
+    starts a fresh file and loses nothing; answers the new name. Any other
+    header is left for check_header to refuse."""
+    if not is_older_schema(read_header(path)):
+        return None
+    aside = path.with_name(f"{path.stem}.before-{time.strftime('%Y%m%d-%H%M%S')}.csv")
+    path.rename(aside)
+    return aside
+
+
 class Appender:
-    """Appends rows to `path`, writing the header first if the file is new."""
+    """Appends rows to `path`, writing the header first if the file is new.
+    A file of an older results schema is set aside (set_aside_older_schema)
+    with a note on stderr; a file with any other header is refused."""
 
     def __init__(self, path: Path):
         self.path = Path(path)
+        aside = set_aside_older_schema(self.path)
+        if aside is not None:
+            print(f"note: {self.path} has the columns of an older version; "
+                  f"kept as {aside.name}, starting a new file", file=sys.stderr)
         check_header(self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         new = read_header(self.path) is None
