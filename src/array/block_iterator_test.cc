@@ -13,37 +13,22 @@
 #include <string>
 #include <thread>
 
+#include "testing/int32_array_fixtures.h"
+
 namespace turbozarr {
 namespace {
 
 using nlohmann::json;
+using namespace fixtures;  // NOLINT: kLittle, Int32Metadata, Pattern, ...
 
-const json kLittle = {{"name", "bytes"}, {"configuration", {{"endian", "little"}}}};
-const json kCrc = {{"name", "crc32c"}};
-const json kZstd = {{"name", "zstd"},
-                    {"configuration", {{"level", 1}, {"checksum", false}}}};
-constexpr int32_t kFill = -1;
-
-json Sharded(std::vector<int64_t> inner) {
-  return json::array({{{"name", "sharding_indexed"},
-                       {"configuration",
-                        {{"chunk_shape", inner},
-                         {"codecs", json::array({kLittle, kZstd})},
-                         {"index_codecs", json::array({kLittle, kCrc})},
-                         {"index_location", "end"}}}}});
+// The arrays here: int32 chunks of bytes + zstd + crc32c, unless sharded.
+ArrayMetadata Metadata(std::vector<int64_t> shape, std::vector<int64_t> chunks,
+                       json codecs = json::array({kLittle, kZstd, kCrc})) {
+  return Int32Metadata(std::move(shape), std::move(chunks), std::move(codecs));
 }
 
-ArrayMetadata Int32Metadata(std::vector<int64_t> shape, std::vector<int64_t> chunks,
-                            json codecs = json::array({kLittle, kZstd, kCrc})) {
-  ArrayMetadata m;
-  m.zarr_format = 3;
-  m.shape = std::move(shape);
-  m.chunk_shape = std::move(chunks);
-  m.dtype = DataType(DataTypeId::kInt32);
-  m.fill_value = DefaultFillValue(m.dtype);
-  std::memcpy(m.fill_value.bytes.data(), &kFill, 4);
-  m.codecs = std::move(codecs);
-  return m;
+json ShardedZstd(std::vector<int64_t> inner) {
+  return Sharded(std::move(inner), json::array({kLittle, kZstd}), "end");
 }
 
 IterateOptions Options(uint64_t budget, std::vector<int64_t> block_shape = {}) {
@@ -51,12 +36,6 @@ IterateOptions Options(uint64_t budget, std::vector<int64_t> block_shape = {}) {
   o.readahead_bytes = budget;
   o.block_shape = std::move(block_shape);
   return o;
-}
-
-std::vector<int32_t> Pattern(int64_t n) {
-  std::vector<int32_t> v(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) v[i] = static_cast<int32_t>(i * 0x01030507 + 11);
-  return v;
 }
 
 // An array holding Pattern over `written` (all of it by default; elsewhere
@@ -162,7 +141,7 @@ std::vector<Selection> Selections2D(int64_t r, int64_t c) {
 TEST(BlockIteratorTest, BlocksTileSelectionsForEveryPolicyBranch) {
   // 37 x 23 in 8 x 5 chunks: edge chunks in both dimensions. A row of
   // chunks holds 736 bytes, one chunk 160.
-  auto a = MakeArray(MakeMemoryStore(), Int32Metadata({37, 23}, {8, 5}));
+  auto a = MakeArray(MakeMemoryStore(), Metadata({37, 23}, {8, 5}));
   ASSERT_NE(a, nullptr);
   for (uint64_t budget :
        {uint64_t{1} << 20, uint64_t{3000}, uint64_t{1000}, uint64_t{200}}) {
@@ -181,7 +160,7 @@ TEST(BlockIteratorTest, BlocksTileSelectionsForEveryPolicyBranch) {
 }
 
 TEST(BlockIteratorTest, BlocksTileOneAndThreeDimensions) {
-  auto line = MakeArray(MakeMemoryStore(), Int32Metadata({100}, {7}));
+  auto line = MakeArray(MakeMemoryStore(), Metadata({100}, {7}));
   ASSERT_NE(line, nullptr);
   for (uint64_t budget : {uint64_t{1} << 20, uint64_t{120}, uint64_t{28}}) {
     IterateOptions options;
@@ -191,7 +170,7 @@ TEST(BlockIteratorTest, BlocksTileOneAndThreeDimensions) {
       CheckTiling(line, sel, options);
     }
   }
-  auto cube = MakeArray(MakeMemoryStore(), Int32Metadata({9, 10, 11}, {4, 3, 5}));
+  auto cube = MakeArray(MakeMemoryStore(), Metadata({9, 10, 11}, {4, 3, 5}));
   ASSERT_NE(cube, nullptr);
   for (uint64_t budget :
        {uint64_t{1} << 20, uint64_t{2000}, uint64_t{600}, uint64_t{240}}) {
@@ -207,7 +186,7 @@ TEST(BlockIteratorTest, BlocksTileOneAndThreeDimensions) {
 
 TEST(BlockIteratorTest, ChoosesRowsOfChunksWithinTheBudget) {
   // 64 x 64 in 8 x 8 chunks: a row of chunks is 2048 bytes, a chunk 256.
-  auto a = MakeArray(MakeMemoryStore(), Int32Metadata({64, 64}, {8, 8}));
+  auto a = MakeArray(MakeMemoryStore(), Metadata({64, 64}, {8, 8}));
   ASSERT_NE(a, nullptr);
   auto cell_for = [&](uint64_t budget) -> std::vector<int64_t> {
     IterateOptions options;
@@ -247,7 +226,7 @@ TEST(BlockIteratorTest, ShardedArraysAlignToShardsOrInnerChunks) {
   // 32 x 48 in 16 x 24 shards of 4 x 6 inner chunks: a row of shards is
   // 3072 bytes, a row of inner chunks 768.
   auto a =
-      MakeArray(MakeMemoryStore(), Int32Metadata({32, 48}, {16, 24}, Sharded({4, 6})),
+      MakeArray(MakeMemoryStore(), Metadata({32, 48}, {16, 24}, ShardedZstd({4, 6})),
                 Selection({{0, 30, 1}, {0, 40, 1}}));  // some inner chunks missing
   ASSERT_NE(a, nullptr);
   auto cell_for = [&](uint64_t budget) {
@@ -271,7 +250,7 @@ TEST(BlockIteratorTest, ShardedArraysAlignToShardsOrInnerChunks) {
 
 TEST(BlockIteratorTest, MissingChunksReadAsTheFillValue) {
   // Only the top-left 8 x 8 is written; the rest of the chunks are missing.
-  auto a = MakeArray(MakeMemoryStore(), Int32Metadata({24, 16}, {8, 8}),
+  auto a = MakeArray(MakeMemoryStore(), Metadata({24, 16}, {8, 8}),
                      Selection({{0, 8, 1}, {0, 8, 1}}));
   ASSERT_NE(a, nullptr);
   auto it = BlockIterator::Make(a, Selection::All({24, 16}), Options(1024));
@@ -298,7 +277,7 @@ TEST(BlockIteratorTest, MissingChunksReadAsTheFillValue) {
 }
 
 TEST(BlockIteratorTest, EmptySelectionsAndScalars) {
-  auto a = MakeArray(MakeMemoryStore(), Int32Metadata({10, 10}, {4, 4}));
+  auto a = MakeArray(MakeMemoryStore(), Metadata({10, 10}, {4, 4}));
   ASSERT_NE(a, nullptr);
   auto it = BlockIterator::Make(a, Selection({{3, 3, 1}, {0, 10, 1}}));
   ASSERT_TRUE(it.ok()) << it.status().ToString();
@@ -307,7 +286,7 @@ TEST(BlockIteratorTest, EmptySelectionsAndScalars) {
   ASSERT_TRUE(b.ok());
   EXPECT_FALSE(b->has_value());
 
-  auto scalar = MakeArray(MakeMemoryStore(), Int32Metadata({}, {}));
+  auto scalar = MakeArray(MakeMemoryStore(), Metadata({}, {}));
   ASSERT_NE(scalar, nullptr);
   auto sit = BlockIterator::Make(scalar, Selection::All({}), Options(4));
   ASSERT_TRUE(sit.ok()) << sit.status().ToString();
@@ -323,7 +302,7 @@ TEST(BlockIteratorTest, EmptySelectionsAndScalars) {
 }
 
 TEST(BlockIteratorTest, RefusesBadArguments) {
-  auto a = MakeArray(MakeMemoryStore(), Int32Metadata({10, 10}, {4, 4}));
+  auto a = MakeArray(MakeMemoryStore(), Metadata({10, 10}, {4, 4}));
   ASSERT_NE(a, nullptr);
   auto code = [&](const Selection& sel, IterateOptions o) {
     auto it = BlockIterator::Make(a, sel, o);
@@ -436,7 +415,7 @@ TEST(BlockIteratorTest, ReadaheadStaysWithinTheBudgetAndUsesIt) {
   for (uint64_t budget : {uint64_t{8192}, uint64_t{10000}}) {
     SCOPED_TRACE("budget " + std::to_string(budget));
     auto store = std::make_shared<WatchingStore>();
-    auto a = MakeArray(store, Int32Metadata({256, 64}, {8, 8}));
+    auto a = MakeArray(store, Metadata({256, 64}, {8, 8}));
     ASSERT_NE(a, nullptr);
     store->Watch({256, 64}, {8, 8}, {8, 64});
     auto it = BlockIterator::Make(a, Selection::All({256, 64}), Options(budget));
@@ -460,7 +439,7 @@ TEST(BlockIteratorTest, ReadaheadStaysWithinTheBudgetAndUsesIt) {
 
 TEST(BlockIteratorTest, DestroyingPartWayStopsReading) {
   auto store = std::make_shared<WatchingStore>();
-  auto a = MakeArray(store, Int32Metadata({256, 64}, {8, 8}));
+  auto a = MakeArray(store, Metadata({256, 64}, {8, 8}));
   ASSERT_NE(a, nullptr);
   const int64_t total_chunks = 32 * 8;
 
@@ -498,7 +477,7 @@ TEST(BlockIteratorTest, DestroyingPartWayStopsReading) {
 
 TEST(BlockIteratorTest, ErrorsNameTheBlockArrayAndChunk) {
   auto store = MakeMemoryStore();
-  auto a = MakeArray(store, Int32Metadata({32, 16}, {8, 8}));
+  auto a = MakeArray(store, Metadata({32, 16}, {8, 8}));
   ASSERT_NE(a, nullptr);
   ASSERT_TRUE(store->Set("c/2/1", AsBytes("not a zstd frame")).ok());
   auto it = BlockIterator::Make(a, Selection::All({32, 16}), Options(2048));
