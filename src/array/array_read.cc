@@ -11,6 +11,7 @@
 
 #include "array/chunk_copy.h"
 #include "array/chunk_decode.h"
+#include "array/chunk_prefetch.h"
 #include "array/chunk_region.h"
 #include "array/shard_read.h"
 #include "turbozarr/array.h"
@@ -114,7 +115,14 @@ Status Array::Read(const Selection& selection, void* out, const ReadOptions&) co
         return internal::CanReadStraightIntoBlock(chain_, p, block_shape);
       });
   const int parts_per_chunk = few_straight_chunks ? threads : 1;
+  // When reads wait on a disk, hints keep more of them in flight than there
+  // are readers (see chunk_prefetch.h); a few huge chunks need none.
+  internal::ChunkPrefetch prefetch(
+      *store_, few_straight_chunks ? 0 : static_cast<int64_t>(plan.size()),
+      static_cast<uint64_t>(chain_.spec().num_elements()) * metadata_.dtype.size(),
+      threads, [&](int64_t j) { return ChunkKey(plan[j].chunk_coords); });
   auto read_chunk = [&](int64_t i) -> Status {
+    prefetch.Ahead(i);
     const ChunkProjection& p = plan[i];
     const std::string key = ChunkKey(p.chunk_coords);
     if (internal::CanReadStraightIntoBlock(chain_, p, block_shape)) {
