@@ -275,9 +275,14 @@ Result<size_t> LocalStore::ReadAt(std::string_view key, const OpenFile& file,
 }
 
 void LocalStore::NoteUncachedRead() const {
-  if (prefetch_credit_.load(std::memory_order_relaxed) < kPrefetchCredit) {
-    prefetch_credit_.store(kPrefetchCredit, std::memory_order_relaxed);
-  }
+  int credit = prefetch_credit_.load(std::memory_order_relaxed);
+  int raised;
+  do {
+    // Hints may have spent more than there was; a wait starts afresh.
+    raised = std::min(kPrefetchCredit, std::max(credit, 0) + kCreditPerWaitingRead);
+    if (raised <= credit) return;
+  } while (
+      !prefetch_credit_.compare_exchange_weak(credit, raised, std::memory_order_relaxed));
 }
 
 void LocalStore::Prefetch(std::span<const std::string> keys) {

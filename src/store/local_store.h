@@ -19,8 +19,8 @@
 // key for a few background threads, which open the file and ask the kernel
 // to read it ahead (POSIX_FADV_WILLNEED), so that readers which each wait on
 // one file at a time still keep many requests in flight on the device (see
-// readahead_queue.h). Each hint spends one unit of the credit that the last
-// waiting read gave, so hints stop soon once reads no longer wait.
+// readahead_queue.h). Each hint spends one unit of a credit that waiting
+// reads give, so hints stop soon once reads no longer wait.
 //
 // Values are not fsync'ed: atomic replacement protects concurrent readers,
 // not against power loss, which matches what other Zarr implementations do.
@@ -118,13 +118,16 @@ class LocalStore final : public Store {
   // False once the file system has refused RWF_NOWAIT: reads then block
   // from the start and never turn hints on.
   mutable std::atomic<bool> nowait_works_{true};
-  // Hints are wanted while this is positive. A read that had to wait sets
-  // it to kPrefetchCredit, and each hint takes one off. While the data is
-  // not cached, reads that catch up with a hint still in flight keep it up;
-  // once it is, hints stop after kPrefetchCredit of them. When hints keep
-  // so far ahead that no read waits, they pause and the next waiting read
-  // restarts them.
+  // Hints are wanted while this is positive. Each read that had to wait
+  // adds kCreditPerWaitingRead, up to kPrefetchCredit, and each hint takes
+  // one off. While the data is not cached, reads that catch up with hints
+  // still in flight keep it up; once it is, hints stop within
+  // kPrefetchCredit of them. A read of cached data that meets the odd page
+  // not cached (evicted, or still being read by someone) buys only a few
+  // dozen hints. When hints keep so far ahead that no read waits, they
+  // pause and the next waiting read restarts them.
   static constexpr int kPrefetchCredit = 256;
+  static constexpr int kCreditPerWaitingRead = 64;
   mutable std::atomic<int> prefetch_credit_{0};
   // Enough threads that waits for directory entries and inodes overlap; a
   // queue a few reads' hints deep.
