@@ -109,6 +109,19 @@ class Store {
   // calls of about that many reads.
   virtual int PreferredRequestsInFlight() const { return 0; }
 
+  // Whether Prefetch is worth calling now. Readers ask before each chunk, so
+  // the answer must be cheap, and prepare hints only while it is true: reads
+  // of data the store has at hand then pay nothing for them. False by
+  // default; a local store answers true while its reads have lately had to
+  // wait for the disk.
+  virtual bool WantsPrefetch() const { return false; }
+
+  // Hints that `keys` will be read soon, so that a store whose reads wait on
+  // a device starts fetching their values now and the Gets or GetIntos that
+  // follow find them at hand. A hint reports nothing: a problem with a key is
+  // the read's to report. The default does nothing.
+  virtual void Prefetch(std::span<const std::string> /*keys*/) {}
+
   // Makes what was written so far complete in the store's own format. Most
   // stores finish each Set before it returns and answer OK at once; a store
   // that keeps an index of its own (a zip archive's central directory) writes

@@ -10,6 +10,7 @@
 
 #include "array/chunk_copy.h"
 #include "array/chunk_decode.h"
+#include "array/chunk_prefetch.h"
 #include "array/chunk_region.h"
 #include "array/shard_read.h"
 #include "array/windowed_fetch.h"
@@ -105,7 +106,14 @@ Status Array::Read(const Selection& selection, void* out, const ReadOptions&) co
     return Status::OK();
   }
 
+  // When reads wait on a disk, hints keep more of them in flight than there
+  // are readers (see chunk_prefetch.h).
+  internal::ChunkPrefetch prefetch(
+      *store_, static_cast<int64_t>(plan.size()),
+      static_cast<uint64_t>(chain_.spec().num_elements()) * metadata_.dtype.size(),
+      threads, [&](int64_t j) { return ChunkKey(plan[j].chunk_coords); });
   return pool->ParallelFor(static_cast<int64_t>(plan.size()), [&](int64_t i) -> Status {
+    prefetch.Ahead(i);
     const ChunkProjection& p = plan[i];
     const std::string key = ChunkKey(p.chunk_coords);
     if (internal::CanReadStraightIntoBlock(chain_, p, block_shape)) {

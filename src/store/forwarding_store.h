@@ -48,6 +48,8 @@ class ForwardingStore : public virtual Store {
   int PreferredRequestsInFlight() const override {
     return inner_->PreferredRequestsInFlight();
   }
+  bool WantsPrefetch() const override { return inner_->WantsPrefetch(); }
+  void Prefetch(std::span<const std::string> keys) override { inner_->Prefetch(keys); }
   std::string Describe() const override { return inner_->Describe(); }
 
  protected:

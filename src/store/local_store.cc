@@ -4,6 +4,7 @@
 #include <linux/openat2.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -34,6 +35,9 @@ Status OsError(std::string_view key, std::string_view op, const std::string& pat
 }
 
 using internal::IsAbsent;
+
+// The most one read call transfers on Linux (MAX_RW_COUNT).
+constexpr size_t kLargestRead = 0x7ffff000;
 
 // Closes a file descriptor when it goes out of scope.
 class FileCloser {
@@ -83,7 +87,11 @@ std::string TempName() {
 
 }  // namespace
 
-LocalStore::LocalStore(std::string root) : root_(std::move(root)) {}
+LocalStore::LocalStore(std::string root)
+    : root_(std::move(root)),
+      readahead_(std::make_unique<internal::ReadaheadQueue>(
+          kReadaheadThreads, kReadaheadQueued,
+          [this](std::string_view key) { StartReadahead(key); })) {}
 
 Result<std::shared_ptr<Store>> MakeLocalStore(std::string root) {
   if (root.empty()) return Status::InvalidArgument("empty local store path");
@@ -163,6 +171,7 @@ Result<std::string> LocalStore::ResolveForWrite(std::string_view key,
 }
 
 LocalStore::~LocalStore() {
+  readahead_.reset();  // its threads use the root descriptor
   int fd = root_fd_.load();
   if (fd >= 0) ::close(fd);
 }
@@ -237,6 +246,21 @@ std::string LocalStore::ErrorPath(std::string_view key, const OpenFile& file) co
 Result<size_t> LocalStore::ReadAt(std::string_view key, const OpenFile& file,
                                   uint64_t offset, MutableByteView out) const {
   size_t done = 0;
+  if (!out.empty() && nowait_works_.load(std::memory_order_relaxed)) {
+    // What the page cache holds comes back at once; a short answer means the
+    // rest has to come from the disk (which recent kernels start reading).
+    iovec iov{out.data(), out.size()};
+    const ssize_t n = ::preadv2(file.fd, &iov, 1, static_cast<off_t>(offset), RWF_NOWAIT);
+    if (n >= 0) {
+      done = static_cast<size_t>(n);
+      // (Linux answers at most kLargestRead bytes per call, cached or not.)
+      if (n > 0 && done < std::min(out.size(), kLargestRead)) NoteUncachedRead();
+    } else if (errno == EAGAIN) {
+      NoteUncachedRead();
+    } else if (errno == EOPNOTSUPP || errno == ENOSYS || errno == EINVAL) {
+      nowait_works_.store(false, std::memory_order_relaxed);  // not on this file system
+    }  // any other error, the blocking read below reports
+  }
   while (done < out.size()) {
     ssize_t n = ::pread(file.fd, out.data() + done, out.size() - done,
                         static_cast<off_t>(offset + done));
@@ -248,6 +272,37 @@ Result<size_t> LocalStore::ReadAt(std::string_view key, const OpenFile& file,
     done += static_cast<size_t>(n);
   }
   return done;
+}
+
+void LocalStore::NoteUncachedRead() const {
+  int credit = prefetch_credit_.load(std::memory_order_relaxed);
+  int raised;
+  do {
+    // Hints may have spent more than there was; a wait starts afresh.
+    raised = std::min(kPrefetchCredit, std::max(credit, 0) + kCreditPerWaitingRead);
+    if (raised <= credit) return;
+  } while (
+      !prefetch_credit_.compare_exchange_weak(credit, raised, std::memory_order_relaxed));
+}
+
+void LocalStore::Prefetch(std::span<const std::string> keys) {
+  if (keys.empty() || !WantsPrefetch()) return;
+  // Each hint spends one credit: with no read waiting for the disk any more
+  // (the data is cached, or the hints keep well ahead), hints stop.
+  prefetch_credit_.fetch_sub(
+      static_cast<int>(std::min<size_t>(keys.size(), kPrefetchCredit)),
+      std::memory_order_relaxed);
+  readahead_->Push(keys);
+}
+
+void LocalStore::StartReadahead(std::string_view key) {
+  Result<OpenFile> file = OpenForRead(key);
+  if (!file.ok() || file->fd < 0) return;  // the read will say what is wrong
+  FileCloser closer(file->fd);
+  // Pages already cached are skipped; the rest is read in the background.
+  if (file->size > 0) {
+    ::posix_fadvise(file->fd, 0, static_cast<off_t>(file->size), POSIX_FADV_WILLNEED);
+  }
 }
 
 Result<std::optional<Buffer>> LocalStore::Get(std::string_view key, ByteRange range) {

@@ -12,6 +12,16 @@
 // InvalidArgument. Symbolic links to directories are not followed when
 // listing.
 //
+// Reads from the disk. A read first asks for its bytes without waiting
+// (preadv2 with RWF_NOWAIT): cached data comes back as from pread, and a read
+// that has to wait for the disk is noticed for the cost of one failed call.
+// Such reads turn hints on (WantsPrefetch) for a while: Prefetch queues the
+// key for a few background threads, which open the file and ask the kernel
+// to read it ahead (POSIX_FADV_WILLNEED), so that readers which each wait on
+// one file at a time still keep many requests in flight on the device (see
+// readahead_queue.h). Each hint spends one unit of a credit that waiting
+// reads give, so hints stop soon once reads no longer wait.
+//
 // Values are not fsync'ed: atomic replacement protects concurrent readers,
 // not against power loss, which matches what other Zarr implementations do.
 //
@@ -19,10 +29,12 @@
 #pragma once
 
 #include <atomic>
+#include <memory>
 #include <shared_mutex>
 #include <string>
 
 #include "store/file_tree.h"
+#include "store/readahead_queue.h"
 #include "turbozarr/store.h"
 
 namespace turbozarr {
@@ -44,6 +56,10 @@ class LocalStore final : public Store {
   Status ErasePrefix(std::string_view prefix) override;
   Result<std::vector<std::string>> List(std::string_view prefix) override;
   Result<DirectoryListing> ListDirectory(std::string_view prefix) override;
+  bool WantsPrefetch() const override {
+    return prefetch_credit_.load(std::memory_order_relaxed) > 0;
+  }
+  void Prefetch(std::span<const std::string> keys) override;
   std::string Describe() const override { return "file://" + root_; }
 
   const std::string& root() const { return root_; }
@@ -64,9 +80,14 @@ class LocalStore final : public Store {
   // The path to name in an error about `file`.
   std::string ErrorPath(std::string_view key, const OpenFile& file) const;
   // Reads up to out.size() bytes at `offset`; answers how many were read
-  // (fewer only if the file shrank meanwhile).
+  // (fewer only if the file shrank meanwhile). A read that finds its bytes
+  // not cached turns hints on.
   Result<size_t> ReadAt(std::string_view key, const OpenFile& file, uint64_t offset,
                         MutableByteView out) const;
+  void NoteUncachedRead() const;
+  // Asks the kernel to read `key`'s value into the page cache. Runs on the
+  // readahead queue's threads.
+  void StartReadahead(std::string_view key);
   // The root directory's descriptor, opened on first use (-1 while the root
   // does not exist or openat2 is unavailable).
   int RootFd() const;
@@ -94,6 +115,25 @@ class LocalStore final : public Store {
   mutable std::shared_mutex prune_mu_;
   mutable std::atomic<int> root_fd_{-1};
   mutable std::atomic<bool> openat2_works_{true};
+  // False once the file system has refused RWF_NOWAIT: reads then block
+  // from the start and never turn hints on.
+  mutable std::atomic<bool> nowait_works_{true};
+  // Hints are wanted while this is positive. Each read that had to wait
+  // adds kCreditPerWaitingRead, up to kPrefetchCredit, and each hint takes
+  // one off. While the data is not cached, reads that catch up with hints
+  // still in flight keep it up; once it is, hints stop within
+  // kPrefetchCredit of them. A read of cached data that meets the odd page
+  // not cached (evicted, or still being read by someone) buys only a few
+  // dozen hints. When hints keep so far ahead that no read waits, they
+  // pause and the next waiting read restarts them.
+  static constexpr int kPrefetchCredit = 256;
+  static constexpr int kCreditPerWaitingRead = 64;
+  mutable std::atomic<int> prefetch_credit_{0};
+  // Enough threads that waits for directory entries and inodes overlap; a
+  // queue a few reads' hints deep.
+  static constexpr int kReadaheadThreads = 8;
+  static constexpr size_t kReadaheadQueued = 1024;
+  std::unique_ptr<internal::ReadaheadQueue> readahead_;
 };
 
 }  // namespace turbozarr

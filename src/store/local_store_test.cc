@@ -3,13 +3,16 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include <gtest/gtest.h>
 
+#include "testing/page_cache.h"
 #include "testing/store_conformance.h"
 
 namespace turbozarr {
@@ -214,6 +217,139 @@ TEST_F(LocalStoreTest, ErrorsNameTheKeyAndTheOsError) {
   EXPECT_EQ(s.code(), StatusCode::kIOError);
   EXPECT_NE(s.message().find("File name too long"), std::string::npos) << s.message();
   EXPECT_EQ(FilesBelow(root_), Strings{"dir/x"});
+}
+
+// Open file descriptors of this process.
+int OpenDescriptors() {
+  int n = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator("/proc/self/fd")) ++n;
+  return n;
+}
+
+// A value that differs in every byte position that matters.
+std::string Bytes(size_t n, int seed) {
+  std::string s(n, '\0');
+  for (size_t i = 0; i < n; ++i) s[i] = static_cast<char>((i * 131 + seed) >> 3);
+  return s;
+}
+
+// Values of 4 MiB, written and then dropped from the page cache, so that
+// reads must come from the disk. Skips the test where the file system keeps
+// files in memory.
+class LocalStoreColdTest : public LocalStoreTest {
+ protected:
+  void SetUp() override {
+    LocalStoreTest::SetUp();
+    for (int i = 0; i < 4; ++i) {
+      values_.push_back(Bytes(4 << 20, i));
+      ASSERT_TRUE(store_->Set(Key(i), AsBytes(values_[i])).ok());
+    }
+    for (int i = 0; i < 4; ++i) {
+      if (!EvictFromPageCache(root_ + "/" + Key(i))) {
+        GTEST_SKIP() << "the page cache of " << root_ << " cannot be dropped";
+      }
+    }
+  }
+  static std::string Key(int i) { return "c/" + std::to_string(i); }
+
+  // Reads value i from the disk (dropping it from the cache first) until a
+  // read has to wait for it, which turns hints on. A virtual disk whose host
+  // has the data may answer some attempts before the read looks. Answers
+  // whether hints came on.
+  bool ReadFromDisk(int i) {
+    for (int attempt = 0; attempt < 50; ++attempt) {
+      if (!EvictFromPageCache(root_ + "/" + Key(i))) return false;
+      EXPECT_EQ(Get(Key(i)), values_[i]);
+      if (store_->WantsPrefetch()) return true;
+    }
+    return false;
+  }
+
+  std::vector<std::string> values_;
+};
+
+TEST_F(LocalStoreTest, ReadsOfCachedDataWantNoHints) {
+  ASSERT_TRUE(store_->Set("a", AsBytes(Bytes(100'000, 1))).ok());
+  ASSERT_TRUE(store_->Set("b", AsBytes("")).ok());
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(Get("a"), Bytes(100'000, 1));
+    EXPECT_EQ(Get("b"), "");
+    EXPECT_EQ(Get("absent"), "<absent>");
+  }
+  EXPECT_FALSE(store_->WantsPrefetch());
+  // A hint while none is wanted starts nothing.
+  store_->Prefetch(Strings{"a"});
+  EXPECT_FALSE(store_->WantsPrefetch());
+}
+
+TEST_F(LocalStoreColdTest, AnUncachedReadTurnsHintsOn) {
+  EXPECT_FALSE(store_->WantsPrefetch());
+  EXPECT_TRUE(ReadFromDisk(0));
+}
+
+TEST_F(LocalStoreColdTest, UncachedStraightAndRangedReadsAreExact) {
+  std::string out(values_[1].size(), '\0');
+  auto got = store_->GetInto(
+      Key(1), ByteRange::Full(),
+      MutableByteView(reinterpret_cast<std::byte*>(out.data()), out.size()));
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(**got, out.size());
+  EXPECT_EQ(out, values_[1]);
+  auto part = store_->Get(Key(2), ByteRange::Of(100'000, 5000));
+  ASSERT_TRUE(part.ok() && part->has_value());
+  EXPECT_EQ(std::string((*part)->chars()), values_[2].substr(100'000, 5000));
+  auto tail = store_->Get(Key(3), ByteRange::Suffix(70'000));
+  ASSERT_TRUE(tail.ok() && tail->has_value());
+  EXPECT_EQ(std::string((*tail)->chars()), values_[3].substr(values_[3].size() - 70'000));
+}
+
+TEST_F(LocalStoreColdTest, AHintReadsTheValueIntoTheCache) {
+  ASSERT_TRUE(ReadFromDisk(0));
+  const std::string path = root_ + "/" + Key(1);
+  EXPECT_EQ(CachedFraction(path), 0.0);
+  // Keys without a value in the same batch change nothing for the others.
+  store_->Prefetch(Strings{"absent", Key(1), "../bad"});
+  // Nothing else reads the file, so only the hint can bring it in.
+  for (int i = 0; i < 1000 && CachedFraction(path) < 1.0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(CachedFraction(path), 1.0);
+  EXPECT_EQ(CachedFraction(root_ + "/" + Key(3)), 0.0);
+  EXPECT_EQ(Get(Key(1)), values_[1]);
+}
+
+TEST_F(LocalStoreColdTest, HintsForKeysWithoutAValueDoNothing) {
+  const int fds = OpenDescriptors();  // the store has opened nothing yet
+  ASSERT_TRUE(ReadFromDisk(0));
+  ASSERT_TRUE(store_->Set("empty", AsBytes("")).ok());
+  fs::create_symlink("loop", root_ + "/loop");
+  store_->Prefetch(Strings{"absent", "c", "empty", "loop", "../outside", "/abs", "",
+                           "dir/" + std::string(300, 'n')});
+  for (const char* key : {"absent", "c", "empty", "loop"}) store_->Prefetch(Strings{key});
+  // The reads that follow report what is wrong, naming the key.
+  auto r = store_->Get("loop");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("key 'loop'"), std::string::npos)
+      << r.status().message();
+  EXPECT_EQ(Get("absent"), "<absent>");
+  EXPECT_EQ(Get("empty"), "");
+  // Closing the store waits for its background threads: nothing stays open.
+  store_.reset();
+  EXPECT_EQ(OpenDescriptors(), fds);
+}
+
+TEST_F(LocalStoreColdTest, HintsStopWhenNoReadWaits) {
+  ASSERT_TRUE(ReadFromDisk(0));
+  int hints = 0;
+  while (store_->WantsPrefetch() && hints < 100'000) {
+    store_->Prefetch(Strings{Key(0)});  // cached by the read above
+    ++hints;
+  }
+  EXPECT_FALSE(store_->WantsPrefetch());
+  EXPECT_GT(hints, 16) << "a read's worth of hints at least";
+  EXPECT_LT(hints, 100'000);
+  // A read that waits for the disk turns them on again.
+  EXPECT_TRUE(ReadFromDisk(3));
 }
 
 TEST(MakeLocalStoreTest, RefusesAFileAsRoot) {
