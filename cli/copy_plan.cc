@@ -452,6 +452,14 @@ std::vector<int64_t> PlanCopyBlock(const std::vector<int64_t>& shape,
   return block;
 }
 
+uint64_t CopyBlockBudget(uint64_t memory, int threads, uint64_t src_chunk_bytes,
+                         uint64_t dst_unit_bytes) {
+  constexpr uint64_t kKeptPerThread = uint64_t{64} << 20;
+  const uint64_t per_thread = 2 * std::min(src_chunk_bytes, kKeptPerThread) + dst_unit_bytes;
+  const uint64_t working = static_cast<uint64_t>(std::max(threads, 1)) * per_thread;
+  return working >= memory ? 0 : (memory - working) / 2;
+}
+
 Result<uint64_t> ParseByteSize(std::string_view text) {
   uint64_t value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);

@@ -59,6 +59,16 @@ std::vector<int64_t> PlanCopyBlock(const std::vector<int64_t>& shape,
                                    const std::vector<int64_t>& dst_unit,
                                    uint64_t element_bytes, uint64_t budget_bytes);
 
+// The bytes each of the two blocks of a copy may take (PlanCopyBlock's
+// budget) when the whole copy is to stay within `memory`: what is left after
+// the working buffers of `threads` threads, each holding up to a source
+// chunk's bytes as read and as decoded (`src_chunk_bytes`, each capped at the
+// 64 MiB a thread keeps between chunks) and a destination unit as encoded
+// (`dst_unit_bytes`), split in two. 0 when nothing is left (the blocks are
+// then one destination unit each).
+uint64_t CopyBlockBudget(uint64_t memory, int threads, uint64_t src_chunk_bytes,
+                         uint64_t dst_unit_bytes);
+
 // Parses "256M", "1G", "4096" (bytes); InvalidArgument otherwise.
 Result<uint64_t> ParseByteSize(std::string_view text);
 

@@ -5,7 +5,8 @@
 // Values are copied as decoded elements, so they round-trip exactly. The
 // copy moves blocks aligned to the destination's chunks (or shards), so no
 // destination chunk is written twice, and keeps at most two blocks in memory
-// (one being read while the previous one is written), within --memory.
+// (one being read while the previous one is written), which with the
+// threads' working buffers stay within --memory.
 // Blocks over which the source stores no chunk are skipped: they read as
 // the fill value, which the destination shares.
 #include <chrono>
@@ -21,6 +22,7 @@
 #include "cli/progress_bar.h"
 #include "cli/selection_parser.h"
 #include "turbozarr/array.h"
+#include "turbozarr/config.h"
 #include "turbozarr/group.h"
 
 namespace turbozarr::cli {
@@ -140,10 +142,20 @@ Status CopyArray(const Location& src, const Location& dst, const CopyContext& ct
 
   const DataType& dtype = source->dtype();
   const ArrayMetadata& src_meta = source->metadata();
+  const std::vector<int64_t> src_unit =
+      src_meta.InnerChunkShape().value_or(src_meta.chunk_shape);
+  const std::vector<int64_t>& dst_unit = StorageUnitShape(dest->metadata());
+  auto bytes_of = [&](const std::vector<int64_t>& shape) {
+    uint64_t n = ElementMemoryEstimate(dtype);
+    for (int64_t d : shape) n *= static_cast<uint64_t>(d);
+    return n;
+  };
+  // The read of the next block and the write of this one each run on the
+  // pool with their calling thread: Threads() + 1 threads hold buffers.
   const std::vector<int64_t> block_shape = PlanCopyBlock(
-      source->shape(), src_meta.InnerChunkShape().value_or(src_meta.chunk_shape),
-      StorageUnitShape(dest->metadata()), ElementMemoryEstimate(dtype),
-      ctx.memory_budget / 2);
+      source->shape(), src_unit, dst_unit, ElementMemoryEstimate(dtype),
+      CopyBlockBudget(ctx.memory_budget, Threads() + 1, bytes_of(src_unit),
+                      bytes_of(dst_unit)));
   const BlockGrid blocks(source->shape(), block_shape);
   const std::optional<std::unordered_set<std::string>> stored = StoredKeys(*source);
 
