@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <span>
 #include <string>
 #include <string_view>
@@ -28,6 +29,12 @@ inline ByteView AsBytes(std::string_view s) {
 inline std::string_view AsChars(ByteView b) {
   return {reinterpret_cast<const char*>(b.data()), b.size()};
 }
+
+// Buffers start on a 64-byte boundary. malloc promises only 16, and on some
+// CPUs (measured on AMD EPYC) the kernel's copy into user memory, the copy
+// of every read or pread, runs at a quarter of its speed when the
+// destination is 16- but not 32-byte aligned.
+inline constexpr size_t kBufferAlignment = 64;
 
 class Buffer {
  public:
@@ -68,7 +75,8 @@ class Buffer {
   }
   void Reserve(size_t new_capacity) {
     if (new_capacity <= capacity_) return;
-    auto fresh = std::make_unique_for_overwrite<std::byte[]>(new_capacity);
+    Bytes fresh(static_cast<std::byte*>(
+        ::operator new[](new_capacity, std::align_val_t{kBufferAlignment})));
     if (size_ > 0) std::memcpy(fresh.get(), data_.get(), size_);
     data_ = std::move(fresh);
     capacity_ = new_capacity;
@@ -92,7 +100,13 @@ class Buffer {
   }
 
  private:
-  std::unique_ptr<std::byte[]> data_;
+  struct AlignedDelete {
+    void operator()(std::byte* p) const {
+      ::operator delete[](p, std::align_val_t{kBufferAlignment});
+    }
+  };
+  using Bytes = std::unique_ptr<std::byte[], AlignedDelete>;
+  Bytes data_;
   size_t size_ = 0;
   size_t capacity_ = 0;
 };

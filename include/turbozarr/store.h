@@ -75,6 +75,14 @@ class Store {
   virtual Result<std::optional<uint64_t>> GetInto(std::string_view key, ByteRange range,
                                                   MutableByteView out);
 
+  // Like Get, but the value (or the part `range` selects) lands in `into`,
+  // whose memory is reused when it is large enough; what it held is lost.
+  // A reader that fetches chunk after chunk into one buffer page-faults that
+  // buffer in once rather than a fresh allocation per chunk (which for
+  // chunks of many MiB costs as much as the read). False if `key` is absent
+  // (`into` is then empty). The default moves Get's answer in.
+  virtual Result<bool> GetReusing(std::string_view key, ByteRange range, Buffer& into);
+
   // Size of the value in bytes, or nullopt if absent.
   virtual Result<std::optional<uint64_t>> Size(std::string_view key);
 

@@ -123,9 +123,11 @@ Status Array::Read(const Selection& selection, void* out, const ReadOptions&) co
       if (!*found) fill(p);
       return Status::OK();
     }
-    Result<std::optional<Buffer>> bytes = store_->Get(key);
-    if (!bytes.ok()) return in_context(bytes.status(), key);
-    return place(p, key, *bytes);
+    Result<bool> found =
+        internal::FetchAndDecodeChunkToBlock(*store_, key, chain_, p, block_shape, out);
+    if (!found.ok()) return in_context(found.status(), key);
+    if (!*found) fill(p);
+    return Status::OK();
   });
 }
 

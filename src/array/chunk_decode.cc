@@ -20,9 +20,16 @@ constexpr size_t kKeepScratchBytes = size_t{64} << 20;
 // part's copy out of the page cache outweighs the cost of one more request.
 constexpr size_t kMinStraightReadPart = size_t{16} << 20;
 
+// Decoded chunks (route 3).
 Buffer& ThreadScratch() {
   thread_local Buffer scratch;
   return scratch;
+}
+
+// Stored chunks as fetched (FetchAndDecodeChunkToBlock).
+Buffer& ThreadReadBuffer() {
+  thread_local Buffer bytes;
+  return bytes;
 }
 
 }  // namespace
@@ -80,6 +87,19 @@ Result<bool> ReadStraightIntoBlockPart(Store& store, const std::string& key,
     return mismatch(*got > length ? std::nullopt : std::optional(begin + *got));
   }
   return true;
+}
+
+Result<bool> FetchAndDecodeChunkToBlock(Store& store, const std::string& key,
+                                        const CodecChain& chain, const ChunkProjection& p,
+                                        const std::vector<int64_t>& block_shape,
+                                        void* block) {
+  Buffer& bytes = ThreadReadBuffer();
+  TZ_ASSIGN_OR_RETURN(bool found, store.GetReusing(key, ByteRange::Full(), bytes));
+  Status decoded =
+      found ? DecodeChunkToBlock(chain, bytes.view(), p, block_shape, block) : Status::OK();
+  if (bytes.capacity() > kKeepScratchBytes) bytes = Buffer();
+  TZ_RETURN_NOT_OK(decoded);
+  return found;
 }
 
 DecodeRoute ChooseDecodeRoute(const CodecChain& chain, const ChunkProjection& p,

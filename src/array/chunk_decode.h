@@ -39,6 +39,17 @@ Status DecodeChunkToBlock(const CodecChain& chain, ByteView bytes,
                           const ChunkProjection& p,
                           const std::vector<int64_t>& block_shape, void* block);
 
+// Fetches chunk `key` from `store` into the calling thread's reused read
+// buffer (Store::GetReusing, so that a read of many chunks page-faults one
+// buffer per thread instead of a fresh one per chunk) and decodes it into
+// its share of `block` as DecodeChunkToBlock does. Answers false when the key
+// is absent (the block is untouched). A value of more than 64 MiB is read
+// into a buffer of its own, freed afterwards.
+Result<bool> FetchAndDecodeChunkToBlock(Store& store, const std::string& key,
+                                        const CodecChain& chain, const ChunkProjection& p,
+                                        const std::vector<int64_t>& block_shape,
+                                        void* block);
+
 // Route 0: true when `chain` stores chunks as their bare elements and `p`
 // is one contiguous run of the block.
 bool CanReadStraightIntoBlock(const CodecChain& chain, const ChunkProjection& p,

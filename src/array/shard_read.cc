@@ -80,12 +80,15 @@ class ShardedRead {
         Group(std::clamp(needed / (4 * threads), kMinGroupBytes, kMaxGroupBytes));
     return pool_.ParallelFor(static_cast<int64_t>(groups.size()), [&](int64_t i) {
       const RangeGroup& g = groups[i];
-      Result<std::optional<Buffer>> got = array_.store()->Get(
-          shards_[g.shard].key, ByteRange::Of(g.begin, g.end - g.begin));
+      // Each thread reads its groups (at most kMaxGroupBytes) into one
+      // buffer it keeps, which stays paged in (see Store::GetReusing).
+      thread_local Buffer bytes;
+      Result<bool> got = array_.store()->GetReusing(
+          shards_[g.shard].key, ByteRange::Of(g.begin, g.end - g.begin), bytes);
       if (!got.ok()) return got.status().WithContext(Where(g.shard));
       TZ_RETURN_NOT_OK(CheckPresent(g, *got));
       for (size_t k = g.first; k < g.last; ++k) {
-        TZ_RETURN_NOT_OK(DecodeInner(g, k, (**got).view()));
+        TZ_RETURN_NOT_OK(DecodeInner(g, k, bytes.view()));
       }
       return Status::OK();
     });
@@ -152,7 +155,7 @@ class ShardedRead {
           std::vector<std::pair<size_t, size_t>> items;  // (group, inner read)
           for (size_t k = 0; k < reads.size(); ++k) {
             const RangeGroup& g = groups[first + k];
-            TZ_RETURN_NOT_OK(CheckPresent(g, answers[k]));
+            TZ_RETURN_NOT_OK(CheckPresent(g, answers[k].has_value()));
             for (size_t r = g.first; r < g.last; ++r) items.emplace_back(first + k, r);
           }
           return pool_.ParallelFor(static_cast<int64_t>(items.size()), [&](int64_t i) {
@@ -264,8 +267,8 @@ class ShardedRead {
     return groups;
   }
 
-  Status CheckPresent(const RangeGroup& g, const std::optional<Buffer>& got) const {
-    if (got.has_value()) return Status::OK();
+  Status CheckPresent(const RangeGroup& g, bool present) const {
+    if (present) return Status::OK();
     return Status::IOError(Where(g.shard) +
                            ": the shard disappeared while it was being read");
   }

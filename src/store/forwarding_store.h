@@ -1,6 +1,8 @@
 // ForwardingStore: a Store that passes every call to an inner store; the
 // wrappers (throttled, metrics, caching, read-only) derive from it and
-// override only the calls they change.
+// override only the calls they change. GetReusing is the exception: it goes
+// through this store's Get (Store's default), so a wrapper that changes Get
+// sees those reads too; wrappers that leave reads alone forward it.
 //
 // Thread safety: as the inner store.
 #pragma once

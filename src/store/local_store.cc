@@ -13,6 +13,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <mutex>
 #include <random>
@@ -245,6 +246,24 @@ std::string LocalStore::ErrorPath(std::string_view key, const OpenFile& file) co
 
 Result<size_t> LocalStore::ReadAt(std::string_view key, const OpenFile& file,
                                   uint64_t offset, MutableByteView out) const {
+  if (reinterpret_cast<uintptr_t>(out.data()) % 32 == 0 || out.size() < kBounceBytes) {
+    return ReadDirect(key, file, offset, out);
+  }
+  thread_local Buffer bounce(kBounceBytes);
+  size_t done = 0;
+  while (done < out.size()) {
+    const size_t want = std::min(kBounceBytes, out.size() - done);
+    TZ_ASSIGN_OR_RETURN(size_t got, ReadDirect(key, file, offset + done,
+                                               bounce.mutable_view().first(want)));
+    std::memcpy(out.data() + done, bounce.data(), got);
+    done += got;
+    if (got < want) break;  // the file ended early
+  }
+  return done;
+}
+
+Result<size_t> LocalStore::ReadDirect(std::string_view key, const OpenFile& file,
+                                      uint64_t offset, MutableByteView out) const {
   size_t done = 0;
   if (!out.empty() && nowait_works_.load(std::memory_order_relaxed)) {
     // What the page cache holds comes back at once; a short answer means the
@@ -314,6 +333,22 @@ Result<std::optional<Buffer>> LocalStore::Get(std::string_view key, ByteRange ra
   TZ_ASSIGN_OR_RETURN(size_t done, ReadAt(key, file, r.begin, out.mutable_view()));
   out.Resize(done);
   return std::optional<Buffer>(std::move(out));
+}
+
+Result<bool> LocalStore::GetReusing(std::string_view key, ByteRange range, Buffer& into) {
+  into.Clear();  // keeps the capacity; nothing old is worth copying on growth
+  TZ_ASSIGN_OR_RETURN(OpenFile file, OpenForRead(key));
+  if (file.fd < 0) return false;
+  FileCloser closer(file.fd);
+  internal::ResolvedRange r = internal::ResolveByteRange(range, file.size);
+  // Compressed chunks differ in size: growing by a quarter more than asked
+  // keeps a run of slightly larger ones from reallocating (and faulting in
+  // fresh pages) at every chunk.
+  if (r.length() > into.capacity()) into.Reserve(r.length() + r.length() / 4);
+  into.Resize(r.length());
+  TZ_ASSIGN_OR_RETURN(size_t done, ReadAt(key, file, r.begin, into.mutable_view()));
+  into.Resize(done);
+  return true;
 }
 
 Result<std::optional<uint64_t>> LocalStore::GetInto(std::string_view key, ByteRange range,

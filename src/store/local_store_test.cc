@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -267,6 +268,47 @@ class LocalStoreColdTest : public LocalStoreTest {
 
   std::vector<std::string> values_;
 };
+
+TEST_F(LocalStoreTest, GetReusingReadsIntoTheBuffersMemory) {
+  ASSERT_TRUE(store_->Set("big", AsBytes(Bytes(100'000, 3))).ok());
+  ASSERT_TRUE(store_->Set("small", AsBytes("abc")).ok());
+  Buffer into;
+  auto got = store_->GetReusing("big", ByteRange::Full(), into);
+  ASSERT_TRUE(got.ok() && *got);
+  EXPECT_EQ(into.chars(), Bytes(100'000, 3));
+  const std::byte* memory = into.data();
+  got = store_->GetReusing("small", ByteRange::Full(), into);
+  ASSERT_TRUE(got.ok() && *got);
+  EXPECT_EQ(into.chars(), "abc");
+  got = store_->GetReusing("big", ByteRange::Of(99'990, 100), into);
+  ASSERT_TRUE(got.ok() && *got);
+  EXPECT_EQ(into.chars(), Bytes(100'000, 3).substr(99'990));
+  EXPECT_EQ(into.data(), memory);
+}
+
+// Reads into memory that is not 32-byte aligned go through a bounce buffer
+// of 256 KiB slices: every slice, the last partial one and ranges that
+// start mid-slice land exactly.
+TEST_F(LocalStoreTest, GetIntoMisalignedMemoryIsExact) {
+  const std::string value = Bytes((size_t{1} << 20) + 123, 7);
+  ASSERT_TRUE(store_->Set("v", AsBytes(value)).ok());
+  Buffer memory(value.size() + 64);
+  for (size_t shift : {size_t{0}, size_t{8}, size_t{16}, size_t{33}}) {
+    for (auto [begin, length] : {std::pair<size_t, size_t>{0, value.size()},
+                                 {300'000, 600'001},
+                                 {value.size() - 262'145, 262'145}}) {
+      std::memset(memory.data(), 0, memory.size());
+      MutableByteView out(memory.data() + shift, length);
+      auto got = store_->GetInto("v", ByteRange::Of(begin, length), out);
+      ASSERT_TRUE(got.ok() && got->has_value()) << shift;
+      EXPECT_EQ(**got, length);
+      EXPECT_TRUE(std::string_view(reinterpret_cast<const char*>(out.data()), length) ==
+                  std::string_view(value).substr(begin, length))
+          << "shift " << shift << " begin " << begin;
+      EXPECT_EQ(memory.data()[shift + length], std::byte{0}) << "wrote past the end";
+    }
+  }
+}
 
 TEST_F(LocalStoreTest, ReadsOfCachedDataWantNoHints) {
   ASSERT_TRUE(store_->Set("a", AsBytes(Bytes(100'000, 1))).ok());

@@ -36,6 +36,17 @@ Result<std::optional<uint64_t>> MemoryStore::GetInto(std::string_view key,
   return std::optional<uint64_t>(r.length());
 }
 
+Result<bool> MemoryStore::GetReusing(std::string_view key, ByteRange range,
+                                      Buffer& into) {
+  into.Clear();
+  TZ_RETURN_NOT_OK(ValidateKey(key));
+  std::shared_ptr<const Buffer> value = Find(key);
+  if (!value) return false;
+  internal::ResolvedRange r = internal::ResolveByteRange(range, value->size());
+  into.Assign(value->view().subspan(r.begin, r.length()));
+  return true;
+}
+
 Result<std::optional<uint64_t>> MemoryStore::Size(std::string_view key) {
   TZ_RETURN_NOT_OK(ValidateKey(key));
   std::shared_ptr<const Buffer> value = Find(key);

@@ -22,6 +22,7 @@ class MemoryStore final : public Store {
                                     ByteRange range = ByteRange::Full()) override;
   Result<std::optional<uint64_t>> GetInto(std::string_view key, ByteRange range,
                                           MutableByteView out) override;
+  Result<bool> GetReusing(std::string_view key, ByteRange range, Buffer& into) override;
   Result<std::optional<uint64_t>> Size(std::string_view key) override;
   Status Set(std::string_view key, ByteView value) override;
   Status SetBuffer(std::string_view key, Buffer value) override;

@@ -39,6 +39,18 @@ TEST(MemoryStoreTest, SetBufferKeepsTheBufferHandedOver) {
   EXPECT_FALSE(store->SetBuffer("../k", Buffer::FromString("x")).ok());
 }
 
+TEST(MemoryStoreTest, GetReusingKeepsTheBuffersMemory) {
+  auto store = MakeMemoryStore();
+  ASSERT_TRUE(store->Set("k", AsBytes(std::string("abc"))).ok());
+  Buffer into;
+  into.Reserve(1024);
+  const std::byte* memory = into.data();
+  auto got = store->GetReusing("k", ByteRange::Full(), into);
+  ASSERT_TRUE(got.ok() && *got);
+  EXPECT_EQ(into.chars(), "abc");
+  EXPECT_EQ(into.data(), memory);
+}
+
 TEST(MemoryStoreTest, StoresAreIndependent) {
   auto a = MakeMemoryStore();
   auto b = MakeMemoryStore();

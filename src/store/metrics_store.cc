@@ -28,6 +28,12 @@ class MetricsStoreImpl final : public MetricsStore, public internal::ForwardingS
     CountRead(r.ok() && !found, found && **r == out.size() ? out.size() : 0);
     return r;
   }
+  Result<bool> GetReusing(std::string_view key, ByteRange range, Buffer& into) override {
+    Timer t(*this);
+    Result<bool> r = inner().GetReusing(key, range, into);
+    CountRead(r.ok() && !*r, r.ok() && *r ? into.size() : 0);
+    return r;
+  }
   Result<std::vector<std::optional<Buffer>>> GetMany(
       std::span<const KeyRange> reads) override {
     Timer t(*this);

@@ -118,6 +118,19 @@ Result<std::optional<uint64_t>> Store::GetInto(std::string_view key, ByteRange r
   return std::optional<uint64_t>(value->size());
 }
 
+Result<bool> Store::GetReusing(std::string_view key, ByteRange range, Buffer& into) {
+  // Nothing to reuse: let the old buffer go before Get makes a new one, so
+  // that the two are never held (and page-faulted) at once.
+  into = Buffer();
+  TZ_ASSIGN_OR_RETURN(std::optional<Buffer> value, Get(key, range));
+  if (!value) {
+    into.Clear();
+    return false;
+  }
+  into = std::move(*value);
+  return true;
+}
+
 Result<std::optional<uint64_t>> Store::Size(std::string_view key) {
   TZ_ASSIGN_OR_RETURN(std::optional<Buffer> value, Get(key));
   if (!value) return std::optional<uint64_t>();

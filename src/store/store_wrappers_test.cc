@@ -74,16 +74,25 @@ class InFlightStore final : public internal::ForwardingStore {
   std::atomic<int> max_{0};
 };
 
+// Every request, through Get or GetReusing, pays the latency.
 TEST(ThrottledStoreTest, EveryRequestPaysTheLatency) {
   ThrottleOptions o;
   o.latency = milliseconds(20);
   o.connections = 1;
   auto store = MakeThrottledStore(MakeMemoryStore(), o);
   ASSERT_TRUE(store->Set("k", AsBytes("v")).ok());
-  const double s = SecondsOf([&] {
-    for (int i = 0; i < 5; ++i) ASSERT_TRUE(store->Get("k").ok());
-  });
-  EXPECT_GE(s, 0.100);
+  Buffer into;
+  EXPECT_GE(SecondsOf([&] {
+              for (int i = 0; i < 5; ++i) ASSERT_TRUE(store->Get("k").ok());
+            }),
+            0.100);
+  EXPECT_GE(SecondsOf([&] {
+              for (int i = 0; i < 5; ++i) {
+                ASSERT_TRUE(store->GetReusing("k", ByteRange::Full(), into).ok());
+              }
+            }),
+            0.100);
+  EXPECT_EQ(into.chars(), "v");
 }
 
 TEST(ThrottledStoreTest, BandwidthIsPerConnection) {
@@ -133,14 +142,17 @@ TEST(MetricsStoreTest, CountsEveryRequestAndByte) {
   std::vector<KeyRange> reads = {
       {"a", ByteRange::Full()}, {"b/c", ByteRange::Full()}, {"nope", ByteRange::Full()}};
   ASSERT_TRUE(store->GetMany(reads).ok());
+  Buffer into;
+  ASSERT_TRUE(store->GetReusing("b/c", ByteRange::Full(), into).ok());
+  ASSERT_TRUE(store->GetReusing("gone", ByteRange::Full(), into).ok());
   ASSERT_TRUE(store->Erase("a").ok());
   ASSERT_TRUE(store->List("").ok());
   StoreMetrics m = store->metrics();
   EXPECT_EQ(m.sets, 2u);
   EXPECT_EQ(m.bytes_written, 7u);
-  EXPECT_EQ(m.gets, 6u);  // 3 Gets + the 3 reads of one GetMany
-  EXPECT_EQ(m.get_misses, 2u);
-  EXPECT_EQ(m.bytes_read, 5u + 2u + 5u + 2u);
+  EXPECT_EQ(m.gets, 8u);  // 3 Gets + the 3 reads of one GetMany + 2 GetReusing
+  EXPECT_EQ(m.get_misses, 3u);
+  EXPECT_EQ(m.bytes_read, 5u + 2u + 5u + 2u + 2u);
   EXPECT_EQ(m.get_many_calls, 1u);
   EXPECT_EQ(m.erases, 1u);
   EXPECT_EQ(m.lists, 1u);
@@ -173,6 +185,15 @@ TEST(CachingStoreTest, HitsSkipTheInnerStoreAndWritesInvalidate) {
   EXPECT_FALSE(store->Get("k")->has_value());
   // Absent keys are not cached: they may appear.
   EXPECT_EQ(inner->metrics().gets, 5u);
+  // Reads into reused buffers are cached and served like Gets.
+  ASSERT_TRUE(store->Set("r", AsBytes("reused")).ok());
+  Buffer into;
+  for (int i = 0; i < 3; ++i) {
+    auto r = store->GetReusing("r", ByteRange::Full(), into);
+    ASSERT_TRUE(r.ok() && *r);
+    EXPECT_EQ(into.chars(), "reused");
+  }
+  EXPECT_EQ(inner->metrics().gets, 6u);
 }
 
 TEST(CachingStoreTest, EvictsLeastRecentlyUsedBeyondTheByteBound) {

@@ -36,6 +36,13 @@ class ThrottledStore final : public internal::ForwardingStore {
     return r;
   }
 
+  Result<bool> GetReusing(std::string_view key, ByteRange range, Buffer& into) override {
+    Connection c(*this);
+    Result<bool> r = inner().GetReusing(key, range, into);
+    Transfer(r.ok() && *r ? into.size() : 0);
+    return r;
+  }
+
   // Up to `connections` requests at once, each on a thread of its own, as a
   // remote store's parallel connections would serve them.
   Result<std::vector<std::optional<Buffer>>> GetMany(

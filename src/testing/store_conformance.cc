@@ -181,6 +181,31 @@ TEST_P(StoreConformanceTest, GetIntoReadsExactLengthsOnly) {
   EXPECT_EQ(GetIntoString(store(), "e", ByteRange::Full(), 0), "");
 }
 
+// GetReusing(key, range, into) as a string, read into a buffer that held
+// something else before: the value, "<absent>" or the error.
+std::string GetReusingString(Store& store, std::string_view key, ByteRange range) {
+  Buffer into = Buffer::FromString("what the buffer held before, longer than any value");
+  Result<bool> r = store.GetReusing(key, range, into);
+  if (!r.ok()) return "<error " + r.status().ToString() + ">";
+  if (!*r) return into.empty() ? "<absent>" : "<absent but not emptied>";
+  return std::string(into.chars());
+}
+
+TEST_P(StoreConformanceTest, GetReusingReplacesWhatTheBufferHeld) {
+  MustSet(store(), "k/0", "0123456789");
+  EXPECT_EQ(GetReusingString(store(), "k/0", ByteRange::Full()), "0123456789");
+  EXPECT_EQ(GetReusingString(store(), "k/0", ByteRange::Of(2, 3)), "234");
+  EXPECT_EQ(GetReusingString(store(), "k/0", ByteRange::Suffix(4)), "6789");
+  EXPECT_EQ(GetReusingString(store(), "k/0", ByteRange::Of(8, 10)), "89");
+  EXPECT_EQ(GetReusingString(store(), "k/0", ByteRange::Of(25, 4)), "");
+  EXPECT_EQ(GetReusingString(store(), "k/1", ByteRange::Full()), "<absent>");
+  EXPECT_EQ(GetReusingString(store(), "k", ByteRange::Full()), "<absent>");
+  EXPECT_NE(GetReusingString(store(), "../k", ByteRange::Full()).find("<error"),
+            std::string::npos);
+  MustSet(store(), "e", "");
+  EXPECT_EQ(GetReusingString(store(), "e", ByteRange::Full()), "");
+}
+
 TEST_P(StoreConformanceTest, Size) {
   MustSet(store(), "a/b", "0123456789");
   MustSet(store(), "e", "");
