@@ -57,8 +57,11 @@ Status Array::Read(const Selection& selection, void* out, const ReadOptions&) co
   // fetch windows of chunks with GetMany, the next window while this one
   // decodes, instead of one request per pool thread.
   if (const int in_flight = store_->PreferredRequestsInFlight(); in_flight > threads) {
+    const size_t window = internal::WindowFor(
+        static_cast<size_t>(in_flight),
+        static_cast<uint64_t>(chain_.spec().num_elements()) * metadata_.dtype.size());
     return internal::FetchInWindows(
-        *store_, plan.size(), static_cast<size_t>(in_flight),
+        *store_, plan.size(), window,
         [&](size_t i) {
           return KeyRange{ChunkKey(plan[i].chunk_coords), ByteRange::Full()};
         },

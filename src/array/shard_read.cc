@@ -104,7 +104,9 @@ class ShardedRead {
                             ShardDecodedBytes() <= kMaxGroupBytes;
     auto whole = [&](size_t s) { return whole_fits && plan_[s].covers_chunk; };
     TZ_RETURN_NOT_OK(FetchInWindows(
-        store, shards_.size(), window,
+        store, shards_.size(),
+        WindowFor(window, whole_fits ? ShardDecodedBytes() + codec_.index_size()
+                                     : codec_.index_size()),
         [&](size_t s) {
           return KeyRange{shards_[s].key, whole(s) ? ByteRange::Full() : IndexRange()};
         },
@@ -142,8 +144,10 @@ class ShardedRead {
         array_.Describe()));
 
     const std::vector<RangeGroup> groups = Group(kMaxGroupBytes);
+    uint64_t largest = 0;
+    for (const RangeGroup& g : groups) largest = std::max(largest, g.end - g.begin);
     return FetchInWindows(
-        store, groups.size(), window,
+        store, groups.size(), WindowFor(window, largest),
         [&](size_t i) {
           const RangeGroup& g = groups[i];
           return KeyRange{shards_[g.shard].key, ByteRange::Of(g.begin, g.end - g.begin)};

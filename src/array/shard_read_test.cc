@@ -1,6 +1,6 @@
 // Sharded reads over stores that prefer many requests in flight (remote
-// stores, here a throttled memory store): the indexes of a window of shards
-// in one GetMany, then the merged inner-chunk ranges in windows of GetMany,
+// stores, here a throttled memory store): the indexes of the shards in
+// GetMany slices, then the merged inner-chunk ranges in GetMany slices,
 // with the same values, fill and errors as the local path.
 #include "array/shard_read.h"
 
@@ -19,7 +19,8 @@ namespace {
 using namespace fixtures;  // NOLINT: the shared test fixtures
 
 // A memory store behind a throttle of 16 connections: reads of it go in
-// GetMany windows of 16 (as long as the pool has fewer threads), counted.
+// GetMany slices of 4, 16 in flight (as long as the pool has fewer
+// threads), counted.
 struct RemoteStore {
   std::shared_ptr<Store> memory = MakeMemoryStore();
   std::shared_ptr<MetricsStore> remote =
@@ -49,7 +50,7 @@ std::vector<int32_t> Strided(const std::vector<int32_t>& model, const Selection&
 TEST(ShardedRemoteReadTest, IndexesOnceThenMergedRangesInGetManyWindows) {
   ASSERT_TRUE(SetThreads(2).ok());
   RemoteStore s;
-  const int64_t n = 20 * 8 * kInner;  // 20 shards: two windows of indexes
+  const int64_t n = 20 * 8 * kInner;  // 20 shards: five slices of indexes
   auto a = Array::Create(
       s.remote, "a",
       Int32Metadata({n}, {8 * kInner}, Sharded({kInner}, json::array({kLittle}), "end")));
@@ -70,15 +71,15 @@ TEST(ShardedRemoteReadTest, IndexesOnceThenMergedRangesInGetManyWindows) {
       {"a small gap", Selection({{0, 2 * kInner + 1, 2 * kInner}}), 2, 2,
        kIndexBytes + 3 * kChunkBytes},
       // Every shard whole: each fetched whole with its index in one read
-      // (windows of 16 and 4), and nothing left for a range phase.
-      {"everything", Selection::All({n}), 2, 20, 20 * (kIndexBytes + 8 * kChunkBytes)},
+      // (5 slices of 4), and nothing left for a range phase.
+      {"everything", Selection::All({n}), 5, 20, 20 * (kIndexBytes + 8 * kChunkBytes)},
       // Shards 1-19 whole, shard 0 without its first inner chunk: its index,
       // then one merged read of the other seven.
-      {"all but one inner chunk", Selection({{kInner, n, 1}}), 3, 21,
+      {"all but one inner chunk", Selection({{kInner, n, 1}}), 6, 21,
        20 * (kIndexBytes + 8 * kChunkBytes) - kChunkBytes},
       // Chunks 0 and 4 of every shard, 96 KiB apart: two reads per shard,
-      // 40 in windows of 16, 16 and 8.
-      {"large gaps", Selection({{0, n, 4 * kInner}}), 5, 60,
+      // the 20 indexes and then the 40 ranges in slices of 4.
+      {"large gaps", Selection({{0, n, 4 * kInner}}), 15, 60,
        20 * (kIndexBytes + 2 * kChunkBytes)},
   };
   for (const Case& c : cases) {

@@ -1,9 +1,13 @@
 // Reading from remote stores in windows: items (chunks, shard indexes,
-// merged ranges of shards) are fetched one read each, a window of them with
-// one GetMany (which a remote store keeps in flight together), and the next
-// window is already being fetched, on a thread of its own, while the caller
-// works on the current one. So round trips overlap decoding instead of
-// adding to it, and at most two windows of fetched bytes are held.
+// merged ranges of shards) are fetched one read each, and a window of them
+// (as many as the store keeps in flight) is asked for at once. The window is
+// cut into kSlicesInFlight slices, each fetched with one GetMany on a thread
+// of its own; as soon as the oldest slice is answered, the next slice is
+// asked for and the answered one is handed to the caller. So the store's
+// requests stay at about `window` while the caller decodes, instead of
+// draining to the slowest request of a window before the next is asked for,
+// and at most window x (1 + 1/kSlicesInFlight) items of fetched bytes are
+// held.
 //
 // Array reads use it when the store serves more requests at once than there
 // are reading threads (Store::PreferredRequestsInFlight): chunks of an
@@ -11,11 +15,12 @@
 // sharded ones (shard_read.h).
 //
 // Thread safety: FetchInWindows calls `read_of` and `use` on the calling
-// thread only (`use` may run a ParallelFor); the store is called from a
-// background thread.
+// thread only (`use` may run a ParallelFor); the store is called from
+// background threads, several at once.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string_view>
@@ -27,6 +32,20 @@
 
 namespace turbozarr::internal {
 
+// Slices of a window in flight at once.
+inline constexpr size_t kSlicesInFlight = 4;
+
+// About the most fetched bytes one read holds at once: a window of items of
+// `item_bytes` each (an upper bound, such as a chunk's decoded size) is cut
+// to this (WindowFor), so that a read of large chunks over a store that
+// keeps 64 requests in flight does not hold 64 of them twice over.
+inline constexpr uint64_t kWindowBytes = uint64_t{256} << 20;
+
+// The window for a store that keeps `in_flight` requests in flight and items
+// of up to `item_bytes`: in_flight, or fewer so that a window holds about
+// kWindowBytes, but never fewer than kSlicesInFlight (or in_flight if less).
+size_t WindowFor(size_t in_flight, uint64_t item_bytes);
+
 // The read that fetches item `i`.
 using ReadOf = std::function<KeyRange(size_t i)>;
 // Works on the window of items [first, first + reads.size()): their reads
@@ -34,10 +53,11 @@ using ReadOf = std::function<KeyRange(size_t i)>;
 using UseWindow = std::function<Status(size_t first, const std::vector<KeyRange>& reads,
                                        std::vector<std::optional<Buffer>>& answers)>;
 
-// Fetches items [0, n) in windows of `window` (> 0) in order and hands each
-// window to `use`. Stops at the first failure: a failed fetch (its error
-// prefixed with `where`) or a failed `use` (returned as it is). Returns only
-// once no fetch is running.
+// Fetches items [0, n), about `window` (> 0) at a time, and hands them to
+// `use` in order, a slice of window / kSlicesInFlight (at least 1) at a
+// time. Stops at the first failure: a failed fetch (its error prefixed with
+// `where`) or a failed `use` (returned as it is). Returns only once no fetch
+// is running.
 Status FetchInWindows(Store& store, size_t n, size_t window, const ReadOf& read_of,
                       const UseWindow& use, std::string_view where);
 

@@ -1,0 +1,163 @@
+// FetchInWindows: every item handed over once, in order; the next slice
+// asked for while older ones are still in flight; failures end the fetch
+// with nothing left running.
+#include "array/windowed_fetch.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "store/forwarding_store.h"
+#include "turbozarr/store.h"
+
+namespace turbozarr::internal {
+namespace {
+
+std::string Key(size_t i) { return "k/" + std::to_string(i); }
+
+// A memory store of values "v<i>" under Key(i) whose GetMany calls are
+// counted while they run; a GetMany that asks for `hold` waits until one
+// asks for `release` (or 5 s pass), and one that asks for `fail` fails.
+class WatchedStore : public internal::ForwardingStore {
+ public:
+  explicit WatchedStore(size_t n) : ForwardingStore(MakeMemoryStore()) {
+    for (size_t i = 0; i < n; ++i) {
+      EXPECT_TRUE(Set(Key(i), AsBytes("v" + std::to_string(i))).ok());
+    }
+  }
+
+  Result<std::vector<std::optional<Buffer>>> GetMany(
+      std::span<const KeyRange> reads) override {
+    std::set<std::string> keys;
+    for (const KeyRange& r : reads) keys.insert(r.key);
+    running_.fetch_add(1);
+    struct Done {
+      std::atomic<int>& running;
+      ~Done() { running.fetch_sub(1); }
+    } done{running_};
+    std::unique_lock lock(mu_);
+    if (keys.count(release)) {
+      released_ = true;
+      cv_.notify_all();
+    }
+    if (keys.count(hold)) {
+      held_while_released_ =
+          cv_.wait_for(lock, std::chrono::seconds(5), [&] { return released_; });
+    }
+    if (keys.count(fail)) return Status::IOError("no answer for " + fail);
+    lock.unlock();
+    return ForwardingStore::GetMany(reads);
+  }
+
+  std::string hold, release, fail;
+  int running() const { return running_.load(); }
+  bool held_while_released() {
+    std::lock_guard lock(mu_);
+    return held_while_released_;
+  }
+
+ private:
+  std::atomic<int> running_{0};
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool released_ = false;
+  bool held_while_released_ = false;
+};
+
+ReadOf FullValues() {
+  return [](size_t i) { return KeyRange{Key(i), ByteRange::Full()}; };
+}
+
+TEST(FetchInWindowsTest, EveryItemOnceInOrder) {
+  for (size_t n : {size_t{0}, size_t{1}, size_t{7}, size_t{16}, size_t{101}}) {
+    for (size_t window : {size_t{1}, size_t{3}, size_t{16}, size_t{64}}) {
+      WatchedStore store(n);
+      std::vector<std::string> seen;
+      Status s = FetchInWindows(
+          store, n, window, FullValues(),
+          [&](size_t first, const std::vector<KeyRange>& reads,
+              std::vector<std::optional<Buffer>>& answers) {
+            EXPECT_EQ(first, seen.size());
+            EXPECT_EQ(reads.size(), answers.size());
+            EXPECT_LE(reads.size(), std::max<size_t>(1, window / kSlicesInFlight));
+            for (size_t k = 0; k < reads.size(); ++k) {
+              EXPECT_EQ(reads[k].key, Key(first + k));
+              seen.push_back(answers[k] ? std::string(answers[k]->chars()) : "<absent>");
+            }
+            return Status::OK();
+          },
+          "test");
+      ASSERT_TRUE(s.ok()) << s.ToString();
+      ASSERT_EQ(seen.size(), n) << "window " << window;
+      for (size_t i = 0; i < n; ++i) EXPECT_EQ(seen[i], "v" + std::to_string(i));
+    }
+  }
+}
+
+// Item 5's slice (items 4-7 of windows of 16) is answered only once item 16,
+// beyond the first window, has been asked for: a fetch that waited for the
+// whole first window before asking for more would never get there.
+TEST(FetchInWindowsTest, AsksForMoreWhileOlderSlicesAreInFlight) {
+  WatchedStore store(40);
+  store.hold = Key(5);
+  store.release = Key(16);
+  size_t handed = 0;
+  Status s = FetchInWindows(
+      store, 40, 16, FullValues(),
+      [&](size_t, const std::vector<KeyRange>& reads, std::vector<std::optional<Buffer>>&) {
+        handed += reads.size();
+        return Status::OK();
+      },
+      "test");
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(handed, 40u);
+  EXPECT_TRUE(store.held_while_released());
+}
+
+TEST(FetchInWindowsTest, AFailedFetchEndsItNamingWhere) {
+  WatchedStore store(100);
+  store.fail = Key(37);
+  size_t handed = 0;
+  Status s = FetchInWindows(
+      store, 100, 16, FullValues(),
+      [&](size_t, const std::vector<KeyRange>& reads, std::vector<std::optional<Buffer>>&) {
+        handed += reads.size();
+        return Status::OK();
+      },
+      "array 'a'");
+  EXPECT_EQ(s.code(), StatusCode::kIOError);
+  EXPECT_NE(s.ToString().find("array 'a'"), std::string::npos) << s.ToString();
+  EXPECT_NE(s.ToString().find("no answer for k/37"), std::string::npos) << s.ToString();
+  EXPECT_EQ(handed, 36u);  // the slices before item 37's
+  EXPECT_EQ(store.running(), 0);
+}
+
+TEST(FetchInWindowsTest, AFailedUseEndsItWithNothingRunning) {
+  WatchedStore store(100);
+  Status s = FetchInWindows(
+      store, 100, 16, FullValues(),
+      [&](size_t first, const std::vector<KeyRange>&, std::vector<std::optional<Buffer>>&) {
+        return first >= 8 ? Status::Corruption("bad chunk") : Status::OK();
+      },
+      "test");
+  EXPECT_EQ(s.code(), StatusCode::kCorruption);
+  EXPECT_EQ(s.ToString().find("test"), std::string::npos) << "returned as it is";
+  EXPECT_EQ(store.running(), 0);
+}
+
+TEST(FetchInWindowsTest, WindowsHoldAboutKWindowBytes) {
+  constexpr uint64_t kMiB = uint64_t{1} << 20;
+  EXPECT_EQ(WindowFor(64, 0), 64u);
+  EXPECT_EQ(WindowFor(64, 1 * kMiB), 64u);          // 64 MiB fits
+  EXPECT_EQ(WindowFor(64, 5 * kMiB), 51u);          // 255 MiB
+  EXPECT_EQ(WindowFor(64, 1024 * kMiB), kSlicesInFlight);  // never fewer
+  EXPECT_EQ(WindowFor(2, 1024 * kMiB), 2u);         // nor more than the store's
+}
+
+}  // namespace
+}  // namespace turbozarr::internal
