@@ -20,6 +20,8 @@ from turbozarr_bench.config import load
 from turbozarr_bench.results_csv import COLUMNS, EARLIER, read_rows
 from turbozarr_bench.table import render, render_markdown
 
+from .tiny_dataset import TINY_DATASET
+
 FAKE = Path(__file__).resolve().parent / "fake_http_serve.py"
 
 
@@ -201,15 +203,7 @@ ceiling = []
 server = "{server}"
 latency_ms = 0
 megabytes_per_second = 150
-
-[datasets.tiny]
-shape = [64, 48]
-dtype = "uint8"
-chunks = [16, 16]
-zarr_format = 2
-codec = "none"
-pixels = "photo"
-"""
+""" + TINY_DATASET.replace("{codec}", "none")
 
 
 def _stand_in_binary(tmp_path) -> Path:

@@ -6,6 +6,8 @@ import csv
 
 from turbozarr_bench import cli
 
+from .tiny_dataset import TINY_DATASET
+
 TINY = """
 data_dir = "{data}"
 env_dir = "{envs}"
@@ -16,15 +18,7 @@ impl = {impls}
 baseline = "fake-a"
 op = {ops}
 ceiling = {ceilings}
-
-[datasets.tiny]
-shape = [64, 48]
-dtype = "uint8"
-chunks = [16, 16]
-zarr_format = 2
-codec = "{codec}"
-pixels = "photo"
-"""
+""" + TINY_DATASET
 
 
 def _toml(tmp_path, impls, ops, ceilings='[]', codec="none"):
