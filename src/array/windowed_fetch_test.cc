@@ -73,6 +73,15 @@ ReadOf FullValues() {
   return [](size_t i) { return KeyRange{Key(i), ByteRange::Full()}; };
 }
 
+// A use that only counts the items handed to it into `handed`.
+UseWindow CountInto(size_t& handed) {
+  return [&handed](size_t, const std::vector<KeyRange>& reads,
+                   std::vector<std::optional<Buffer>>&) {
+    handed += reads.size();
+    return Status::OK();
+  };
+}
+
 TEST(FetchInWindowsTest, EveryItemOnceInOrder) {
   for (size_t n : {size_t{0}, size_t{1}, size_t{7}, size_t{16}, size_t{101}}) {
     for (size_t window : {size_t{1}, size_t{3}, size_t{16}, size_t{64}}) {
@@ -107,13 +116,7 @@ TEST(FetchInWindowsTest, AsksForMoreWhileOlderSlicesAreInFlight) {
   store.hold = Key(5);
   store.release = Key(16);
   size_t handed = 0;
-  Status s = FetchInWindows(
-      store, 40, 16, FullValues(),
-      [&](size_t, const std::vector<KeyRange>& reads, std::vector<std::optional<Buffer>>&) {
-        handed += reads.size();
-        return Status::OK();
-      },
-      "test");
+  Status s = FetchInWindows(store, 40, 16, FullValues(), CountInto(handed), "test");
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ(handed, 40u);
   EXPECT_TRUE(store.held_while_released());
@@ -123,13 +126,7 @@ TEST(FetchInWindowsTest, AFailedFetchEndsItNamingWhere) {
   WatchedStore store(100);
   store.fail = Key(37);
   size_t handed = 0;
-  Status s = FetchInWindows(
-      store, 100, 16, FullValues(),
-      [&](size_t, const std::vector<KeyRange>& reads, std::vector<std::optional<Buffer>>&) {
-        handed += reads.size();
-        return Status::OK();
-      },
-      "array 'a'");
+  Status s = FetchInWindows(store, 100, 16, FullValues(), CountInto(handed), "array 'a'");
   EXPECT_EQ(s.code(), StatusCode::kIOError);
   EXPECT_NE(s.ToString().find("array 'a'"), std::string::npos) << s.ToString();
   EXPECT_NE(s.ToString().find("no answer for k/37"), std::string::npos) << s.ToString();
