@@ -20,7 +20,7 @@ from turbozarr_bench.config import load
 from turbozarr_bench.results_csv import COLUMNS, EARLIER, read_rows
 from turbozarr_bench.table import render, render_markdown
 
-from .tiny_dataset import TINY_DATASET
+from .tiny_dataset import TINY_DATASET, TINY_RUN
 
 FAKE = Path(__file__).resolve().parent / "fake_http_serve.py"
 
@@ -186,13 +186,7 @@ def test_list_names_the_server_and_its_link(write_toml, tmp_path, capsys):
 
 # -- a run over HTTP -----------------------------------------------------------------------
 
-TINY = """
-data_dir = "{data}"
-env_dir = "{envs}"
-repeats = 2
-warmup = 1
-dataset = ["tiny"]
-impl = ["fake-a", "fake-b"]
+TINY = TINY_RUN + """impl = ["fake-a", "fake-b"]
 baseline = "fake-a"
 op = ["read_full", "write_full"]
 store = ["http"]

@@ -6,15 +6,9 @@ import csv
 
 from turbozarr_bench import cli
 
-from .tiny_dataset import TINY_DATASET
+from .tiny_dataset import TINY_DATASET, TINY_RUN
 
-TINY = """
-data_dir = "{data}"
-env_dir = "{envs}"
-repeats = 2
-warmup = 1
-dataset = ["tiny"]
-impl = {impls}
+TINY = TINY_RUN + """impl = {impls}
 baseline = "fake-a"
 op = {ops}
 ceiling = {ceilings}
