@@ -36,6 +36,29 @@ inline std::string_view AsChars(ByteView b) {
 // destination is 16- but not 32-byte aligned.
 inline constexpr size_t kBufferAlignment = 64;
 
+namespace internal {
+// The memory of Buffers. Blocks of kPooledBufferBytes and more come from,
+// and go back to, a process-wide cache of freed blocks (at most
+// kBufferCacheBytes in all), so that reading or writing chunk after chunk
+// reuses memory that is already paged in instead of having the kernel zero
+// fresh pages for every chunk, which costs as much as the read itself on
+// some machines. Such blocks are rounded up to one of 8 sizes per power of
+// two; `capacity` is updated to the size handed out. Under AddressSanitizer
+// nothing is cached, so that every use after free is still caught.
+inline constexpr size_t kPooledBufferBytes = size_t{1} << 20;
+inline constexpr size_t kBufferCacheBytes = size_t{256} << 20;
+std::byte* AllocateBufferBytes(size_t& capacity);
+void FreeBufferBytes(std::byte* p, size_t capacity) noexcept;
+// Bytes held by the cache now (for tests).
+size_t CachedBufferBytes();
+
+// A Buffer's deleter: the block goes back with its size.
+struct FreeBufferBlock {
+  size_t capacity = 0;
+  void operator()(std::byte* p) const { FreeBufferBytes(p, capacity); }
+};
+}  // namespace internal
+
 class Buffer {
  public:
   Buffer() = default;
@@ -75,8 +98,8 @@ class Buffer {
   }
   void Reserve(size_t new_capacity) {
     if (new_capacity <= capacity_) return;
-    Bytes fresh(static_cast<std::byte*>(
-        ::operator new[](new_capacity, std::align_val_t{kBufferAlignment})));
+    std::byte* block = internal::AllocateBufferBytes(new_capacity);
+    Bytes fresh(block, internal::FreeBufferBlock{new_capacity});
     if (size_ > 0) std::memcpy(fresh.get(), data_.get(), size_);
     data_ = std::move(fresh);
     capacity_ = new_capacity;
@@ -100,12 +123,7 @@ class Buffer {
   }
 
  private:
-  struct AlignedDelete {
-    void operator()(std::byte* p) const {
-      ::operator delete[](p, std::align_val_t{kBufferAlignment});
-    }
-  };
-  using Bytes = std::unique_ptr<std::byte[], AlignedDelete>;
+  using Bytes = std::unique_ptr<std::byte[], internal::FreeBufferBlock>;
   Bytes data_;
   size_t size_ = 0;
   size_t capacity_ = 0;
