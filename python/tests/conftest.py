@@ -65,3 +65,13 @@ def random_data(dtype, shape, rng: np.random.Generator) -> np.ndarray:
 @pytest.fixture
 def rng() -> np.random.Generator:
     return np.random.default_rng(12345)
+
+
+@pytest.fixture
+def keep_thread_count():
+    """Restores turbozarr's thread count after a test that changes it."""
+    import turbozarr as tz
+
+    before = tz.config.get_threads()
+    yield
+    tz.config.set_threads(before)

@@ -361,30 +361,26 @@ def test_open_group_on_array_fails(tmp_path):
 
 # -- threads ------------------------------------------------------------------
 
-def test_thread_count_setting_and_results_independent_of_it(tmp_path, rng):
+def test_thread_count_setting_and_results_independent_of_it(tmp_path, rng, keep_thread_count):
     data = random_data("float64", (64, 64), rng)
     a = tz.create(str(tmp_path / "a"), shape=data.shape, dtype="f8", chunks=(8, 8))
     a[...] = data
-    before = tz.config.get_threads()
-    try:
-        for n in (1, 2, 3):
-            tz.config.set_threads(n)
-            assert tz.config.get_threads() == n
-            assert_bit_equal(a[3:60:3, ::-2], data[3:60:3, ::-2])
-        for bad in (0, -1, 1025):
-            with pytest.raises(ValueError, match=f"from 1 to 1024, not {bad}"):
-                tz.config.set_threads(bad)
-            assert tz.config.get_threads() == 3
-    finally:
-        tz.config.set_threads(before)
+    for n in (1, 2, 3):
+        tz.config.set_threads(n)
+        assert tz.config.get_threads() == n
+        assert_bit_equal(a[3:60:3, ::-2], data[3:60:3, ::-2])
+    for bad in (0, -1, 1025):
+        with pytest.raises(ValueError, match=f"from 1 to 1024, not {bad}"):
+            tz.config.set_threads(bad)
+        assert tz.config.get_threads() == 3
 
 
-def test_thread_count_changes_while_other_threads_read_and_write(tmp_path, rng):
+def test_thread_count_changes_while_other_threads_read_and_write(tmp_path, rng,
+                                                                 keep_thread_count):
     data = random_data("int32", (256, 256), rng)
     a = tz.create(str(tmp_path / "a"), shape=data.shape, dtype="i4", chunks=(16, 16))
     s = tz.create(str(tmp_path / "s"), shape=data.shape, dtype="i4", chunks=(16, 16),
                   shards=(128, 128))
-    before = tz.config.get_threads()
     stop = threading.Event()
     errors = []
     rounds = []
@@ -414,7 +410,6 @@ def test_thread_count_changes_while_other_threads_read_and_write(tmp_path, rng):
         stop.set()
         for w in workers:
             w.join()
-        tz.config.set_threads(before)
     assert not errors, errors
     assert len(rounds) >= 2
 

@@ -207,22 +207,18 @@ def test_stopping_early_stops_background_reads(arr2d):
     assert os_threads() == idle
 
 
-def test_thread_count_changes_while_iterating(tmp_path, rng):
+def test_thread_count_changes_while_iterating(tmp_path, rng, keep_thread_count):
     data = random_data("f8", (96, 40), rng)
     a = tz.create(str(tmp_path / "a"), shape=data.shape, dtype="f8", chunks=(4, 8))
     a[...] = data
-    before = tz.config.get_threads()
-    try:
-        tz.config.set_threads(3)
-        got = np.empty_like(data)
-        for n, (key, block) in enumerate(a.iter_blocks(readahead_bytes=4 * 40 * 8 * 3)):
-            # Allowed at any time; later blocks read with the new count.
-            tz.config.set_threads(1 + n % 3)
-            assert tz.config.get_threads() == 1 + n % 3
-            got[key] = block
-        assert_bit_equal(got, data)
-    finally:
-        tz.config.set_threads(before)
+    tz.config.set_threads(3)
+    got = np.empty_like(data)
+    for n, (key, block) in enumerate(a.iter_blocks(readahead_bytes=4 * 40 * 8 * 3)):
+        # Allowed at any time; later blocks read with the new count.
+        tz.config.set_threads(1 + n % 3)
+        assert tz.config.get_threads() == 1 + n % 3
+        got[key] = block
+    assert_bit_equal(got, data)
 
 
 # -- bounded memory ----------------------------------------------------------

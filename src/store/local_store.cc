@@ -341,10 +341,8 @@ Result<bool> LocalStore::GetReusing(std::string_view key, ByteRange range, Buffe
   if (file.fd < 0) return false;
   FileCloser closer(file.fd);
   internal::ResolvedRange r = internal::ResolveByteRange(range, file.size);
-  // Compressed chunks differ in size: growing by a quarter more than asked
-  // keeps a run of slightly larger ones from reallocating (and faulting in
-  // fresh pages) at every chunk.
-  if (r.length() > into.capacity()) into.Reserve(r.length() + r.length() / 4);
+  // (Large Buffers grow in size classes, so chunks of slightly different
+  // sizes share one block: see internal::AllocateBufferBytes.)
   into.Resize(r.length());
   TZ_ASSIGN_OR_RETURN(size_t done, ReadAt(key, file, r.begin, into.mutable_view()));
   into.Resize(done);
