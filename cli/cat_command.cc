@@ -5,11 +5,11 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "cli/element_block.h"
 #include "cli/location.h"
 #include "cli/selection_parser.h"
 #include "cli/value_formatter.h"
 #include "turbozarr/array.h"
+#include "turbozarr/element_block.h"
 #include "turbozarr/group.h"
 
 namespace turbozarr::cli {

@@ -2,7 +2,10 @@
 // it, converting the format (--zarr-format), rechunking (--chunks),
 // resharding (--shards) and recompressing (--codec / --codecs) on the way.
 //
-// Values are copied as decoded elements, so they round-trip exactly. The
+// Values are copied as decoded elements, so they round-trip exactly. When
+// every destination shard (or chunk) is made of whole source chunks, the
+// engine copies unit by unit, a unit per thread (turbozarr/array_copy.h),
+// its units in flight within half of --memory. Otherwise the
 // copy moves blocks aligned to the destination's chunks (or shards), so no
 // destination chunk is written twice, and keeps at most two blocks in memory
 // (one being read while the previous one is written), which with the
@@ -17,12 +20,13 @@
 
 #include "cli/commands.h"
 #include "cli/copy_plan.h"
-#include "cli/element_block.h"
 #include "cli/location.h"
 #include "cli/progress_bar.h"
 #include "cli/selection_parser.h"
 #include "turbozarr/array.h"
+#include "turbozarr/array_copy.h"
 #include "turbozarr/config.h"
+#include "turbozarr/element_block.h"
 #include "turbozarr/group.h"
 
 namespace turbozarr::cli {
@@ -141,6 +145,33 @@ Status CopyArray(const Location& src, const Location& dst, const CopyContext& ct
   std::shared_ptr<Array> dest = *created;
 
   const DataType& dtype = source->dtype();
+  const uint64_t total = Selection::All(source->shape()).num_elements() * dtype.size();
+  ProgressBar bar(dst.path.empty() ? dst.store->Describe() : dst.path, total,
+                  ctx.progress);
+  auto report = [&](const char* how, int64_t written, int64_t units) {
+    bar.Finish();
+    if (!ctx.verbose) return;
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    std::cerr << "copied " << source->Describe() << " -> " << dest->Describe() << " "
+              << how << ": " << written << " of " << units << " blocks, "
+              << FormatByteSize(total) << " in " << seconds << " s\n";
+  };
+
+  if (CanCopyByUnits(*source, *dest)) {
+    CopyOptions units;
+    // The other half: each unit's encoded forms, read and written.
+    units.memory_budget = ctx.memory_budget / 2;
+    int64_t copied = 0;
+    units.progress = [&](uint64_t done) {
+      ++copied;
+      bar.Update(done);
+    };
+    TZ_RETURN_NOT_OK(CopyByUnits(*source, *dest, units));
+    report("unit by unit", copied, copied);
+    return Status::OK();
+  }
+
   const ArrayMetadata& src_meta = source->metadata();
   const std::vector<int64_t> src_unit =
       src_meta.InnerChunkShape().value_or(src_meta.chunk_shape);
@@ -158,10 +189,6 @@ Status CopyArray(const Location& src, const Location& dst, const CopyContext& ct
                       bytes_of(dst_unit)));
   const BlockGrid blocks(source->shape(), block_shape);
   const std::optional<std::unordered_set<std::string>> stored = StoredKeys(*source);
-
-  const uint64_t total = Selection::All(source->shape()).num_elements() * dtype.size();
-  ProgressBar bar(dst.path.empty() ? dst.store->Describe() : dst.path, total,
-                  ctx.progress);
 
   // Reads block i, or nothing when the source stores no chunk there.
   auto load = [&](int64_t i) -> Result<std::optional<LoadedBlock>> {
@@ -195,15 +222,7 @@ Status CopyArray(const Location& src, const Location& dst, const CopyContext& ct
     done += blocks.Block(i).num_elements() * dtype.size();
     bar.Update(done);
   }
-  bar.Finish();
-
-  if (ctx.verbose) {
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    std::cerr << "copied " << source->Describe() << " -> " << dest->Describe() << ": "
-              << written << " of " << blocks.size() << " blocks, "
-              << FormatByteSize(total) << " in " << seconds << " s\n";
-  }
+  report("in blocks", static_cast<int64_t>(written), blocks.size());
   return Status::OK();
 }
 

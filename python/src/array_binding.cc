@@ -24,6 +24,7 @@
 #include "errors.h"
 #include "py_buffer.h"
 #include "turbozarr/array.h"
+#include "turbozarr/array_copy.h"
 
 namespace nb = nanobind;
 
@@ -144,6 +145,18 @@ void WriteFrom(Array& a, const RangeList& ranges, nb::handle src,
   {
     nb::gil_scoped_release release;
     status = a.Write(selection, buffer.data(), options);
+  }
+  Check(status);
+}
+
+// dest[...] = source for two arrays (turbozarr/array_copy.h).
+void CopyFrom(Array& dest, const Array& source, bool write_empty_chunks) {
+  CopyOptions options;
+  options.write.write_empty_chunks = write_empty_chunks;
+  Status status;
+  {
+    nb::gil_scoped_release release;
+    status = CopyByUnits(source, dest, options);
   }
   Check(status);
 }
@@ -280,6 +293,11 @@ void BindArray(nb::module_& m) {
       .def("write_from", &WriteFrom, nb::arg("ranges"), nb::arg("src"),
            nb::arg("write_empty_chunks") = false)
       .def("write_objects", &WriteObjects, nb::arg("ranges"), nb::arg("values"),
+           nb::arg("write_empty_chunks") = false)
+      .def("can_copy_by_units",
+           [](const Array& dest, const Array& source) { return CanCopyByUnits(source, dest); },
+           nb::arg("source"))
+      .def("copy_by_units", &CopyFrom, nb::arg("source"),
            nb::arg("write_empty_chunks") = false);
 
   m.def(

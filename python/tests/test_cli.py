@@ -335,6 +335,23 @@ def test_cp_v2_to_v3_rechunk_reshard_recompress(tmp_path):
     assert (dst_path / "c" / "3" / "0").exists()
 
 
+@pytest.mark.parametrize("options,how", [
+    (("--codec", "gzip:1"), "unit by unit"),
+    (("--chunks", "10,10", "--shards", "20,40"), "unit by unit"),
+    (("--chunks", "5,5", "--shards", "none"), "in blocks"),
+    (("--chunks", "8,8"), "in blocks"),
+])
+def test_cp_copies_unit_by_unit_where_the_layouts_allow(tmp_path, options, how):
+    values = np.random.default_rng(9).integers(-99, 99, size=(45, 37), dtype="int32")
+    values[20:30] = 0
+    src = zarr.create_array(store=tmp_path / "src.zarr", shape=values.shape, dtype="i4",
+                            chunks=(10, 10), fill_value=0)
+    src[:] = values
+    done = run_cli("cp", tmp_path / "src.zarr", tmp_path / "dst.zarr", "-v", *options)
+    assert how in done.stderr
+    np.testing.assert_array_equal(zarr.open_array(tmp_path / "dst.zarr", mode="r")[:], values)
+
+
 def test_cp_v3_to_v2_and_back_keeps_values(tmp_path):
     rng = np.random.default_rng(4)
     values = rng.integers(-(2**31), 2**31, size=(33, 20), dtype="int32")

@@ -271,6 +271,8 @@ class Array(Node):
 
     def __setitem__(self, key: Any, value: Any) -> None:
         self._check_writable()
+        if isinstance(value, Array) and self._copy_whole(key, value):
+            return
         sel = _indexing.normalize(key, self.shape)
         if self._variable:
             src = np.asarray(value, dtype=self._dtype)
@@ -291,6 +293,27 @@ class Array(Node):
         else:
             self._core.write_from(sel.ranges, np.ascontiguousarray(src),
                                   self.write_empty_chunks)
+
+    def _copy_whole(self, key: Any, source: "Array") -> bool:
+        """``self[...] = source`` for a source array of the same shape, done
+        by the engine without a whole-array result: unit by unit when this
+        array's shards (or chunks) are made of whole chunks of the source and
+        the data types match, else in streamed blocks. False when `key` does
+        not select the whole array (the caller then writes source's values)."""
+        keys = key if isinstance(key, tuple) else (key,)
+        whole = all(k is Ellipsis or (isinstance(k, slice) and k == slice(None)) for k in keys)
+        if not whole or len(keys) > len(self.shape) + (Ellipsis in keys):
+            return False
+        if source.shape != self.shape:
+            return False
+        if self._core.can_copy_by_units(source._core):
+            self._core.copy_by_units(source._core, self.write_empty_chunks)
+            return True
+        if source._variable:
+            return False
+        for block_key, block in source.iter_blocks():
+            self[block_key] = block
+        return True
 
     def resize(self, *shape: Any) -> None:
         """Changes the shape; chunks wholly outside the new shape are erased."""

@@ -93,12 +93,12 @@ class Driver(_Base):
         handle.store.flush()  # a zip archive's directory; a no-op otherwise
 
     def copy(self, source: Any, target: Any) -> None:
-        # Streams chunk-aligned blocks (the library's own readahead budget,
-        # 256 MiB by default) instead of materialising the whole array.
+        # The library's array-to-array copy (as TensorStore's dst.write(src)):
+        # unit by unit where the layouts allow, else streamed blocks; never
+        # the whole array in memory.
         src = self.open(source)
         out = self.create(target)
-        for key, block in src.iter_blocks():
-            out[key] = block
+        out[...] = src
 
     def dump_target(self, target: Any, directory: str) -> None:
         write_items(((k, target.get(k)) for k in target.list()), directory)

@@ -1,6 +1,7 @@
 // ElementBlock: memory for a run of elements of one DataType, laid out as
 // Array::Read fills it and Array::Write takes it: packed native values, or
-// one std::string per element for variable-length types.
+// one std::string per element for variable-length types. Packed memory
+// comes from Buffer (aligned, and recycled when large).
 //
 // Thread safety: a value; no internal synchronisation.
 #pragma once
@@ -12,7 +13,7 @@
 #include "turbozarr/buffer.h"
 #include "turbozarr/dtype.h"
 
-namespace turbozarr::cli {
+namespace turbozarr {
 
 class ElementBlock {
  public:
@@ -45,4 +46,4 @@ inline uint64_t ElementMemoryEstimate(const DataType& dtype) {
   return dtype.is_variable_length() ? sizeof(std::string) + 64 : dtype.size();
 }
 
-}  // namespace turbozarr::cli
+}  // namespace turbozarr

@@ -1,0 +1,95 @@
+// CopyByUnits (turbozarr/array_copy.h): a ParallelFor over the destination's
+// storage units, each read and written by one thread. The reads and writes
+// inside an item find themselves nested in the pool's ParallelFor and run
+// inline, so a unit's decoding and encoding stay on its thread.
+#include "turbozarr/array_copy.h"
+
+#include <algorithm>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "turbozarr/element_block.h"
+#include "turbozarr/selection.h"
+#include "util/thread_pool.h"
+
+namespace turbozarr {
+namespace {
+
+// The chunks of `metadata` that are decoded whole: the inner chunks of a
+// sharded array, else its chunks.
+std::vector<int64_t> DecodingUnit(const ArrayMetadata& metadata) {
+  return metadata.InnerChunkShape().value_or(metadata.chunk_shape);
+}
+
+}  // namespace
+
+bool CanCopyByUnits(const Array& source, const Array& dest) {
+  if (source.shape() != dest.shape() || !(source.dtype() == dest.dtype())) return false;
+  const std::vector<int64_t> from = DecodingUnit(source.metadata());
+  const std::vector<int64_t>& to = dest.metadata().chunk_shape;
+  if (from.size() != to.size()) return false;
+  for (size_t d = 0; d < to.size(); ++d) {
+    if (from[d] <= 0 || to[d] % from[d] != 0) return false;
+  }
+  return true;
+}
+
+Status CopyByUnits(const Array& source, Array& dest, const CopyOptions& options) {
+  if (!CanCopyByUnits(source, dest)) {
+    return Status::InvalidArgument(
+        "cannot copy " + source.Describe() + " into " + dest.Describe() +
+        " unit by unit: they need the same shape and data type, and the "
+        "destination's shards (or chunks) must be made of whole chunks of the source");
+  }
+  const std::vector<int64_t>& shape = dest.shape();
+  const std::vector<int64_t>& unit = dest.metadata().chunk_shape;
+  const size_t rank = shape.size();
+  std::vector<int64_t> counts(rank);
+  int64_t num_units = 1;
+  uint64_t unit_elements = 1;
+  for (size_t d = 0; d < rank; ++d) {
+    counts[d] = (shape[d] + unit[d] - 1) / unit[d];
+    num_units *= counts[d];
+    unit_elements *= static_cast<uint64_t>(std::min(unit[d], shape[d]));
+  }
+  if (num_units == 0) return Status::OK();
+
+  auto region = [&](int64_t i) {
+    std::vector<DimRange> dims(rank);
+    for (size_t d = rank; d-- > 0;) {
+      const int64_t c = i % counts[d];
+      i /= counts[d];
+      dims[d].start = c * unit[d];
+      dims[d].stop = std::min(shape[d], dims[d].start + unit[d]);
+    }
+    return Selection(std::move(dims));
+  };
+
+  const DataType& dtype = source.dtype();
+  std::mutex progress_mu;
+  uint64_t copied = 0;
+  auto copy_unit = [&](int64_t i) -> Status {
+    const Selection selection = region(i);
+    ElementBlock elements(dtype, selection.num_elements());
+    TZ_RETURN_NOT_OK(source.Read(selection, elements.data()));
+    TZ_RETURN_NOT_OK(dest.Write(selection, elements.data(), options.write));
+    if (options.progress) {
+      std::lock_guard<std::mutex> lock(progress_mu);
+      copied += selection.num_elements() * dtype.size();
+      options.progress(copied);
+    }
+    return Status::OK();
+  };
+
+  // Held to the end: SetThreads may put another pool in its place meanwhile.
+  const std::shared_ptr<ThreadPool> pool = ThreadPool::Default();
+  const uint64_t unit_bytes = unit_elements * dtype.size();
+  if (unit_bytes * static_cast<uint64_t>(pool->concurrency()) <= options.memory_budget) {
+    return pool->ParallelFor(num_units, copy_unit);
+  }
+  for (int64_t i = 0; i < num_units; ++i) TZ_RETURN_NOT_OK(copy_unit(i));
+  return Status::OK();
+}
+
+}  // namespace turbozarr

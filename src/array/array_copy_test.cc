@@ -1,0 +1,207 @@
+// CopyByUnits: every pair of layouts it accepts copies every element, missing
+// and all-fill chunks follow the destination's fill value, both the
+// unit-per-thread and the one-unit-at-a-time routes, progress, and the
+// arrays it turns away.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "testing/int32_array_fixtures.h"
+#include "turbozarr/array.h"
+#include "turbozarr/array_copy.h"
+#include "turbozarr/config.h"
+
+namespace turbozarr {
+namespace {
+
+using nlohmann::json;
+using namespace fixtures;  // NOLINT: the shared test fixtures
+
+const std::vector<int64_t> kShape = {21, 26};
+
+// Restores the default pool's size after a test that changes it.
+class PoolSize {
+ public:
+  ~PoolSize() { EXPECT_TRUE(SetThreads(2).ok()); }
+};
+
+std::shared_ptr<Array> Make(const std::shared_ptr<Store>& store, const std::string& path,
+                            std::vector<int64_t> chunks, json codecs,
+                            int32_t fill = kFill) {
+  ArrayMetadata m = Int32Metadata(kShape, std::move(chunks), std::move(codecs));
+  std::memcpy(m.fill_value.bytes.data(), &fill, 4);
+  auto a = Array::Create(store, path, std::move(m));
+  EXPECT_TRUE(a.ok()) << a.status().ToString();
+  return a.ok() ? *a : nullptr;
+}
+
+std::vector<int32_t> ReadAll(const Array& a) {
+  std::vector<int32_t> all(static_cast<size_t>(NumElements(kShape)));
+  Status s = a.Read(Selection::All(kShape), all.data());
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return all;
+}
+
+// Fills the source with a pattern except rows [8, 16), which stay unwritten
+// (no chunk of the unsharded layouts stores them).
+std::vector<int32_t> FillSource(Array& src) {
+  std::vector<int32_t> model(static_cast<size_t>(NumElements(kShape)), kFill);
+  for (const auto& [start, stop] : {std::pair<int64_t, int64_t>{0, 8}, {16, 21}}) {
+    Selection rows({{start, stop, 1}, {0, kShape[1], 1}});
+    std::vector<int32_t> values = Pattern(rows.num_elements(), static_cast<int32_t>(start));
+    EXPECT_TRUE(src.Write(rows, values.data()).ok());
+    std::copy(values.begin(), values.end(), model.begin() + start * kShape[1]);
+  }
+  return model;
+}
+
+bool Has(Store& store, const std::string& key) {
+  auto got = store.Get(key, ByteRange::Full());
+  EXPECT_TRUE(got.ok());
+  return got.ok() && got->has_value();
+}
+
+struct Layout {
+  std::vector<int64_t> chunks;
+  json codecs;
+};
+
+TEST(CopyByUnitsTest, CopiesEveryAcceptedLayoutPair) {
+  PoolSize restore;
+  const std::vector<Layout> sources = {
+      {{4, 13}, json::array({kLittle, kZstd})},
+      {{8, 13}, Sharded({4, 13}, json::array({kLittle, kGzip}), "end")},
+      {{4, 13}, json::array({kTranspose, kLittle, kBlosc})},
+  };
+  // Each destination unit holds whole (inner) chunks of every source above.
+  const std::vector<Layout> dests = {
+      {{4, 13}, json::array({kBig, kCrc})},
+      {{8, 26}, json::array({kLittle, kZstd})},
+      {{8, 26}, Sharded({4, 13}, json::array({kLittle, kZstd, kCrc}), "start")},
+      {{16, 26}, Sharded({8, 13}, json::array({kLittle}), "end")},
+  };
+  for (int threads : {1, 3}) {
+    ASSERT_TRUE(SetThreads(threads).ok());
+    for (uint64_t budget : {uint64_t{256} << 20, uint64_t{1}}) {
+      for (const Layout& from : sources) {
+        for (const Layout& to : dests) {
+          SCOPED_TRACE(from.codecs.dump() + " -> " + to.codecs.dump() + ", threads " +
+                       std::to_string(threads) + ", budget " + std::to_string(budget));
+          auto store = MakeMemoryStore();
+          auto src = Make(store, "src", from.chunks, from.codecs);
+          auto dst = Make(store, "dst", to.chunks, to.codecs);
+          const std::vector<int32_t> model = FillSource(*src);
+          ASSERT_TRUE(CanCopyByUnits(*src, *dst));
+          CopyOptions options;
+          options.memory_budget = budget;
+          Status s = CopyByUnits(*src, *dst, options);
+          ASSERT_TRUE(s.ok()) << s.ToString();
+          EXPECT_EQ(ReadAll(*dst), model);
+          // Rows [8, 16) are all fill value: the unsharded destinations with
+          // 4-row chunks store nothing for them.
+          if (to.chunks[0] == 4) {
+            EXPECT_FALSE(Has(*store, dst->ChunkKey({2, 0})));
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(CopyByUnitsTest, FillValuesFollowTheDestination) {
+  auto store = MakeMemoryStore();
+  auto src = Make(store, "src", {4, 13}, json::array({kLittle}));
+  const std::vector<int32_t> model = FillSource(*src);
+
+  // The same fill value: nothing is stored for the unwritten rows.
+  auto same = Make(store, "same", {4, 13}, json::array({kLittle}));
+  ASSERT_TRUE(CopyByUnits(*src, *same).ok());
+  EXPECT_EQ(ReadAll(*same), model);
+  EXPECT_FALSE(Has(*store, same->ChunkKey({2, 1})));
+  EXPECT_TRUE(Has(*store, same->ChunkKey({1, 1})));
+
+  // Another fill value: the source's fill value is stored as data.
+  auto other = Make(store, "other", {4, 13}, json::array({kLittle}), /*fill=*/0);
+  ASSERT_TRUE(CopyByUnits(*src, *other).ok());
+  EXPECT_EQ(ReadAll(*other), model);
+  EXPECT_TRUE(Has(*store, other->ChunkKey({2, 1})));
+
+  // write_empty_chunks stores every chunk.
+  auto every = Make(store, "every", {4, 13}, json::array({kLittle}));
+  CopyOptions options;
+  options.write.write_empty_chunks = true;
+  ASSERT_TRUE(CopyByUnits(*src, *every, options).ok());
+  EXPECT_TRUE(Has(*store, every->ChunkKey({2, 1})));
+  EXPECT_EQ(ReadAll(*every), model);
+}
+
+TEST(CopyByUnitsTest, ErasesWhatTheDestinationHeld) {
+  auto store = MakeMemoryStore();
+  auto src = Make(store, "src", {4, 13}, json::array({kLittle}));
+  const std::vector<int32_t> model = FillSource(*src);
+  auto dst = Make(store, "dst", {4, 13}, json::array({kLittle, kZstd}));
+  std::vector<int32_t> old = Pattern(NumElements(kShape), 99);
+  ASSERT_TRUE(dst->Write(Selection::All(kShape), old.data()).ok());
+  ASSERT_TRUE(Has(*store, dst->ChunkKey({2, 1})));
+  ASSERT_TRUE(CopyByUnits(*src, *dst).ok());
+  EXPECT_EQ(ReadAll(*dst), model);
+  EXPECT_FALSE(Has(*store, dst->ChunkKey({2, 1})));
+}
+
+TEST(CopyByUnitsTest, ReportsProgressUpToTheWholeArray) {
+  PoolSize restore;
+  ASSERT_TRUE(SetThreads(3).ok());
+  auto store = MakeMemoryStore();
+  auto src = Make(store, "src", {4, 13}, json::array({kLittle}));
+  FillSource(*src);
+  auto dst = Make(store, "dst", {8, 13}, json::array({kLittle}));
+  std::vector<uint64_t> seen;
+  CopyOptions options;
+  options.progress = [&](uint64_t bytes) { seen.push_back(bytes); };
+  ASSERT_TRUE(CopyByUnits(*src, *dst, options).ok());
+  ASSERT_EQ(seen.size(), 3u * 2u);  // units of 8 x 13 over 21 x 26
+  EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
+  EXPECT_EQ(seen.back(), static_cast<uint64_t>(NumElements(kShape)) * 4);
+}
+
+TEST(CopyByUnitsTest, TurnsAwayArraysItCannotCopyUnitByUnit) {
+  auto store = MakeMemoryStore();
+  auto src = Make(store, "src", {4, 13}, json::array({kLittle}));
+  // Chunks that cut the source's: a unit would decode source chunks twice.
+  auto cut = Make(store, "cut", {6, 13}, json::array({kLittle}));
+  // Chunks smaller than the source's: each source chunk would be decoded
+  // once per unit.
+  auto fine = Make(store, "fine", {2, 13}, json::array({kLittle}));
+  ArrayMetadata wider = Int32Metadata({21, 27}, {4, 13}, json::array({kLittle}));
+  auto other_shape = *Array::Create(store, "shape", wider);
+  ArrayMetadata floats = Int32Metadata(kShape, {4, 13}, json::array({kLittle}));
+  floats.dtype = DataType(DataTypeId::kFloat32);
+  floats.fill_value = DefaultFillValue(floats.dtype);
+  auto other_type = *Array::Create(store, "type", floats);
+
+  for (const auto& dst : {cut, fine, other_shape, other_type}) {
+    SCOPED_TRACE(dst->Describe());
+    EXPECT_FALSE(CanCopyByUnits(*src, *dst));
+    Status s = CopyByUnits(*src, *dst);
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(s.message().find(src->Describe()), std::string::npos) << s.ToString();
+    EXPECT_NE(s.message().find(dst->Describe()), std::string::npos) << s.ToString();
+  }
+}
+
+TEST(CopyByUnitsTest, NamesTheChunkThatFails) {
+  auto store = MakeMemoryStore();
+  auto src = Make(store, "src", {4, 13}, json::array({kLittle, kZstd}));
+  FillSource(*src);
+  const std::string bad = src->ChunkKey({3, 1});
+  ASSERT_TRUE(store->Set(bad, Buffer::FromString("not zstd").view()).ok());
+  auto dst = Make(store, "dst", {4, 13}, json::array({kLittle}));
+  Status s = CopyByUnits(*src, *dst);
+  EXPECT_EQ(s.code(), StatusCode::kCorruption) << s.ToString();
+  EXPECT_NE(s.ToString().find(bad), std::string::npos) << s.ToString();
+}
+
+}  // namespace
+}  // namespace turbozarr
