@@ -1,7 +1,9 @@
 // CopyByUnits (turbozarr/array_copy.h): a ParallelFor over the destination's
 // storage units, each read and written by one thread. The reads and writes
 // inside an item find themselves nested in the pool's ParallelFor and run
-// inline, so a unit's decoding and encoding stay on its thread.
+// inline, so a unit's decoding and encoding stay on its thread. Between two
+// arrays sharded alike, a unit is re-encoded inner chunk by inner chunk
+// instead (shard_transcode.h).
 #include "turbozarr/array_copy.h"
 
 #include <algorithm>
@@ -9,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "array/shard_transcode.h"
 #include "turbozarr/element_block.h"
 #include "turbozarr/selection.h"
 #include "util/thread_pool.h"
@@ -67,13 +70,19 @@ Status CopyByUnits(const Array& source, Array& dest, const CopyOptions& options)
   };
 
   const DataType& dtype = source.dtype();
+  const bool transcode = internal::CanTranscodeShards(source, dest);
   std::mutex progress_mu;
   uint64_t copied = 0;
   auto copy_unit = [&](int64_t i) -> Status {
     const Selection selection = region(i);
-    ElementBlock elements(dtype, selection.num_elements());
-    TZ_RETURN_NOT_OK(source.Read(selection, elements.data()));
-    TZ_RETURN_NOT_OK(dest.Write(selection, elements.data(), options.write));
+    if (transcode) {
+      TZ_RETURN_NOT_OK(internal::TranscodeShard(
+          source, dest, PlanChunks(selection, shape, unit).front(), options.write));
+    } else {
+      ElementBlock elements(dtype, selection.num_elements());
+      TZ_RETURN_NOT_OK(source.Read(selection, elements.data()));
+      TZ_RETURN_NOT_OK(dest.Write(selection, elements.data(), options.write));
+    }
     if (options.progress) {
       std::lock_guard<std::mutex> lock(progress_mu);
       copied += selection.num_elements() * dtype.size();

@@ -1,13 +1,15 @@
 // CopyByUnits: every pair of layouts it accepts copies every element, missing
 // and all-fill chunks follow the destination's fill value, both the
-// unit-per-thread and the one-unit-at-a-time routes, progress, and the
-// arrays it turns away.
+// unit-per-thread and the one-unit-at-a-time routes, shards re-encoded inner
+// chunk by inner chunk store what a write stores, progress, and the arrays it
+// turns away.
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "array/shard_transcode.h"
 #include "testing/int32_array_fixtures.h"
 #include "turbozarr/array.h"
 #include "turbozarr/array_copy.h"
@@ -81,6 +83,9 @@ TEST(CopyByUnitsTest, CopiesEveryAcceptedLayoutPair) {
       {{8, 26}, json::array({kLittle, kZstd})},
       {{8, 26}, Sharded({4, 13}, json::array({kLittle, kZstd, kCrc}), "start")},
       {{16, 26}, Sharded({8, 13}, json::array({kLittle}), "end")},
+      // Sharded as the second source: copied inner chunk by inner chunk.
+      {{8, 13}, Sharded({4, 13}, json::array({kLittle, kZstd, kCrc}), "start")},
+      {{8, 13}, Sharded({4, 13}, json::array({kBig}), "end")},
   };
   for (int threads : {1, 3}) {
     ASSERT_TRUE(SetThreads(threads).ok());
@@ -108,6 +113,54 @@ TEST(CopyByUnitsTest, CopiesEveryAcceptedLayoutPair) {
       }
     }
   }
+}
+
+// Between arrays sharded alike, the copy goes inner chunk by inner chunk and
+// stores exactly what a write of the same elements stores, shard for shard.
+TEST(CopyByUnitsTest, ShardsCopiedInnerChunkByInnerChunkMatchAWrite) {
+  const json from = Sharded({4, 13}, json::array({kLittle, kGzip}), "end");
+  for (const json& to : {Sharded({4, 13}, json::array({kLittle, kZstd, kCrc}), "start"),
+                         Sharded({4, 13}, json::array({kBig}), "end"),
+                         Sharded({4, 13}, json::array({kTranspose, kLittle, kBlosc}),
+                                 "end")}) {
+    SCOPED_TRACE(to.dump());
+    auto store = MakeMemoryStore();
+    auto src = Make(store, "src", {8, 13}, from);
+    const std::vector<int32_t> model = FillSource(*src);
+    // Part of a stored shard all fill value: rows 16-19 of shard (2, 0).
+    std::vector<int32_t> fill(4 * 13, kFill);
+    ASSERT_TRUE(src->Write(Selection({{16, 20, 1}, {0, 13, 1}}), fill.data()).ok());
+    std::vector<int32_t> want = model;
+    for (int64_t r = 16; r < 20; ++r) std::fill_n(want.begin() + r * 26, 13, kFill);
+
+    auto dst = Make(store, "dst", {8, 13}, to);
+    auto ref = Make(store, "ref", {8, 13}, to);
+    ASSERT_TRUE(internal::CanTranscodeShards(*src, *dst));
+    ASSERT_TRUE(CopyByUnits(*src, *dst).ok());
+    ASSERT_TRUE(ref->Write(Selection::All(kShape), want.data()).ok());
+    EXPECT_EQ(ReadAll(*dst), want);
+    for (int64_t r = 0; r < 3; ++r) {
+      for (int64_t c = 0; c < 2; ++c) {
+        auto got = store->Get(dst->ChunkKey({r, c}), ByteRange::Full());
+        auto expected = store->Get(ref->ChunkKey({r, c}), ByteRange::Full());
+        ASSERT_TRUE(got.ok() && expected.ok());
+        ASSERT_EQ(got->has_value(), expected->has_value()) << r << "," << c;
+        if (got->has_value()) {
+          EXPECT_EQ((*got)->chars(), (*expected)->chars()) << r << "," << c;
+        }
+      }
+    }
+  }
+  // Another fill value, shard shape or inner chunk shape: element by element.
+  auto store = MakeMemoryStore();
+  auto src = Make(store, "src", {8, 13}, from);
+  EXPECT_FALSE(internal::CanTranscodeShards(
+      *src, *Make(store, "fill", {8, 13}, from, /*fill=*/0)));
+  EXPECT_FALSE(internal::CanTranscodeShards(*src, *Make(store, "shard", {8, 26}, from)));
+  EXPECT_FALSE(internal::CanTranscodeShards(
+      *src, *Make(store, "inner", {8, 13}, Sharded({8, 13}, json::array({kLittle}), "end"))));
+  EXPECT_FALSE(internal::CanTranscodeShards(
+      *src, *Make(store, "plain", {8, 13}, json::array({kLittle}))));
 }
 
 TEST(CopyByUnitsTest, FillValuesFollowTheDestination) {
@@ -198,6 +251,20 @@ TEST(CopyByUnitsTest, NamesTheChunkThatFails) {
   const std::string bad = src->ChunkKey({3, 1});
   ASSERT_TRUE(store->Set(bad, Buffer::FromString("not zstd").view()).ok());
   auto dst = Make(store, "dst", {4, 13}, json::array({kLittle}));
+  Status s = CopyByUnits(*src, *dst);
+  EXPECT_EQ(s.code(), StatusCode::kCorruption) << s.ToString();
+  EXPECT_NE(s.ToString().find(bad), std::string::npos) << s.ToString();
+}
+
+TEST(CopyByUnitsTest, NamesTheShardThatFails) {
+  const json sharded = Sharded({4, 13}, json::array({kLittle, kZstd}), "end");
+  auto store = MakeMemoryStore();
+  auto src = Make(store, "src", {8, 13}, sharded);
+  FillSource(*src);
+  auto dst = Make(store, "dst", {8, 13}, sharded);
+  ASSERT_TRUE(internal::CanTranscodeShards(*src, *dst));
+  const std::string bad = src->ChunkKey({1, 1});
+  ASSERT_TRUE(store->Set(bad, Buffer::FromString("short").view()).ok());
   Status s = CopyByUnits(*src, *dst);
   EXPECT_EQ(s.code(), StatusCode::kCorruption) << s.ToString();
   EXPECT_NE(s.ToString().find(bad), std::string::npos) << s.ToString();

@@ -158,17 +158,7 @@ class ShardedWrite {
     Result<std::optional<Buffer>> got = array_.store()->Get(sw.key);
     if (!got.ok()) return got.status().WithContext(Where(sw));
     if (!got->has_value()) return Status::OK();
-    const ByteView bytes = (*got)->view();
-    const size_t index_size = codec_.index_size();
-    if (bytes.size() < index_size) {
-      return Status::Corruption(Where(sw) + ": shard of " + std::to_string(bytes.size()) +
-                                " bytes is smaller than its " +
-                                std::to_string(index_size) + "-byte index");
-    }
-    const ByteView index = codec_.index_location() == ShardingCodec::IndexLocation::kStart
-                               ? bytes.first(index_size)
-                               : bytes.last(index_size);
-    Result<std::vector<IndexEntry>> entries = codec_.DecodeIndex(index, bytes.size());
+    Result<std::vector<IndexEntry>> entries = codec_.IndexOfShard((*got)->view());
     if (!entries.ok()) return entries.status().WithContext(Where(sw));
     sw.old_index = std::move(entries).value();
     sw.old = std::move(*got);

@@ -303,18 +303,21 @@ Result<Buffer> ShardingCodec::Encode(const ChunkArray& array,
   return Assemble(views);
 }
 
-Result<ChunkArray> ShardingCodec::Decode(ByteView bytes, const ArraySpec& spec) const {
-  TZ_RETURN_NOT_OK(CheckSpec(spec));
-  if (bytes.size() < index_size_) {
+Result<std::vector<ShardingCodec::IndexEntry>> ShardingCodec::IndexOfShard(
+    ByteView shard) const {
+  if (shard.size() < index_size_) {
     return Status::Corruption(
-        "codec sharding_indexed: shard of " + std::to_string(bytes.size()) +
+        "codec sharding_indexed: shard of " + std::to_string(shard.size()) +
         " bytes is smaller than its " + std::to_string(index_size_) + "-byte index");
   }
-  ByteView index_bytes = index_location_ == IndexLocation::kStart
-                             ? bytes.first(index_size_)
-                             : bytes.last(index_size_);
-  TZ_ASSIGN_OR_RETURN(std::vector<IndexEntry> entries,
-                      DecodeIndex(index_bytes, bytes.size()));
+  return DecodeIndex(index_location_ == IndexLocation::kStart ? shard.first(index_size_)
+                                                              : shard.last(index_size_),
+                     shard.size());
+}
+
+Result<ChunkArray> ShardingCodec::Decode(ByteView bytes, const ArraySpec& spec) const {
+  TZ_RETURN_NOT_OK(CheckSpec(spec));
+  TZ_ASSIGN_OR_RETURN(std::vector<IndexEntry> entries, IndexOfShard(bytes));
   bool any_stored = false;
   for (const IndexEntry& e : entries) any_stored |= !e.missing();
   if (!any_stored) return ChunkArray::Filled(spec);

@@ -69,6 +69,10 @@ class ShardingCodec final : public ArrayToBytesCodec {
   Result<std::vector<IndexEntry>> DecodeIndex(ByteView index_bytes,
                                               std::optional<uint64_t> shard_size) const;
   Result<Buffer> EncodeIndex(const std::vector<IndexEntry>& entries) const;
+  // The index of a whole stored shard, read from its place (start or end) and
+  // decoded as DecodeIndex does with the shard's size; Corruption also for a
+  // shard smaller than its index.
+  Result<std::vector<IndexEntry>> IndexOfShard(ByteView shard) const;
 
   // Decodes one inner chunk from its stored bytes.
   Result<ChunkArray> DecodeInnerChunk(ByteView bytes) const {
