@@ -33,8 +33,11 @@ struct CopyOptions {
 };
 
 // True when CopyByUnits can copy `source` into `dest`: the same shape and
-// data type, and every shard (else chunk) of `dest` made of whole decoding
-// units of `source` (its inner chunks when sharded, else its chunks).
+// data type, every shard (else chunk) of `dest` made of whole decoding
+// units of `source` (its inner chunks when sharded, else its chunks), and a
+// source store that wants no more requests in flight than the pool has
+// threads (Store::PreferredRequestsInFlight; remote stores want more, and
+// are read faster in blocks).
 bool CanCopyByUnits(const Array& source, const Array& dest);
 
 // Copies every element of `source` into `dest`. A unit whose elements all

@@ -29,6 +29,12 @@ std::vector<int64_t> DecodingUnit(const ArrayMetadata& metadata) {
 
 bool CanCopyByUnits(const Array& source, const Array& dest) {
   if (source.shape() != dest.shape() || !(source.dtype() == dest.dtype())) return false;
+  // A unit per thread would keep as few requests in flight as there are
+  // threads, where a remote store wants many (a block read asks for its
+  // chunks in windows of them).
+  if (source.store()->PreferredRequestsInFlight() > ThreadPool::Default()->concurrency()) {
+    return false;
+  }
   const std::vector<int64_t> from = DecodingUnit(source.metadata());
   const std::vector<int64_t>& to = dest.metadata().chunk_shape;
   if (from.size() != to.size()) return false;

@@ -14,6 +14,7 @@
 #include "turbozarr/array.h"
 #include "turbozarr/array_copy.h"
 #include "turbozarr/config.h"
+#include "turbozarr/store_wrappers.h"
 
 namespace turbozarr {
 namespace {
@@ -242,6 +243,17 @@ TEST(CopyByUnitsTest, TurnsAwayArraysItCannotCopyUnitByUnit) {
     EXPECT_NE(s.message().find(src->Describe()), std::string::npos) << s.ToString();
     EXPECT_NE(s.message().find(dst->Describe()), std::string::npos) << s.ToString();
   }
+
+  // A source whose store wants more requests in flight than there are
+  // threads (a remote one) is left to block reads.
+  ThrottleOptions throttle;
+  throttle.connections = 64;
+  auto remote = MakeThrottledStore(store, throttle);
+  auto far = Array::Open(remote, "src");
+  ASSERT_TRUE(far.ok());
+  auto same = Make(store, "same", {4, 13}, json::array({kLittle}));
+  EXPECT_TRUE(CanCopyByUnits(*src, *same));
+  EXPECT_FALSE(CanCopyByUnits(**far, *same));
 }
 
 TEST(CopyByUnitsTest, NamesTheChunkThatFails) {
