@@ -526,6 +526,50 @@ def test_v2_null_fill_value_reads_as_zero(tmp_path, dtype):
     assert_bit_equal(a[...], z[...])
 
 
+@pytest.mark.parametrize("dtype", ["|i1", "<u2", "<i4", "<u8", "<f4", "<f8"])
+@pytest.mark.parametrize("order", "CF")
+def test_v2_delta_filter_both_ways(tmp_path, rng, dtype, order):
+    import numcodecs
+    # Random bits: integers wrap around, floats lose what numcodecs loses.
+    data = random_data(dtype, (13, 17), rng)
+    comp = {"id": "zstd", "level": 1, "checksum": False}
+    zarr_write(tmp_path / "z", data, zarr_format=2, chunks=(4, 5), compressor=comp,
+               filters=[numcodecs.Delta(dtype=dtype)], order=order)
+    reference = zarr.open_array(str(tmp_path / "z"), mode="r")[...]
+    if np.dtype(dtype).kind in "iu":
+        assert_bit_equal(reference, data)
+    assert_bit_equal(tz.open(str(tmp_path / "z"))[...], reference)
+
+    t = tz.create(str(tmp_path / "t"), shape=data.shape, dtype=dtype, chunks=(4, 5),
+                  zarr_format=2, compressor=comp, order=order,
+                  filters=[{"id": "delta", "dtype": dtype}])
+    t[...] = data
+    zarray = json.load(open(tmp_path / "t" / ".zarray"))
+    assert zarray["filters"] == [{"id": "delta", "dtype": dtype}]  # as given
+    check_zarr_reads(tmp_path / "t", reference)
+    for key in ("0.0", "3.3", "2.1"):
+        assert (tmp_path / "t" / key).read_bytes() == (tmp_path / "z" / key).read_bytes()
+
+
+def test_v3_numcodecs_delta_is_read(tmp_path, rng):
+    from zarr.codecs.numcodecs import Delta
+    data = random_data("<i8", (13, 17), rng)
+    z = zarr.create_array(store=str(tmp_path / "z"), shape=data.shape, chunks=(4, 5),
+                          dtype="<i8", filters=[Delta(dtype="<i8")])
+    z[...] = data
+    codecs = json.load(open(tmp_path / "z" / "zarr.json"))["codecs"]
+    assert codecs[0]["name"] == "numcodecs.delta"
+    assert_bit_equal(tz.open(str(tmp_path / "z"))[...], data)
+
+
+def test_delta_on_big_endian_v2_is_unsupported(tmp_path):
+    import numcodecs
+    zarr.create(store=str(tmp_path / "z"), shape=(4,), chunks=(2,), dtype=">i4",
+                zarr_format=2, compressor=None, filters=[numcodecs.Delta(dtype=">i4")])
+    with pytest.raises(tz.UnsupportedError, match="delta"):
+        tz.open(str(tmp_path / "z"))[...]
+
+
 def test_unknown_v2_filter_is_unsupported_and_named(tmp_path):
     zarr.create(store=str(tmp_path / "z"), shape=(4,), chunks=(2,), dtype="<i4",
                 zarr_format=2, compressor=None)[...] = 1

@@ -8,6 +8,7 @@
 #include "codec/bz2_codec.h"
 #include "codec/codec_config.h"
 #include "codec/crc32c_codec.h"
+#include "codec/delta_codec.h"
 #include "codec/gzip_codec.h"
 #include "codec/lz4_codec.h"
 #include "codec/sharding_codec.h"
@@ -40,6 +41,7 @@ Result<CodecPtr> MakeNumcodecs(const std::string& id, CodecConfig& config,
   if (id == "zlib") return Up(ZlibCodec::Make(config));
   if (id == "bz2") return Up(Bz2Codec::Make(config));
   if (id == "crc32c") return Up(Crc32cCodec::MakeNumcodecs(config, in_v3));
+  if (id == "delta") return Up(DeltaCodec::Make(config, spec, in_v3));
   if (!in_v3 && id == "vlen-utf8") {
     return Up(VLenCodec::Make(VLenCodec::Flavor::kUtf8, config, spec));
   }

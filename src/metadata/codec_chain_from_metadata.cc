@@ -1,6 +1,6 @@
 // From metadata to a CodecChain: v3 arrays list their codecs; v2 arrays spell
 // the same thing as order + filters + dtype byte order + compressor, which
-// is translated here into transpose -> bytes/vlen -> compressor.
+// is translated here into transpose -> filters -> bytes/vlen -> compressor.
 #include <memory>
 #include <string>
 
@@ -53,7 +53,17 @@ Result<CodecChain> MakeV2CodecChain(const ArrayMetadata& m) {
           return Status::InvalidArgument("filter '" + id + "' is not array->bytes");
         continue;
       }
-      return Status::Unsupported("unsupported v2 filter '" + id + "'");
+      auto codec = MakeV2Codec(f, next);
+      if (!codec.ok()) return codec.status().WithContext("filter '" + id + "'");
+      auto filter = std::dynamic_pointer_cast<const ArrayToArrayCodec>(*codec);
+      if (!filter) return Status::Unsupported("unsupported v2 filter '" + id + "'");
+      // numcodecs applies a filter to the chunk as stored, here it sees
+      // native values: the same only for arrays stored little-endian.
+      if (m.v2_byte_order == '>') {
+        return Status::Unsupported("filter '" + id + "' on a big-endian array");
+      }
+      TZ_ASSIGN_OR_RETURN(next, filter->EncodedSpec(next));
+      a2a.push_back(std::move(filter));
     }
   }
   if (m.dtype.is_variable_length() && !a2b) {
