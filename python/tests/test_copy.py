@@ -42,6 +42,20 @@ def test_copies_every_element(tmp_path, src_layout, dst_layout):
     assert_bit_equal(zarr.open_array(str(tmp_path / "dst"), mode="r")[...], data)
 
 
+def test_streamed_copy_blocks_hold_whole_destination_shards(tmp_path):
+    src = tz.create(str(tmp_path / "src"), shape=SHAPE, dtype="u2", chunks=(4, 13))
+    dst = tz.create(str(tmp_path / "dst"), shape=SHAPE, dtype="i4", chunks=(3, 26),
+                    shards=(9, 26))
+    assert not dst._core.can_copy_by_units(src._core)
+    # Both grids' multiple, (36, 26), when it fits; else one shard.
+    assert dst._copy_block(src) == (36, 26)
+    assert dst._copy_block(src, budget=1000) == (9, 26)
+    data = np.arange(np.prod(SHAPE), dtype="u2").reshape(SHAPE)
+    src[...] = data
+    dst[...] = src
+    assert_bit_equal(dst[...], data.astype("i4"))
+
+
 def test_unit_copy_needs_no_whole_array_read(tmp_path, monkeypatch):
     data = random_data("i4", SHAPE, np.random.default_rng(4))
     src = make_source(tmp_path / "src", data, chunks=(8, 13))

@@ -311,9 +311,20 @@ class Array(Node):
             return True
         if source._variable:
             return False
-        for block_key, block in source.iter_blocks():
+        for block_key, block in source.iter_blocks(block_shape=self._copy_block(source)):
             self[block_key] = block
         return True
+
+    def _copy_block(self, source: "Array", budget: int = 64 << 20) -> tuple[int, ...]:
+        """Blocks for a streamed copy from `source`: whole shards (or chunks)
+        of this array, so that none is read, modified and written back, and
+        whole chunks of the source too (the least common multiple) when such
+        a block stays within `budget` bytes, so that none is decoded twice."""
+        unit = tuple(self._core.chunk_shape)
+        both = tuple(math.lcm(a, b) for a, b in zip(unit, source.chunks))
+        clipped = tuple(min(b, max(s, 1)) for b, s in zip(both, self.shape))
+        itemsize = max(self._native.itemsize, source._native.itemsize)
+        return clipped if math.prod(clipped) * itemsize <= budget else unit
 
     def resize(self, *shape: Any) -> None:
         """Changes the shape; chunks wholly outside the new shape are erased."""
