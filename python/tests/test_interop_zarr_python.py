@@ -551,6 +551,47 @@ def test_v2_delta_filter_both_ways(tmp_path, rng, dtype, order):
         assert (tmp_path / "t" / key).read_bytes() == (tmp_path / "z" / key).read_bytes()
 
 
+@pytest.mark.parametrize("dtype,filters", [
+    ("<i4", [{"id": "shuffle", "elementsize": 4}]),
+    (">f8", [{"id": "shuffle", "elementsize": 8}]),  # shuffles the stored bytes
+    ("<u2", [{"id": "shuffle"}]),  # elementsize 4 over 2-byte values
+    ("<i8", [{"id": "delta", "dtype": "<i8"}, {"id": "shuffle", "elementsize": 8}]),
+])
+def test_v2_shuffle_filter_both_ways(tmp_path, rng, dtype, filters):
+    import numcodecs
+    data = random_data(dtype, (12, 16), rng)
+    comp = None  # so that the stored bytes are the filters' alone
+    zarr_write(tmp_path / "z", data, zarr_format=2, chunks=(4, 8), compressor=comp,
+               filters=[numcodecs.get_codec(dict(f)) for f in filters])
+    check_reads(tmp_path / "z", data, 2)
+    t = tz.create(str(tmp_path / "t"), shape=data.shape, dtype=dtype, chunks=(4, 8),
+                  zarr_format=2, compressor=comp, filters=filters)
+    t[...] = data
+    check_zarr_reads(tmp_path / "t", data)
+    for key in ("0.0", "2.1"):
+        assert (tmp_path / "t" / key).read_bytes() == (tmp_path / "z" / key).read_bytes()
+
+
+def test_v2_value_filter_after_shuffle_is_unsupported(tmp_path):
+    import numcodecs
+    zarr.create(store=str(tmp_path / "z"), shape=(4,), chunks=(2,), dtype="<i4",
+                zarr_format=2, compressor=None,
+                filters=[numcodecs.Shuffle(4), numcodecs.Delta(dtype="<i4")])
+    with pytest.raises(tz.UnsupportedError, match="delta"):
+        tz.open(str(tmp_path / "z"))[...]
+
+
+def test_v3_numcodecs_shuffle_is_read(tmp_path, rng):
+    from zarr.codecs.numcodecs import Shuffle
+    data = random_data("<f4", (13, 17), rng)
+    z = zarr.create_array(store=str(tmp_path / "z"), shape=data.shape, chunks=(4, 5),
+                          dtype="<f4", compressors=[Shuffle(elementsize=4)])
+    z[...] = data
+    codecs = json.load(open(tmp_path / "z" / "zarr.json"))["codecs"]
+    assert codecs[-1]["name"] == "numcodecs.shuffle"
+    assert_bit_equal(tz.open(str(tmp_path / "z"))[...], data)
+
+
 def test_v3_numcodecs_delta_is_read(tmp_path, rng):
     from zarr.codecs.numcodecs import Delta
     data = random_data("<i8", (13, 17), rng)

@@ -12,6 +12,7 @@
 #include "codec/gzip_codec.h"
 #include "codec/lz4_codec.h"
 #include "codec/sharding_codec.h"
+#include "codec/shuffle_codec.h"
 #include "codec/transpose_codec.h"
 #include "codec/vlen_codec.h"
 #include "codec/zlib_codec.h"
@@ -42,6 +43,7 @@ Result<CodecPtr> MakeNumcodecs(const std::string& id, CodecConfig& config,
   if (id == "bz2") return Up(Bz2Codec::Make(config));
   if (id == "crc32c") return Up(Crc32cCodec::MakeNumcodecs(config, in_v3));
   if (id == "delta") return Up(DeltaCodec::Make(config, spec, in_v3));
+  if (id == "shuffle") return Up(ShuffleCodec::Make(config, in_v3));
   if (!in_v3 && id == "vlen-utf8") {
     return Up(VLenCodec::Make(VLenCodec::Flavor::kUtf8, config, spec));
   }

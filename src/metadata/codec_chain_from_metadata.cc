@@ -1,6 +1,7 @@
 // From metadata to a CodecChain: v3 arrays list their codecs; v2 arrays spell
 // the same thing as order + filters + dtype byte order + compressor, which
-// is translated here into transpose -> filters -> bytes/vlen -> compressor.
+// is translated here into transpose -> value filters -> bytes/vlen -> byte
+// filters -> compressor.
 #include <memory>
 #include <string>
 
@@ -46,6 +47,10 @@ Result<CodecChain> MakeV2CodecChain(const ArrayMetadata& m) {
       std::string id = V2Id(f);
       bool object_codec = id == "vlen-utf8" || id == "vlen-bytes";
       if (object_codec && m.dtype.is_variable_length() && !a2b) {
+        if (!b2b.empty()) {
+          return Status::Unsupported("filter '" + id + "' after filter '" +
+                                     b2b.back()->name() + "', which works on bytes");
+        }
         auto codec = MakeV2Codec(f, next);
         if (!codec.ok()) return codec.status().WithContext("filter '" + id + "'");
         a2b = std::dynamic_pointer_cast<const ArrayToBytesCodec>(*codec);
@@ -55,8 +60,18 @@ Result<CodecChain> MakeV2CodecChain(const ArrayMetadata& m) {
       }
       auto codec = MakeV2Codec(f, next);
       if (!codec.ok()) return codec.status().WithContext("filter '" + id + "'");
+      // A filter of bytes (shuffle) works on the stored bytes: after the
+      // bytes codec, before the compressor, and before no filter of values.
+      if (auto bytes = std::dynamic_pointer_cast<const BytesToBytesCodec>(*codec)) {
+        b2b.push_back(std::move(bytes));
+        continue;
+      }
       auto filter = std::dynamic_pointer_cast<const ArrayToArrayCodec>(*codec);
       if (!filter) return Status::Unsupported("unsupported v2 filter '" + id + "'");
+      if (!b2b.empty()) {
+        return Status::Unsupported("filter '" + id + "' after filter '" + b2b.back()->name() +
+                                   "', which works on bytes");
+      }
       // numcodecs applies a filter to the chunk as stored, here it sees
       // native values: the same only for arrays stored little-endian.
       if (m.v2_byte_order == '>') {
