@@ -76,7 +76,10 @@ Status CopyByUnits(const Array& source, Array& dest, const CopyOptions& options)
   };
 
   const DataType& dtype = source.dtype();
-  const bool transcode = internal::CanTranscodeShards(source, dest);
+  // Transcoding leaves out what the source does not store, which
+  // write_empty_chunks asks to store.
+  const bool transcode =
+      !options.write.write_empty_chunks && internal::CanTranscodeShards(source, dest);
   std::mutex progress_mu;
   uint64_t copied = 0;
   auto copy_unit = [&](int64_t i) -> Status {

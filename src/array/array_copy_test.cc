@@ -152,6 +152,20 @@ TEST(CopyByUnitsTest, ShardsCopiedInnerChunkByInnerChunkMatchAWrite) {
       }
     }
   }
+  // write_empty_chunks stores the shards and inner chunks the source leaves
+  // out (rows 8-15 are not stored in the source).
+  {
+    auto store = MakeMemoryStore();
+    auto src = Make(store, "src", {8, 13}, from);
+    const std::vector<int32_t> model = FillSource(*src);
+    ASSERT_FALSE(Has(*store, src->ChunkKey({1, 0})));
+    auto every = Make(store, "every", {8, 13}, from);
+    CopyOptions options;
+    options.write.write_empty_chunks = true;
+    ASSERT_TRUE(CopyByUnits(*src, *every, options).ok());
+    EXPECT_TRUE(Has(*store, every->ChunkKey({1, 0})));
+    EXPECT_EQ(ReadAll(*every), model);
+  }
   // Another fill value, shard shape or inner chunk shape: element by element.
   auto store = MakeMemoryStore();
   auto src = Make(store, "src", {8, 13}, from);
