@@ -48,8 +48,9 @@ Status CopyByUnits(const Array& source, Array& dest, const CopyOptions& options)
   if (!CanCopyByUnits(source, dest)) {
     return Status::InvalidArgument(
         "cannot copy " + source.Describe() + " into " + dest.Describe() +
-        " unit by unit: they need the same shape and data type, and the "
-        "destination's shards (or chunks) must be made of whole chunks of the source");
+        " unit by unit: that needs the same shape and data type, destination shards "
+        "(or chunks) made of whole chunks of the source, and a source store that "
+        "wants no more requests in flight than there are threads");
   }
   const std::vector<int64_t>& shape = dest.shape();
   const std::vector<int64_t>& unit = dest.metadata().chunk_shape;
