@@ -509,11 +509,25 @@ def test_create_writes_what_zarr_python_writes(tmp_path, kwargs):
         z_file, t_file = tmp_path / "z" / name, tmp_path / "t" / name
         if z_file.exists():
             assert json.loads(t_file.read_text()) == json.loads(z_file.read_text()), name
-    # zarr-python writes an empty .zattrs too; an absent one means the same.
+    # v2: .zattrs as zarr-python writes it, {} when there are no attributes.
     z_attrs, t_attrs = tmp_path / "z" / ".zattrs", tmp_path / "t" / ".zattrs"
+    assert t_attrs.exists() == z_attrs.exists()
     if z_attrs.exists():
-        t_json = json.loads(t_attrs.read_text()) if t_attrs.exists() else {}
-        assert t_json == json.loads(z_attrs.read_text())
+        assert json.loads(t_attrs.read_text()) == json.loads(z_attrs.read_text())
+
+
+def test_v2_groups_and_consolidated_metadata_have_empty_zattrs(tmp_path):
+    zg = zarr.open_group(str(tmp_path / "z"), mode="w", zarr_format=2)
+    zg.create_array("a", shape=(2,), dtype="i4", chunks=(2,))
+    zarr.consolidate_metadata(str(tmp_path / "z"))
+    tg = tz.group(str(tmp_path / "t"), zarr_format=2)
+    tg.create_array("a", shape=(2,), dtype="i4", chunks=(2,))
+    tg.consolidate()
+    for name in (".zattrs", "a/.zattrs"):
+        assert json.loads((tmp_path / "t" / name).read_text()) == {}
+    z_meta = json.load(open(tmp_path / "z" / ".zmetadata"))["metadata"]
+    t_meta = json.load(open(tmp_path / "t" / ".zmetadata"))["metadata"]
+    assert sorted(t_meta) == sorted(z_meta)
 
 
 @pytest.mark.parametrize("dtype", ["<i4", "<f8", "|S3", "string"])

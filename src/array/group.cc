@@ -92,7 +92,7 @@ Status Group::WriteMetadata() {
   GroupMetadata m;
   m.zarr_format = 2;
   TZ_RETURN_NOT_OK(StoreJsonDocument(*store_, MetadataKey(path_, kZgroup), ToV2ZgroupJson(m)));
-  if (attributes_.empty()) return store_->Erase(MetadataKey(path_, kZattrs));
+  // Written even when empty ({}), as zarr-python writes it.
   return StoreJsonDocument(*store_, MetadataKey(path_, kZattrs), attributes_);
 }
 

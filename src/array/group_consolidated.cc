@@ -101,7 +101,7 @@ Status Group::Consolidate() {
   GroupMetadata self;
   self.zarr_format = 2;
   flat[std::string(kZgroup)] = ToV2ZgroupJson(self);
-  if (!attributes_.empty()) flat[std::string(kZattrs)] = attributes_;
+  flat[std::string(kZattrs)] = attributes_;
   for (const auto& [rel, entry] : members) {
     for (const auto& [document, doc] : entry.items()) flat[rel + "/" + document] = doc;
   }

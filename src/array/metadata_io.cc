@@ -67,11 +67,10 @@ Status StoreArrayMetadata(Store& store, std::string_view path, const ArrayMetada
                                    std::to_string(m.zarr_format));
   }
   TZ_RETURN_NOT_OK(StoreJsonDocument(store, MetadataKey(path, kZarray), ToV2ZarrayJson(m)));
-  std::string zattrs_key = MetadataKey(path, kZattrs);
-  if (m.attributes.is_object() && !m.attributes.empty()) {
-    return StoreJsonDocument(store, zattrs_key, m.attributes);
-  }
-  return store.Erase(zattrs_key);
+  // Written even when empty ({}), as zarr-python writes it.
+  return StoreJsonDocument(store, MetadataKey(path, kZattrs),
+                           m.attributes.is_object() ? m.attributes
+                                                    : nlohmann::json::object());
 }
 
 }  // namespace turbozarr
