@@ -193,18 +193,9 @@ class ShardedRead {
   // the end).
   Status PlanWholeShard(size_t s, const std::optional<Buffer>& shard) {
     if (!shard.has_value()) return PlanShard(s, std::nullopt, std::nullopt);
-    const ByteView bytes = shard->view();
-    const size_t index_size = codec_.index_size();
-    if (bytes.size() < index_size) {
-      return Status::Corruption(Where(s) + ": shard of " + std::to_string(bytes.size()) +
-                                " bytes is smaller than its " +
-                                std::to_string(index_size) + "-byte index");
-    }
-    return PlanShard(s,
-                     codec_.index_location() == ShardingCodec::IndexLocation::kStart
-                         ? bytes.first(index_size)
-                         : bytes.last(index_size),
-                     bytes.size());
+    Result<std::vector<IndexEntry>> entries = codec_.IndexOfShard(shard->view());
+    if (!entries.ok()) return entries.status().WithContext(Where(s));
+    return PlanStoredShard(s, *entries);
   }
 
   // The index phase for one shard, given what its index read answered (the
@@ -214,7 +205,6 @@ class ShardedRead {
   Status PlanShard(size_t s, std::optional<ByteView> index,
                    std::optional<uint64_t> shard_size) {
     const ChunkProjection& sp = plan_[s];
-    ShardReads& shard = shards_[s];
     if (!index.has_value()) {
       FillBlock(m_.dtype, m_.fill_value,
                 ChunkRegion::Make(sp, m_.chunk_shape, block_shape_), out_);
@@ -228,13 +218,21 @@ class ShardedRead {
     }
     Result<std::vector<IndexEntry>> entries = codec_.DecodeIndex(*index, shard_size);
     if (!entries.ok()) return entries.status().WithContext(Where(s));
+    return PlanStoredShard(s, *entries);
+  }
 
+  // The rest of the index phase for a stored shard of decoded index
+  // `entries`: fill the missing inner chunks, list the stored ones to read.
+  Status PlanStoredShard(size_t s, const std::vector<IndexEntry>& entries) {
+    const ChunkProjection& sp = plan_[s];
+    ShardReads& shard = shards_[s];
+    const uint64_t index_size = codec_.index_size();
     const bool index_at_start =
         codec_.index_location() == ShardingCodec::IndexLocation::kStart;
     const std::vector<int64_t>& inner_shape = codec_.chunk_shape();
     for (ChunkProjection& ip : PlanInnerChunks(sp, m_, inner_shape)) {
       const int64_t linear = InnerChunkLinear(ip, codec_.chunks_per_shard());
-      const IndexEntry& e = (*entries)[linear];
+      const IndexEntry& e = entries[linear];
       if (e.missing()) {
         FillBlock(m_.dtype, m_.fill_value,
                   ChunkRegion::Make(ip, inner_shape, block_shape_), out_);

@@ -306,9 +306,9 @@ Result<Buffer> ShardingCodec::Encode(const ChunkArray& array,
 Result<std::vector<ShardingCodec::IndexEntry>> ShardingCodec::IndexOfShard(
     ByteView shard) const {
   if (shard.size() < index_size_) {
-    return Status::Corruption(
-        "codec sharding_indexed: shard of " + std::to_string(shard.size()) +
-        " bytes is smaller than its " + std::to_string(index_size_) + "-byte index");
+    return Status::Corruption("shard of " + std::to_string(shard.size()) +
+                              " bytes is smaller than its " +
+                              std::to_string(index_size_) + "-byte index");
   }
   return DecodeIndex(index_location_ == IndexLocation::kStart ? shard.first(index_size_)
                                                               : shard.last(index_size_),
