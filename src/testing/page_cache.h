@@ -8,9 +8,10 @@
 
 namespace turbozarr {
 
-// Writes back and drops the cached pages of the file at `path`. Answers
-// whether none is left cached: a file system that keeps its files in memory
-// (tmpfs) cannot drop them, and a test should then skip what needs it.
+// Writes back and drops the cached pages of the file at `path`, trying a
+// few times 20 ms apart when some pages stay. Answers whether none is left
+// cached: a file system that keeps its files in memory (tmpfs) cannot drop
+// them (answered at once), and a test should then skip what needs it.
 bool EvictFromPageCache(const std::string& path);
 
 // The fraction of the file's pages that are in the page cache (being read
