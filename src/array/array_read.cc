@@ -26,7 +26,7 @@ Status Array::Read(const Selection& selection, void* out, const ReadOptions&) co
 
   // Held to the end: SetThreads may put another pool in its place meanwhile.
   const std::shared_ptr<ThreadPool> pool = ThreadPool::Default();
-  if (const ShardingCodec* sharding = internal::SoleShardingCodec(chain_)) {
+  if (const std::optional<ShardedChain> sharding = ShardedChain::Of(chain_)) {
     return internal::ReadShardedSelection(*this, *sharding, selection, out, *pool);
   }
 

@@ -10,10 +10,12 @@
 #include "array/chunk_decode.h"
 #include "array/chunk_region.h"
 #include "array/shard_read.h"
+#include "codec/sharding/shard_store.h"
 #include "testing/int32_array_fixtures.h"
 #include "turbozarr/array.h"
 #include "turbozarr/config.h"
 #include "turbozarr/store_wrappers.h"
+#include "util/crc32c.h"
 
 namespace turbozarr {
 namespace {
@@ -268,7 +270,8 @@ TEST(ArrayReadTest, RawChunksAreReadStraightIntoTheOutput) {
   const std::vector<int64_t> shape = {8, 6};
   const std::vector<int32_t> model = Pattern(48, 5);
   auto store = std::make_shared<CountingStore>();
-  auto a = Array::Create(store, "a", Int32Metadata(shape, {2, 6}, json::array({kLittle})));
+  auto a =
+      Array::Create(store, "a", Int32Metadata(shape, {2, 6}, json::array({kLittle})));
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   ASSERT_TRUE((*a)->Write(Selection::All(shape), model.data()).ok());
   ASSERT_TRUE(store->Erase("a/c/2/0").ok());  // reads as the fill value
@@ -380,7 +383,7 @@ TEST_P(ShardedReadTest, PartialAndStridedReadsMatchTheModel) {
       store, "s",
       Int32Metadata(shape, {8, 12}, Sharded({4, 3}, c.inner_codecs, c.location)));
   ASSERT_TRUE(a.ok()) << a.status().ToString();
-  ASSERT_NE(internal::SoleShardingCodec((*a)->codec_chain()), nullptr);
+  ASSERT_TRUE(ShardedChain::Of((*a)->codec_chain()).has_value());
   std::vector<int32_t> model(NumElements(shape), kFill);
   // Leave shard (2, 1) missing and inner chunks of fill in the others.
   const std::vector<int32_t> values = Pattern(NumElements(shape), 11);
@@ -528,12 +531,10 @@ class ShardCorruptionTest : public ::testing::Test {
     auto shard = store_->Get("a/c/0/1");
     ASSERT_TRUE(shard.ok() && shard->has_value());
     shard_ = **shard;
-    codec_ = internal::SoleShardingCodec(array_->codec_chain());
-    ASSERT_NE(codec_, nullptr);
-    auto entries =
-        codec_->DecodeIndex(shard_.view().last(codec_->index_size()), shard_.size());
-    ASSERT_TRUE(entries.ok());
-    entries_ = *entries;
+    auto opened = ShardStore::FromBytes(ShardStore::At(store_, "a/c/0/1"),
+                                        *ShardedChain::Of(array_->codec_chain()), shard_);
+    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+    for (int64_t i = 0; i < 4; ++i) entries_.push_back(*(*opened)->Locate(i));
   }
 
   Status ReadAll() {
@@ -545,8 +546,7 @@ class ShardCorruptionTest : public ::testing::Test {
   std::shared_ptr<Array> array_;
   std::vector<int32_t> model_;
   Buffer shard_;
-  const ShardingCodec* codec_ = nullptr;
-  std::vector<ShardingCodec::IndexEntry> entries_;
+  std::vector<ByteSpan> entries_;  // every inner chunk of the shard is stored
 };
 
 TEST_F(ShardCorruptionTest, FlippedIndexByteNamesTheShard) {
@@ -580,12 +580,13 @@ TEST_F(ShardCorruptionTest, FlippedInnerChunkByteNamesShardAndInnerChunk) {
 
 TEST_F(ShardCorruptionTest, IndexEntryPastTheEndIsCorruption) {
   // Rewrite the index so that inner chunk [1, 1] claims bytes past the end.
-  std::vector<ShardingCodec::IndexEntry> entries = entries_;
-  entries[3].offset = shard_.size() + 100;
-  auto index = codec_->EncodeIndex(entries);
-  ASSERT_TRUE(index.ok());
+  // The index at the end: 4 x (offset, nbytes) little-endian, then crc32c.
   Buffer bad = shard_;
-  std::memcpy(bad.data() + bad.size() - index->size(), index->data(), index->size());
+  std::byte* index = bad.data() + bad.size() - 4 * 16 - 4;
+  const uint64_t past_end = shard_.size() + 100;
+  std::memcpy(index + 3 * 16, &past_end, 8);
+  const uint32_t crc = Crc32c(ByteView(index, 4 * 16));
+  std::memcpy(index + 4 * 16, &crc, 4);
   ASSERT_TRUE(store_->Set("a/c/0/1", bad.view()).ok());
   Status s = ReadAll();
   EXPECT_EQ(s.code(), StatusCode::kCorruption) << s.ToString();
@@ -602,7 +603,8 @@ TEST_F(ShardCorruptionTest, ShardShorterThanItsIndexIsCorruption) {
 
 TEST(ShardedReadTest, OtherShardingLayoutsReadWholeShards) {
   // A checksum outside the sharding codec, and sharding nested in sharding:
-  // both read correctly (the first through whole shards).
+  // both read correctly (the first through whole shards, the second inner
+  // shard by inner shard).
   const std::vector<int64_t> shape = {12, 10};
   const std::vector<int32_t> model = Pattern(120, 4);
   json outer_crc = Sharded({2, 5}, json::array({kLittle}), "end");
@@ -614,8 +616,7 @@ TEST(ShardedReadTest, OtherShardingLayoutsReadWholeShards) {
     auto store = MakeMemoryStore();
     auto a = Array::Create(store, "n", Int32Metadata(shape, {8, 10}, codecs));
     ASSERT_TRUE(a.ok()) << a.status().ToString();
-    EXPECT_EQ(internal::SoleShardingCodec((*a)->codec_chain()) != nullptr,
-              codecs == nested);
+    EXPECT_EQ(ShardedChain::Of((*a)->codec_chain()).has_value(), codecs == nested);
     ASSERT_TRUE((*a)->Write(Selection::All(shape), model.data()).ok());
     for (const Selection& sel : Selections(shape)) {
       EXPECT_EQ(ReadOrDie(**a, sel), Expected(model, shape, sel)) << sel.ToString();
@@ -643,6 +644,68 @@ TEST(ShardedReadTest, VariableLengthStringsInShards) {
   ASSERT_TRUE((*a)->Read(Selection::All({7}), all.data()).ok());
   EXPECT_EQ(all, data);
 }
+
+}  // namespace
+}  // namespace turbozarr
+
+namespace turbozarr {
+namespace {
+
+// Sharding nested in sharding is read level by level, as chunks of shard
+// stores: a read of one element fetches each level's index and one
+// innermost chunk, over a local store and over one that keeps many requests
+// in flight (the GetMany windows); missing shards at every level, and
+// missing innermost chunks, read as the fill value.
+class NestedShardReadTest : public ::testing::TestWithParam<bool> {};
+
+TEST_P(NestedShardReadTest, ReadsOnlyWhatEachLevelNeeds) {
+  const bool remote = GetParam();
+  ASSERT_TRUE(SetThreads(2).ok());
+  const std::vector<int64_t> shape = {23, 19};
+  std::vector<int32_t> model = Pattern(NumElements(shape), 6);
+  for (int64_t r = 0; r < shape[0]; ++r) {
+    for (int64_t c = 0; c < shape[1]; ++c) {
+      const bool missing_outer = r >= 16 && c >= 10;  // shard (2, 1)
+      const bool missing_inner = r < 4 && c < 5;      // its inner shard [0, 0]
+      const bool missing_chunk = r >= 4 && r < 6 && c >= 5 && c < 10;
+      if (missing_outer || missing_inner || missing_chunk)
+        model[r * shape[1] + c] = kFill;
+    }
+  }
+  const json two_levels =
+      Sharded({4, 5}, Sharded({2, 5}, json::array({kLittle, kZstd}), "start"), "end");
+  const json three_levels = Sharded(
+      {4, 10},
+      Sharded({4, 5}, Sharded({2, 5}, json::array({kLittle, kCrc}), "end"), "start"),
+      "end");
+  for (const auto& [codecs, levels] :
+       {std::pair{two_levels, 2}, std::pair{three_levels, 3}}) {
+    SCOPED_TRACE(codecs.dump());
+    auto memory = MakeMemoryStore();
+    std::shared_ptr<MetricsStore> metrics =
+        remote ? MakeMetricsStore(MakeThrottledStore(memory, {.connections = 16}))
+               : MakeMetricsStore(memory);
+    auto a = Array::Create(metrics, "n", Int32Metadata(shape, {8, 10}, codecs));
+    ASSERT_TRUE(a.ok()) << a.status().ToString();
+    ASSERT_TRUE((*a)->Write(Selection::All(shape), model.data()).ok());
+    for (const Selection& sel : Selections(shape)) {
+      EXPECT_EQ(ReadOrDie(**a, sel), Expected(model, shape, sel)) << sel.ToString();
+    }
+    // One element of outer shard (1, 1): an index per level, one chunk.
+    auto shard = memory->Get("n/c/1/1", ByteRange::Full());
+    ASSERT_TRUE(shard.ok() && shard->has_value());
+    metrics->ResetMetrics();
+    const Selection one({{13, 14, 1}, {17, 18, 1}});
+    EXPECT_EQ(ReadOrDie(**a, one), Expected(model, shape, one));
+    EXPECT_EQ(metrics->metrics().gets, static_cast<uint64_t>(levels + 1));
+    EXPECT_LT(metrics->metrics().bytes_read, (*shard)->size() / 2);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Stores, NestedShardReadTest, ::testing::Values(false, true),
+                         [](const auto& info) {
+                           return info.param ? "Remote" : "Local";
+                         });
 
 }  // namespace
 }  // namespace turbozarr

@@ -28,7 +28,7 @@ Status Array::Write(const Selection& selection, const void* src,
 
   // Held to the end: SetThreads may put another pool in its place meanwhile.
   const std::shared_ptr<ThreadPool> pool = ThreadPool::Default();
-  if (const ShardingCodec* sharding = internal::SoleShardingCodec(chain_)) {
+  if (const std::optional<ShardedChain> sharding = ShardedChain::Of(chain_)) {
     return internal::WriteShardedSelection(*this, *sharding, selection, src, options,
                                            *pool);
   }

@@ -13,6 +13,8 @@
 #include "array/chunk_encode.h"
 #include "array/chunk_region.h"
 #include "array/shard_plan.h"
+#include "codec/sharding/shard_store.h"
+#include "codec/sharding/shard_writer.h"
 #include "testing/int32_array_fixtures.h"
 #include "turbozarr/array.h"
 #include "turbozarr/config.h"
@@ -358,8 +360,8 @@ ChunkArray ShardContent(const std::vector<int32_t>& model,
 void ExpectShardsMatchSerialEncoding(Store& store, const Array& a,
                                      const std::vector<int32_t>& model) {
   const ArrayMetadata& m = a.metadata();
-  const ShardingCodec* codec = internal::SoleShardingCodec(a.codec_chain());
-  ASSERT_NE(codec, nullptr);
+  ASSERT_TRUE(ShardedChain::Of(a.codec_chain()).has_value());
+  const auto& codec = a.codec_chain().array_to_bytes();
   const std::vector<int64_t> grid = ChunkGridShape(m.shape, m.chunk_shape);
   for (int64_t r = 0; r < grid[0]; ++r) {
     for (int64_t c = 0; c < grid[1]; ++c) {
@@ -450,11 +452,11 @@ TEST(ShardedWriteTest, CoveredShardsOfRawInnerChunksMatchSerialEncoding) {
       SCOPED_TRACE(std::string(location) + ", " + std::to_string(threads) + " threads");
       EXPECT_TRUE(SetThreads(threads).ok());
       auto store = MakeMemoryStore();
-      auto a = Array::Create(
-          store, "s",
-          Int32Metadata(shape, {8, 12},
-                        Sharded({4, 3}, json::array({kLittle}), location,
-                                json::array({kLittle, kCrc}))));
+      auto a =
+          Array::Create(store, "s",
+                        Int32Metadata(shape, {8, 12},
+                                      Sharded({4, 3}, json::array({kLittle}), location,
+                                              json::array({kLittle, kCrc}))));
       ASSERT_TRUE(a.ok()) << a.status().ToString();
       std::vector<int32_t> model = Pattern(NumElements(shape), 5);
       for (int32_t& v : model) v = v == kFill ? kFill + 1 : v;  // no fill anywhere
@@ -485,17 +487,31 @@ class ShardedWriteCostTest : public ::testing::Test {
                       Sharded({4, 4}, json::array({kLittle, kZstd}), "end")));
     ASSERT_TRUE(a.ok());
     array_ = *a;
-    codec_ = internal::SoleShardingCodec(array_->codec_chain());
-    ASSERT_NE(codec_, nullptr);
+    sharding_ = ShardedChain::Of(array_->codec_chain());
+    ASSERT_TRUE(sharding_.has_value());
   }
 
-  std::vector<ShardingCodec::IndexEntry> Index(const std::string& key) {
+  // Where each inner chunk of stored shard `key` lies, as its index says.
+  struct IndexEntry {
+    uint64_t offset = 0;
+    uint64_t nbytes = 0;
+    bool is_missing = true;
+    bool missing() const { return is_missing; }
+  };
+  std::vector<IndexEntry> Index(const std::string& key) {
     std::optional<Buffer> shard = Stored(*store_, key);
     if (!shard) return {};
-    auto entries =
-        codec_->DecodeIndex(shard->view().last(codec_->index_size()), shard->size());
-    EXPECT_TRUE(entries.ok());
-    return entries.ok() ? *entries : std::vector<ShardingCodec::IndexEntry>{};
+    auto opened =
+        ShardStore::FromBytes(ShardStore::At(store_, key), *sharding_, std::move(*shard));
+    EXPECT_TRUE(opened.ok()) << opened.status().ToString();
+    if (!opened.ok()) return {};
+    std::vector<IndexEntry> entries(static_cast<size_t>(sharding_->num_inner_chunks()));
+    for (size_t i = 0; i < entries.size(); ++i) {
+      if (const auto span = (*opened)->Locate(static_cast<int64_t>(i))) {
+        entries[i] = {span->offset, span->length, false};
+      }
+    }
+    return entries;
   }
 
   std::vector<int32_t> ReadAll() {
@@ -506,7 +522,7 @@ class ShardedWriteCostTest : public ::testing::Test {
 
   std::shared_ptr<CountingStore> store_;
   std::shared_ptr<Array> array_;
-  const ShardingCodec* codec_ = nullptr;
+  std::optional<ShardedChain> sharding_;
 };
 
 TEST_F(ShardedWriteCostTest, OneSetPerShardAndReadsOnlyForPartialShards) {
@@ -586,7 +602,7 @@ TEST_F(ShardedWriteCostTest, PartialWriteKeepsUntouchedInnerChunksBytes) {
   // Store shard 0 with inner chunks in zstd frames that carry a checksum:
   // bytes the array's own chain (no checksum) decodes but would not make.
   const std::vector<int32_t> data = Pattern(64, 5);
-  ArraySpec inner_spec = codec_->inner_chain().spec();
+  ArraySpec inner_spec = sharding_->inner_chain().spec();
   auto checked = CodecChain::FromJson(json::array({kLittle, kZstdChecked}), inner_spec);
   ASSERT_TRUE(checked.ok());
   std::vector<Buffer> inner(4);
@@ -600,15 +616,17 @@ TEST_F(ShardedWriteCostTest, PartialWriteKeepsUntouchedInnerChunksBytes) {
     chunk.bytes.Assign({reinterpret_cast<const std::byte*>(values.data()), 64});
     auto encoded = checked->Encode(chunk);
     ASSERT_TRUE(encoded.ok());
-    auto own = codec_->inner_chain().Encode(chunk);
+    auto own = sharding_->inner_chain().Encode(chunk);
     ASSERT_TRUE(own.ok());
     ASSERT_FALSE(*encoded == *own) << "the test needs bytes the array would not make";
     inner[i] = std::move(*encoded);
     views[i] = inner[i].view();
   }
-  auto shard = codec_->Assemble(views);
-  ASSERT_TRUE(shard.ok());
-  ASSERT_TRUE(store_->Set("a/c/0/0", shard->view()).ok());
+  ShardWriter writer(*sharding_, nullptr);
+  for (int64_t i = 0; i < 4; ++i) writer.Set(i, views[i]);
+  auto shard = writer.Finish();
+  ASSERT_TRUE(shard.ok() && shard->has_value());
+  ASSERT_TRUE(store_->Set("a/c/0/0", (*shard)->view()).ok());
 
   // Two elements of inner chunk [1, 0].
   const std::vector<int32_t> two = {-7, -8};

@@ -1,7 +1,8 @@
 #include "array/shard_read.h"
 
 #include <algorithm>
-#include <limits>
+#include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -9,31 +10,40 @@
 #include "array/chunk_copy.h"
 #include "array/chunk_decode.h"
 #include "array/chunk_region.h"
+#include "array/shard_plan.h"
 #include "array/windowed_fetch.h"
-#include "util/range_merge.h"
+#include "codec/sharding/shard_store.h"
 
 namespace turbozarr::internal {
 namespace {
 
-using IndexEntry = ShardingCodec::IndexEntry;
-
 // One stored inner chunk the selection needs.
 struct InnerRead {
-  uint64_t offset = 0;
-  uint64_t nbytes = 0;
-  int64_t linear = 0;    // C-order position in the shard, for messages
+  ByteSpan span;  // where it lies in the value of its shard's key
+  int64_t linear = 0;
   ChunkProjection proj;  // out_start in the caller's block
 };
 
-// What the index phase learns about one shard.
-struct ShardReads {
-  std::string key;
-  std::vector<InnerRead> reads;  // sorted by offset
+// A shard one level of the read opens: where it lies, the selection's share
+// of it and its extent inside the array.
+struct ShardToOpen {
+  ShardStore::Location where;
+  ChunkProjection proj;
+  std::vector<int64_t> extent;
+};
+
+// A shard opened, and what the selection needs of it: the stored inner
+// chunks to read (sorted by offset) or, with nested sharding, the inner
+// shards to open next.
+struct OpenShard {
+  std::shared_ptr<ShardStore> store;  // null: not stored (filled)
+  std::vector<InnerRead> reads;
+  std::vector<ShardToOpen> next;
 };
 
 // Inner chunks of one shard, reads[first, last), fetched as bytes
-// [begin, end) of the shard with one read.
-struct RangeGroup {
+// [begin, end) of its key's value with one read.
+struct MergedRead {
   size_t shard = 0;
   uint64_t begin = 0;
   uint64_t end = 0;
@@ -41,277 +51,297 @@ struct RangeGroup {
   size_t last = 0;
 };
 
-std::string Range(uint64_t offset, uint64_t nbytes) {
-  return "[" + std::to_string(offset) + ", +" + std::to_string(nbytes) + ")";
-}
-
 class ShardedRead {
  public:
-  ShardedRead(const Array& array, const ShardingCodec& codec, const Selection& selection,
-              void* out, ThreadPool& pool)
+  ShardedRead(const Array& array, const ShardedChain& sharding,
+              const Selection& selection, void* out, ThreadPool& pool)
       : array_(array),
         m_(array.metadata()),
-        codec_(codec),
+        top_(sharding),
+        selection_(selection),
         block_shape_(selection.shape()),
         out_(out),
         pool_(pool),
-        plan_(PlanChunks(selection, m_.shape, m_.chunk_shape)),
-        shards_(plan_.size()) {
-    for (size_t s = 0; s < plan_.size(); ++s) {
-      shards_[s].key = array.ChunkKey(plan_[s].chunk_coords);
-    }
-  }
+        in_flight_(array.store()->PreferredRequestsInFlight()),
+        remote_(in_flight_ > pool.concurrency()) {}
 
-  Status ReadLocal() {
-    auto plan_shard = [&](int64_t s) -> Status {
-      Result<std::optional<Buffer>> index =
-          array_.store()->Get(shards_[s].key, IndexRange());
-      if (!index.ok()) return index.status().WithContext(Where(s));
-      return PlanShard(s, *index ? std::optional<ByteView>((*index)->view()) : std::nullopt,
-                       std::nullopt);
-    };
-    TZ_RETURN_NOT_OK(pool_.ParallelFor(static_cast<int64_t>(shards_.size()), plan_shard));
-    uint64_t needed = 0;
-    for (const ShardReads& s : shards_) {
-      for (const InnerRead& r : s.reads) needed += r.nbytes;
+  // Opens the shards the selection touches, level by level down nested
+  // shards, then reads the inner chunks of the last level.
+  Status Run() {
+    std::vector<ShardToOpen> level;
+    for (ChunkProjection& p : PlanChunks(selection_, m_.shape, m_.chunk_shape)) {
+      std::vector<int64_t> extent = ChunkExtent(p.chunk_coords, m_.chunk_shape, m_.shape);
+      level.push_back({ShardStore::At(array_.store(), array_.ChunkKey(p.chunk_coords)),
+                       std::move(p), std::move(extent)});
     }
-    const uint64_t threads = static_cast<uint64_t>(pool_.concurrency());
-    const std::vector<RangeGroup> groups =
-        Group(std::clamp(needed / (4 * threads), kMinGroupBytes, kMaxGroupBytes));
-    return pool_.ParallelFor(static_cast<int64_t>(groups.size()), [&](int64_t i) {
-      const RangeGroup& g = groups[i];
-      // Each thread reads its groups (at most kMaxGroupBytes) into one
-      // buffer it keeps, which stays paged in (see Store::GetReusing).
-      thread_local Buffer bytes;
-      Result<bool> got = array_.store()->GetReusing(
-          shards_[g.shard].key, ByteRange::Of(g.begin, g.end - g.begin), bytes);
-      if (!got.ok()) return got.status().WithContext(Where(g.shard));
-      TZ_RETURN_NOT_OK(CheckPresent(g, *got));
-      for (size_t k = g.first; k < g.last; ++k) {
-        TZ_RETURN_NOT_OK(DecodeInner(g, k, bytes.view()));
+    ShardedChain sharding = top_;
+    while (true) {
+      const std::optional<ShardedChain> nested = ShardedChain::Of(sharding.inner_chain());
+      std::vector<OpenShard> opened(level.size());
+      TZ_RETURN_NOT_OK(Open(level, sharding, nested.has_value(), opened));
+      if (!nested) return ReadInnerChunks(sharding, opened);
+      std::vector<ShardToOpen> next;
+      for (OpenShard& o : opened) {
+        std::move(o.next.begin(), o.next.end(), std::back_inserter(next));
       }
-      return Status::OK();
-    });
+      level = std::move(next);
+      sharding = *nested;
+    }
   }
 
-  // A shard the selection covers whole, and small enough to hold, is fetched
-  // whole in the index phase: one round trip instead of two (its index, then
-  // its inner chunks), and decoded as soon as it arrives. Others are fetched
-  // index first.
-  Status ReadRemote(size_t window) {
-    Store& store = *array_.store();
-    const bool whole_fits = !m_.dtype.is_variable_length() &&
-                            ShardDecodedBytes() <= kMaxGroupBytes;
-    auto whole = [&](size_t s) { return whole_fits && plan_[s].covers_chunk; };
-    TZ_RETURN_NOT_OK(FetchInWindows(
-        store, shards_.size(),
-        WindowFor(window, whole_fits ? ShardDecodedBytes() + codec_.index_size()
-                                     : codec_.index_size()),
+ private:
+  std::string Where(const ShardStore::Location& where) const {
+    return array_.Describe() + ", " + where.name;
+  }
+
+  // A shard store's error (which names the shard) with the array named too.
+  Status InArray(const Status& s) const {
+    return Status(s.code(), array_.Describe() + ", " + s.message());
+  }
+
+  void Fill(const ChunkProjection& p, const std::vector<int64_t>& chunk_shape) const {
+    FillBlock(m_.dtype, m_.fill_value, ChunkRegion::Make(p, chunk_shape, block_shape_),
+              out_);
+  }
+
+  // Bytes of one decoded chunk of `shape`.
+  uint64_t DecodedBytes(const std::vector<int64_t>& shape) const {
+    uint64_t n = m_.dtype.size();
+    for (int64_t d : shape) n *= static_cast<uint64_t>(d);
+    return n;
+  }
+
+  // What the selection needs of shard `s` once it is opened (or found
+  // missing): the stored inner chunks to read, or the inner shards to open.
+  Status Plan(const ShardToOpen& s, const ShardedChain& sharding, bool nested,
+              std::shared_ptr<ShardStore> store, OpenShard& o) const {
+    if (!store) {
+      Fill(s.proj, sharding.shard_shape());
+      return Status::OK();
+    }
+    const std::vector<int64_t>& inner_shape = sharding.inner_chunk_shape();
+    for (ChunkProjection& ip : PlanInnerChunks(s.proj, s.extent, inner_shape)) {
+      const int64_t linear = sharding.InnerChunkLinear(ip.chunk_coords);
+      if (nested) {
+        std::optional<ShardStore::Location> where = store->InnerLocation(linear);
+        if (!where) {
+          Fill(ip, inner_shape);
+          continue;
+        }
+        std::vector<int64_t> extent = ChunkExtent(ip.chunk_coords, inner_shape, s.extent);
+        o.next.push_back({std::move(*where), std::move(ip), std::move(extent)});
+        continue;
+      }
+      const std::optional<ByteSpan> span = store->Locate(linear);
+      if (!span) {
+        Fill(ip, inner_shape);
+        continue;
+      }
+      o.reads.push_back({*span, linear, std::move(ip)});
+    }
+    std::stable_sort(o.reads.begin(), o.reads.end(),
+                     [](const InnerRead& a, const InnerRead& b) {
+                       return a.span.offset < b.span.offset;
+                     });
+    o.store = std::move(store);
+    return Status::OK();
+  }
+
+  // Opens every shard of `level` and plans what is needed of it.
+  Status Open(const std::vector<ShardToOpen>& level, const ShardedChain& sharding,
+              bool nested, std::vector<OpenShard>& opened) {
+    if (!remote_) {
+      return pool_.ParallelFor(static_cast<int64_t>(level.size()), [&](int64_t s) {
+        Result<std::shared_ptr<ShardStore>> store =
+            ShardStore::Open(level[s].where, sharding);
+        if (!store.ok()) return InArray(store.status());
+        return Plan(level[s], sharding, nested, std::move(*store), opened[s]);
+      });
+    }
+    // A shard the selection covers whole, and small enough to hold, is
+    // fetched whole: one round trip instead of two (its index, then its
+    // inner chunks), and its inner chunks are decoded as soon as it arrives,
+    // so no more than a window of whole shards is held.
+    const bool whole_fits = !nested && !m_.dtype.is_variable_length() &&
+                            DecodedBytes(sharding.shard_shape()) <= kMaxGroupBytes;
+    auto whole = [&](size_t s) { return whole_fits && level[s].proj.covers_chunk; };
+    const uint64_t index_size = sharding.index_size();
+    return FetchInWindows(
+        *array_.store(), level.size(),
+        WindowFor(
+            static_cast<size_t>(in_flight_),
+            whole_fits ? DecodedBytes(sharding.shard_shape()) + index_size : index_size),
         [&](size_t s) {
-          return KeyRange{shards_[s].key, whole(s) ? ByteRange::Full() : IndexRange()};
+          return whole(s) ? ShardStore::WholeRead(level[s].where)
+                          : ShardStore::IndexRead(level[s].where, sharding);
         },
         [&](size_t first, const std::vector<KeyRange>& reads,
             std::vector<std::optional<Buffer>>& answers) -> Status {
           TZ_RETURN_NOT_OK(
               pool_.ParallelFor(static_cast<int64_t>(reads.size()), [&](int64_t k) {
-                return whole(first + k) ? PlanWholeShard(first + k, answers[k])
-                                        : PlanShard(first + k,
-                                                    answers[k] ? std::optional<ByteView>(
-                                                                     answers[k]->view())
-                                                               : std::nullopt,
-                                                    std::nullopt);
+                const size_t s = first + k;
+                Result<std::shared_ptr<ShardStore>> store = std::shared_ptr<ShardStore>();
+                if (answers[k].has_value()) {
+                  store = whole(s) ? ShardStore::FromBytes(level[s].where, sharding,
+                                                           std::move(*answers[k]))
+                                   : ShardStore::FromIndex(level[s].where, sharding,
+                                                           answers[k]->view());
+                }
+                if (!store.ok()) return InArray(store.status());
+                return Plan(level[s], sharding, nested, std::move(*store), opened[s]);
               }));
-          // The whole shards' inner chunks, each a parallel item; their reads
-          // are then done with, so the range phase leaves them out.
-          std::vector<std::pair<size_t, size_t>> items;  // (shard, inner read)
+          // The whole shards' inner chunks now, then their bytes are let go.
+          std::vector<OpenShard*> held;
           for (size_t k = 0; k < reads.size(); ++k) {
-            if (!whole(first + k)) continue;
-            for (size_t r = 0; r < shards_[first + k].reads.size(); ++r) {
-              items.emplace_back(first + k, r);
-            }
+            if (whole(first + k) && opened[first + k].store)
+              held.push_back(&opened[first + k]);
           }
-          TZ_RETURN_NOT_OK(
-              pool_.ParallelFor(static_cast<int64_t>(items.size()), [&](int64_t i) {
-                const auto [shard, r] = items[i];
-                const ByteView bytes = answers[shard - first]->view();
-                return DecodeInner({shard, 0, bytes.size(), 0, 0}, r, bytes);
-              }));
-          for (size_t k = 0; k < reads.size(); ++k) {
-            if (whole(first + k)) shards_[first + k].reads.clear();
-          }
+          TZ_RETURN_NOT_OK(ReadHeld(sharding, held));
+          for (OpenShard* o : held) *o = OpenShard();
           return Status::OK();
         },
-        array_.Describe()));
+        array_.Describe());
+  }
 
-    const std::vector<RangeGroup> groups = Group(kMaxGroupBytes);
+  // Decodes the planned inner chunks of shards held in memory, every inner
+  // chunk an item of one ParallelFor.
+  Status ReadHeld(const ShardedChain& sharding, const std::vector<OpenShard*>& held) {
+    std::vector<std::pair<OpenShard*, size_t>> items;
+    for (OpenShard* o : held) {
+      for (size_t r = 0; r < o->reads.size(); ++r) items.emplace_back(o, r);
+    }
+    return pool_.ParallelFor(static_cast<int64_t>(items.size()), [&](int64_t i) {
+      const auto [o, r] = items[i];
+      const ByteView value = *o->store->location().held;
+      return DecodeInner(sharding, *o, r, {0, value.size()}, value);
+    });
+  }
+
+  // Reads the planned inner chunks of every opened shard.
+  Status ReadInnerChunks(const ShardedChain& sharding, std::vector<OpenShard>& opened) {
+    std::vector<OpenShard*> held;
+    uint64_t needed = 0;
+    for (OpenShard& o : opened) {
+      if (o.store && o.store->location().held) held.push_back(&o);
+      for (const InnerRead& r : o.reads) needed += r.span.length;
+    }
+    TZ_RETURN_NOT_OK(ReadHeld(sharding, held));
+    for (OpenShard* o : held) o->reads.clear();
+
+    if (!remote_) {
+      const uint64_t threads = static_cast<uint64_t>(pool_.concurrency());
+      const std::vector<MergedRead> runs = MergedReads(
+          opened, std::clamp(needed / (4 * threads), kMinGroupBytes, kMaxGroupBytes));
+      return pool_.ParallelFor(static_cast<int64_t>(runs.size()), [&](int64_t i) {
+        const MergedRead& run = runs[i];
+        const ShardStore::Location& where = opened[run.shard].store->location();
+        // Each thread reads its runs (at most kMaxGroupBytes) into one buffer
+        // it keeps, which stays paged in (see Store::GetReusing).
+        thread_local Buffer bytes;
+        Result<bool> got = where.store->GetReusing(
+            where.key, ByteRange::Of(run.begin, run.end - run.begin), bytes);
+        if (!got.ok()) return got.status().WithContext(Where(where));
+        TZ_RETURN_NOT_OK(CheckPresent(where, *got));
+        for (size_t k = run.first; k < run.last; ++k) {
+          TZ_RETURN_NOT_OK(DecodeInner(sharding, opened[run.shard], k,
+                                       {run.begin, run.end}, bytes.view()));
+        }
+        return Status::OK();
+      });
+    }
+
+    const std::vector<MergedRead> runs = MergedReads(opened, kMaxGroupBytes);
     uint64_t largest = 0;
-    for (const RangeGroup& g : groups) largest = std::max(largest, g.end - g.begin);
+    for (const MergedRead& run : runs) largest = std::max(largest, run.end - run.begin);
     return FetchInWindows(
-        store, groups.size(), WindowFor(window, largest),
+        *array_.store(), runs.size(), WindowFor(static_cast<size_t>(in_flight_), largest),
         [&](size_t i) {
-          const RangeGroup& g = groups[i];
-          return KeyRange{shards_[g.shard].key, ByteRange::Of(g.begin, g.end - g.begin)};
+          const MergedRead& run = runs[i];
+          return KeyRange{opened[run.shard].store->location().key,
+                          ByteRange::Of(run.begin, run.end - run.begin)};
         },
         [&](size_t first, const std::vector<KeyRange>& reads,
             std::vector<std::optional<Buffer>>& answers) -> Status {
-          // Every inner chunk of the window is an item, so that one big
-          // group does not decode on one thread.
-          std::vector<std::pair<size_t, size_t>> items;  // (group, inner read)
+          // Every inner chunk of the window is an item, so that one big run
+          // does not decode on one thread.
+          std::vector<std::pair<size_t, size_t>> items;  // (run, inner read)
           for (size_t k = 0; k < reads.size(); ++k) {
-            const RangeGroup& g = groups[first + k];
-            TZ_RETURN_NOT_OK(CheckPresent(g, answers[k].has_value()));
-            for (size_t r = g.first; r < g.last; ++r) items.emplace_back(first + k, r);
+            const MergedRead& run = runs[first + k];
+            TZ_RETURN_NOT_OK(CheckPresent(opened[run.shard].store->location(),
+                                          answers[k].has_value()));
+            for (size_t r = run.first; r < run.last; ++r)
+              items.emplace_back(first + k, r);
           }
           return pool_.ParallelFor(static_cast<int64_t>(items.size()), [&](int64_t i) {
-            const auto [group, r] = items[i];
-            return DecodeInner(groups[group], r, answers[group - first]->view());
+            const auto [r, k] = items[i];
+            const MergedRead& run = runs[r];
+            return DecodeInner(sharding, opened[run.shard], k, {run.begin, run.end},
+                               answers[r - first]->view());
           });
         },
         array_.Describe());
   }
 
- private:
-  std::string Where(size_t shard) const {
-    return array_.Describe() + ", chunk '" + shards_[shard].key + "'";
-  }
-
-  ByteRange IndexRange() const {
-    return codec_.index_location() == ShardingCodec::IndexLocation::kStart
-               ? ByteRange::Of(0, codec_.index_size())
-               : ByteRange::Suffix(codec_.index_size());
-  }
-
-  // Bytes of one shard's elements decoded.
-  uint64_t ShardDecodedBytes() const {
-    uint64_t n = m_.dtype.size();
-    for (int64_t d : m_.chunk_shape) n *= static_cast<uint64_t>(d);
-    return n;
-  }
-
-  // The index phase for a shard fetched whole: its index is read out of its
-  // bytes, and checked against its size (no entry over the index or past
-  // the end).
-  Status PlanWholeShard(size_t s, const std::optional<Buffer>& shard) {
-    if (!shard.has_value()) return PlanShard(s, std::nullopt, std::nullopt);
-    Result<std::vector<IndexEntry>> entries = codec_.IndexOfShard(shard->view());
-    if (!entries.ok()) return entries.status().WithContext(Where(s));
-    return PlanStoredShard(s, *entries);
-  }
-
-  // The index phase for one shard, given what its index read answered (the
-  // index's bytes, nullopt for a missing shard) and, when known, the shard's
-  // size: decode the index, fill what is missing, and list the stored inner
-  // chunks to read.
-  Status PlanShard(size_t s, std::optional<ByteView> index,
-                   std::optional<uint64_t> shard_size) {
-    const ChunkProjection& sp = plan_[s];
-    if (!index.has_value()) {
-      FillBlock(m_.dtype, m_.fill_value,
-                ChunkRegion::Make(sp, m_.chunk_shape, block_shape_), out_);
-      return Status::OK();
-    }
-    const uint64_t index_size = codec_.index_size();
-    if (index->size() != index_size) {
-      return Status::Corruption(Where(s) + ": shard of " + std::to_string(index->size()) +
-                                " bytes is smaller than its " +
-                                std::to_string(index_size) + "-byte index");
-    }
-    Result<std::vector<IndexEntry>> entries = codec_.DecodeIndex(*index, shard_size);
-    if (!entries.ok()) return entries.status().WithContext(Where(s));
-    return PlanStoredShard(s, *entries);
-  }
-
-  // The rest of the index phase for a stored shard of decoded index
-  // `entries`: fill the missing inner chunks, list the stored ones to read.
-  Status PlanStoredShard(size_t s, const std::vector<IndexEntry>& entries) {
-    const ChunkProjection& sp = plan_[s];
-    ShardReads& shard = shards_[s];
-    const uint64_t index_size = codec_.index_size();
-    const bool index_at_start =
-        codec_.index_location() == ShardingCodec::IndexLocation::kStart;
-    const std::vector<int64_t>& inner_shape = codec_.chunk_shape();
-    for (ChunkProjection& ip : PlanInnerChunks(sp, m_, inner_shape)) {
-      const int64_t linear = InnerChunkLinear(ip, codec_.chunks_per_shard());
-      const IndexEntry& e = entries[linear];
-      if (e.missing()) {
-        FillBlock(m_.dtype, m_.fill_value,
-                  ChunkRegion::Make(ip, inner_shape, block_shape_), out_);
-        continue;
-      }
-      // Without the shard's size only these checks are possible here; a range
-      // past the end shows up as a short read in the range phase.
-      if ((index_at_start && e.offset < index_size) ||
-          e.nbytes > std::numeric_limits<uint64_t>::max() - e.offset) {
-        return Status::Corruption(
-            Where(s) + ": shard index: " + codec_.InnerChunkName(linear) + " at bytes " +
-            Range(e.offset, e.nbytes) + " lies outside the shard's data");
-      }
-      shard.reads.push_back({e.offset, e.nbytes, linear, std::move(ip)});
-    }
-    std::stable_sort(
-        shard.reads.begin(), shard.reads.end(),
-        [](const InnerRead& a, const InnerRead& b) { return a.offset < b.offset; });
-    return Status::OK();
-  }
-
-  // Each shard's sorted reads merged into range groups of at most `cap`
-  // bytes.
-  std::vector<RangeGroup> Group(uint64_t cap) const {
-    std::vector<RangeGroup> groups;
+  // Each shard's sorted reads merged into runs of at most `cap` bytes.
+  std::vector<MergedRead> MergedReads(const std::vector<OpenShard>& opened,
+                                      uint64_t cap) const {
+    std::vector<MergedRead> runs;
     std::vector<ByteSpan> spans;
-    for (size_t s = 0; s < shards_.size(); ++s) {
+    for (size_t s = 0; s < opened.size(); ++s) {
       spans.clear();
-      for (const InnerRead& r : shards_[s].reads) spans.push_back({r.offset, r.nbytes});
-      for (const MergedRun& run : MergeSortedSpans(spans, {kMaxMergeGap, cap})) {
-        groups.push_back({s, run.begin, run.end, run.first, run.last});
+      for (const InnerRead& r : opened[s].reads) spans.push_back(r.span);
+      for (const MergedRun& m : ShardStore::MergeRuns(spans, cap)) {
+        runs.push_back({s, m.begin, m.end, m.first, m.last});
       }
     }
-    return groups;
+    return runs;
   }
 
-  Status CheckPresent(const RangeGroup& g, bool present) const {
+  Status CheckPresent(const ShardStore::Location& where, bool present) const {
     if (present) return Status::OK();
-    return Status::IOError(Where(g.shard) +
+    return Status::IOError(Where(where) +
                            ": the shard disappeared while it was being read");
   }
 
-  // Decodes inner chunk `k` of group `g` out of `data`, the group's bytes
-  // (short when the shard ends early).
-  Status DecodeInner(const RangeGroup& g, size_t k, ByteView data) const {
-    const InnerRead& r = shards_[g.shard].reads[k];
-    const uint64_t rel = r.offset - g.begin;
-    if (rel > data.size() || r.nbytes > data.size() - rel) {
-      return Status::Corruption(
-          Where(g.shard) + ": shard index: " + codec_.InnerChunkName(r.linear) +
-          " at bytes " + Range(r.offset, r.nbytes) + " runs past the end of the shard");
+  // Decodes inner chunk `k` of shard `o` out of `data`, the bytes [range)
+  // of its key's value (short when the value ends early).
+  Status DecodeInner(const ShardedChain& sharding, const OpenShard& o, size_t k,
+                     std::pair<uint64_t, uint64_t> range, ByteView data) const {
+    const InnerRead& r = o.reads[k];
+    const uint64_t rel = r.span.offset - range.first;
+    if (rel > data.size() || r.span.length > data.size() - rel) {
+      return Status::Corruption(Where(o.store->location()) +
+                                ": shard index: " + sharding.InnerChunkName(r.linear) +
+                                " at bytes [" + std::to_string(r.span.offset) + ", +" +
+                                std::to_string(r.span.length) +
+                                ") runs past the end of the shard");
     }
-    Status s = DecodeChunkToBlock(codec_.inner_chain(), data.subspan(rel, r.nbytes),
-                                  r.proj, block_shape_, out_);
+    Status s =
+        DecodeChunkToBlock(sharding.inner_chain(), data.subspan(rel, r.span.length),
+                           r.proj, block_shape_, out_);
     if (!s.ok()) {
-      return s.WithContext(Where(g.shard) + ", " + codec_.InnerChunkName(r.linear));
+      return s.WithContext(Where(o.store->location()) + ", " +
+                           sharding.InnerChunkName(r.linear));
     }
     return Status::OK();
   }
 
   const Array& array_;
   const ArrayMetadata& m_;
-  const ShardingCodec& codec_;
+  const ShardedChain top_;
+  const Selection& selection_;
   const std::vector<int64_t> block_shape_;
   void* const out_;
   ThreadPool& pool_;
-  const std::vector<ChunkProjection> plan_;
-  std::vector<ShardReads> shards_;
+  const int in_flight_;
+  const bool remote_;
 };
 
 }  // namespace
 
-Status ReadShardedSelection(const Array& array, const ShardingCodec& codec,
+Status ReadShardedSelection(const Array& array, const ShardedChain& sharding,
                             const Selection& selection, void* out, ThreadPool& pool) {
-  ShardedRead read(array, codec, selection, out, pool);
-  const int in_flight = array.store()->PreferredRequestsInFlight();
-  if (in_flight > pool.concurrency())
-    return read.ReadRemote(static_cast<size_t>(in_flight));
-  return read.ReadLocal();
+  return ShardedRead(array, sharding, selection, out, pool).Run();
 }
 
 }  // namespace turbozarr::internal

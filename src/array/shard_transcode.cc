@@ -7,24 +7,25 @@
 #include "array/chunk_decode.h"
 #include "array/chunk_encode.h"
 #include "array/shard_plan.h"
-#include "codec/sharding_codec.h"
+#include "codec/sharding/shard_store.h"
+#include "codec/sharding/shard_writer.h"
 
 namespace turbozarr::internal {
 
 bool CanTranscodeShards(const Array& source, const Array& dest) {
-  const ShardingCodec* from = SoleShardingCodec(source.codec_chain());
-  const ShardingCodec* to = SoleShardingCodec(dest.codec_chain());
-  return from != nullptr && to != nullptr && !source.dtype().is_variable_length() &&
+  const std::optional<ShardedChain> from = ShardedChain::Of(source.codec_chain());
+  const std::optional<ShardedChain> to = ShardedChain::Of(dest.codec_chain());
+  return from && to && !source.dtype().is_variable_length() &&
          source.dtype() == dest.dtype() &&
          source.metadata().chunk_shape == dest.metadata().chunk_shape &&
-         from->chunk_shape() == to->chunk_shape() &&
+         from->inner_chunk_shape() == to->inner_chunk_shape() &&
          source.metadata().fill_value == dest.metadata().fill_value;
 }
 
-Status TranscodeShard(const Array& source, const Array& dest, const ChunkProjection& shard,
-                      const WriteOptions& options) {
-  const ShardingCodec& from = *SoleShardingCodec(source.codec_chain());
-  const ShardingCodec& to = *SoleShardingCodec(dest.codec_chain());
+Status TranscodeShard(const Array& source, const Array& dest,
+                      const ChunkProjection& shard, const WriteOptions& options) {
+  const ShardedChain from = *ShardedChain::Of(source.codec_chain());
+  const ShardedChain to = *ShardedChain::Of(dest.codec_chain());
   const std::string src_key = source.ChunkKey(shard.chunk_coords);
   const std::string dst_key = dest.ChunkKey(shard.chunk_coords);
   auto in_source = [&](const Status& s) {
@@ -44,29 +45,32 @@ Status TranscodeShard(const Array& source, const Array& dest, const ChunkProject
     Status erased = dest.store()->Erase(dst_key);
     return erased.ok() ? erased : in_dest(erased);
   }
-  Result<std::vector<ShardingCodec::IndexEntry>> index = from.IndexOfShard(stored.view());
-  if (!index.ok()) return in_source(index.status());
+  Result<std::shared_ptr<ShardStore>> old =
+      ShardStore::OverBytes(ShardStore::At(source.store(), src_key), from, stored.view());
+  if (!old.ok()) {
+    return Status(old.status().code(), source.Describe() + ", " + old.status().message());
+  }
 
   const size_t element_size = source.dtype().size();
+  const std::vector<int64_t> extent =
+      ChunkExtent(shard.chunk_coords, source.metadata().chunk_shape, source.shape());
   std::vector<ChunkProjection> inner =
-      PlanInnerChunks(shard, source.metadata(), from.chunk_shape());
+      PlanInnerChunks(shard, extent, from.inner_chunk_shape());
   std::vector<EncodedChunk> encoded(inner.size());
-  std::vector<std::optional<ByteView>> views(static_cast<size_t>(to.num_inner_chunks()));
-  bool any = false;
+  ShardWriter writer(to, nullptr);
   for (size_t k = 0; k < inner.size(); ++k) {
-    const int64_t linear = InnerChunkLinear(inner[k], from.chunks_per_shard());
-    const ShardingCodec::IndexEntry& e = (*index)[linear];
-    if (e.missing()) continue;
+    const int64_t linear = from.InnerChunkLinear(inner[k].chunk_coords);
+    const std::optional<ByteView> bytes = (*old)->HeldBytes(linear);
+    if (!bytes) continue;
     // The inner chunk's elements inside the array, alone in `decoded`.
     ChunkProjection local = inner[k];
     local.out_start.assign(local.out_start.size(), 0);
     const std::vector<int64_t>& block_shape = local.count;
-    size_t bytes = element_size;
-    for (int64_t n : block_shape) bytes *= static_cast<size_t>(n);
-    decoded.Resize(bytes);
-    Status s = DecodeChunkToBlock(from.inner_chain(),
-                                  stored.view().subspan(e.offset, e.nbytes), local,
-                                  block_shape, decoded.data());
+    size_t size = element_size;
+    for (int64_t n : block_shape) size *= static_cast<size_t>(n);
+    decoded.Resize(size);
+    Status s = DecodeChunkToBlock(from.inner_chain(), *bytes, local, block_shape,
+                                  decoded.data());
     if (!s.ok()) return in_source(s.WithContext(from.InnerChunkName(linear)));
     EncodedChunk& out = encoded[k];
     s = EncodeChunkFromBlock(to.inner_chain(), local, block_shape, decoded.data(),
@@ -79,17 +83,17 @@ Status TranscodeShard(const Array& source, const Array& dest, const ChunkProject
       out.storage = Buffer(out.bytes);
       out.bytes = out.storage.view();
     }
-    views[linear] = out.bytes;
-    any = true;
+    writer.Set(linear, out.bytes);
   }
 
+  Result<std::optional<Buffer>> laid_out = writer.Finish();
   Status s;
-  if (!any) {
-    s = dest.store()->Erase(dst_key);
+  if (!laid_out.ok()) {
+    s = laid_out.status();
+  } else if (laid_out->has_value()) {
+    s = dest.store()->SetBuffer(dst_key, std::move(**laid_out));
   } else {
-    Result<Buffer> laid_out = to.Assemble(views);
-    s = laid_out.ok() ? dest.store()->SetBuffer(dst_key, std::move(*laid_out))
-                      : laid_out.status();
+    s = dest.store()->Erase(dst_key);
   }
   TrimScratch(stored);
   TrimScratch(decoded);

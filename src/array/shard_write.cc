@@ -9,16 +9,18 @@
 #include <vector>
 
 #include "array/chunk_encode.h"
+#include "array/shard_plan.h"
+#include "codec/sharding/shard_store.h"
+#include "codec/sharding/shard_writer.h"
 
 namespace turbozarr::internal {
 namespace {
-
-using IndexEntry = ShardingCodec::IndexEntry;
 
 // One shard the selection touches, and its items [first_item, first_item +
 // num_items) of the ParallelFor.
 struct ShardWrite {
   ChunkProjection proj;
+  std::vector<int64_t> extent;  // the shard's part inside the array
   std::string key;
   int64_t first_item = 0;
   int64_t num_items = 0;
@@ -28,40 +30,36 @@ struct ShardWrite {
   std::mutex mu;
   bool prepared = false;
   Status prepare_status;
-  std::vector<ChunkProjection> inner;  // touched inner chunks, one per item
-  std::optional<Buffer> old;           // the stored shard, when read and present
-  std::vector<IndexEntry> old_index;   // its decoded index
+  std::vector<ChunkProjection> inner;     // touched inner chunks, one per item
+  std::vector<int64_t> linear;            // their C-order positions in the shard
+  std::shared_ptr<const ShardStore> old;  // the stored shard, when read and present
+  std::optional<ShardWriter> writer;
+  bool in_place = false;  // inner chunks built straight into their place
 
   std::vector<EncodedChunk> encoded;  // one per item
-
-  // Built in place (see ShardedWrite::in_place_): the shard's bytes, laid out
-  // before its inner chunks are built into them, and which items came out
-  // all fill value.
-  Buffer placed;
-  ShardingCodec::Layout layout;
-  std::vector<char> placed_empty;  // one per item
 };
 
 class ShardedWrite {
  public:
-  ShardedWrite(const Array& array, const ShardingCodec& codec, const Selection& selection,
-               const void* src, const WriteOptions& options)
+  ShardedWrite(const Array& array, const ShardedChain& sharding,
+               const Selection& selection, const void* src, const WriteOptions& options)
       : array_(array),
         m_(array.metadata()),
-        codec_(codec),
+        sharding_(sharding),
         block_shape_(selection.shape()),
         src_(src),
         options_(options),
-        in_place_(StoresChunkAsIs(codec.inner_chain())) {
+        in_place_(StoresChunkAsIs(sharding.inner_chain())) {
     const std::vector<ChunkProjection> plan =
         PlanChunks(selection, m_.shape, m_.chunk_shape);
     shards_ = std::vector<ShardWrite>(plan.size());
     for (size_t s = 0; s < plan.size(); ++s) {
       ShardWrite& sw = shards_[s];
       sw.proj = plan[s];
+      sw.extent = ChunkExtent(sw.proj.chunk_coords, m_.chunk_shape, m_.shape);
       sw.key = array.ChunkKey(sw.proj.chunk_coords);
       sw.first_item = total_items_;
-      sw.num_items = CountInnerChunks(sw.proj, m_, codec.chunk_shape());
+      sw.num_items = CountInnerChunks(sw.proj, sw.extent, sharding.inner_chunk_shape());
       sw.remaining = sw.num_items;
       total_items_ += sw.num_items;
     }
@@ -87,9 +85,10 @@ class ShardedWrite {
     ShardWrite& sw = ShardOf(item);
     TZ_RETURN_NOT_OK(Prepare(sw));
     const size_t k = static_cast<size_t>(item - sw.first_item);
-    const int64_t linear = InnerChunkLinear(sw.inner[k], codec_.chunks_per_shard());
-    Status s = sw.placed.empty() ? Encode(sw, k, linear) : BuildInPlace(sw, k, linear);
-    if (!s.ok()) return s.WithContext(Where(sw) + ", " + codec_.InnerChunkName(linear));
+    const int64_t linear = sw.linear[k];
+    Status s = sw.in_place ? BuildInPlace(sw, k, linear) : Encode(sw, k, linear);
+    if (!s.ok())
+      return s.WithContext(Where(sw) + ", " + sharding_.InnerChunkName(linear));
     // The last item of the shard to finish sees every other item's result.
     if (sw.remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) return Finish(sw);
     return Status::OK();
@@ -99,23 +98,22 @@ class ShardedWrite {
   Status Encode(ShardWrite& sw, size_t k, int64_t linear) {
     const ChunkProjection& ip = sw.inner[k];
     std::optional<ByteView> old;
-    if (!ip.covers_chunk && sw.old && !sw.old_index[linear].missing()) {
-      const IndexEntry& e = sw.old_index[linear];
-      old = sw.old->view().subspan(e.offset, e.nbytes);
-    }
-    return EncodeChunkFromBlock(codec_.inner_chain(), ip, block_shape_, src_, old,
-                                options_.write_empty_chunks, sw.encoded[k]);
+    if (!ip.covers_chunk && sw.old) old = sw.old->HeldBytes(linear);
+    EncodedChunk& out = sw.encoded[k];
+    TZ_RETURN_NOT_OK(EncodeChunkFromBlock(sharding_.inner_chain(), ip, block_shape_, src_,
+                                          old, options_.write_empty_chunks, out));
+    sw.writer->Set(linear, out.empty ? std::nullopt : std::optional<ByteView>(out.bytes));
+    return Status::OK();
   }
 
-  // Builds item k (inner chunk `linear`) in its place in sw.placed.
+  // Builds item k (inner chunk `linear`) in its place in the shard.
   Status BuildInPlace(ShardWrite& sw, size_t k, int64_t linear) {
-    const IndexEntry& e = sw.layout.entries[linear];
+    const MutableByteView place = sw.writer->Place(linear);
     bool empty = false;
-    TZ_RETURN_NOT_OK(BuildChunkInPlace(
-        codec_.inner_chain(), sw.inner[k], block_shape_, src_, std::nullopt,
-        options_.write_empty_chunks, sw.placed.mutable_view().subspan(e.offset, e.nbytes),
-        empty));
-    sw.placed_empty[k] = empty;
+    TZ_RETURN_NOT_OK(BuildChunkInPlace(sharding_.inner_chain(), sw.inner[k], block_shape_,
+                                       src_, std::nullopt, options_.write_empty_chunks,
+                                       place, empty));
+    sw.writer->Set(linear, empty ? std::nullopt : std::optional<ByteView>(place));
     return Status::OK();
   }
 
@@ -126,31 +124,26 @@ class ShardedWrite {
       sw.prepared = true;
       sw.prepare_status = ReadOldShard(sw);
       if (sw.prepare_status.ok()) {
-        sw.inner = PlanInnerChunks(sw.proj, m_, codec_.chunk_shape());
+        sw.inner = PlanInnerChunks(sw.proj, sw.extent, sharding_.inner_chunk_shape());
         assert(static_cast<int64_t>(sw.inner.size()) == sw.num_items);
+        for (const ChunkProjection& ip : sw.inner) {
+          sw.linear.push_back(sharding_.InnerChunkLinear(ip.chunk_coords));
+        }
         sw.encoded.resize(sw.inner.size());
-        if (in_place_ && sw.proj.covers_chunk) PlanInPlace(sw);
+        sw.writer.emplace(sharding_, sw.old);
+        // A shard the write covers, of inner chunks stored as they are:
+        // every inner chunk's place is known before it is built, so each is
+        // built straight into the shard's bytes (no buffer per inner chunk,
+        // no copy to assemble them) and the store is handed the shard itself.
+        sw.in_place = in_place_ && sw.proj.covers_chunk;
+        if (sw.in_place) {
+          const ArraySpec& spec = sharding_.inner_chain().spec();
+          sw.writer->LayOutInPlace(
+              sw.linear, static_cast<uint64_t>(spec.num_elements()) * spec.dtype.size());
+        }
       }
     }
     return sw.prepare_status;
-  }
-
-  // A shard the write covers, of inner chunks stored as they are: every
-  // inner chunk's place is known before it is built, so each is built
-  // straight into the shard's bytes (no buffer per inner chunk, no copy to
-  // assemble them) and the store is handed the shard itself.
-  void PlanInPlace(ShardWrite& sw) {
-    const uint64_t inner_bytes =
-        static_cast<uint64_t>(codec_.inner_chain().spec().num_elements()) *
-        codec_.inner_chain().spec().dtype.size();
-    std::vector<std::optional<uint64_t>> sizes(
-        static_cast<size_t>(codec_.num_inner_chunks()));
-    for (const ChunkProjection& ip : sw.inner) {
-      sizes[InnerChunkLinear(ip, codec_.chunks_per_shard())] = inner_bytes;
-    }
-    sw.layout = codec_.LayOut(sizes);
-    sw.placed = Buffer(sw.layout.shard_size);
-    sw.placed_empty.assign(sw.inner.size(), 0);
   }
 
   Status ReadOldShard(ShardWrite& sw) {
@@ -158,67 +151,39 @@ class ShardedWrite {
     Result<std::optional<Buffer>> got = array_.store()->Get(sw.key);
     if (!got.ok()) return got.status().WithContext(Where(sw));
     if (!got->has_value()) return Status::OK();
-    Result<std::vector<IndexEntry>> entries = codec_.IndexOfShard((*got)->view());
-    if (!entries.ok()) return entries.status().WithContext(Where(sw));
-    sw.old_index = std::move(entries).value();
-    sw.old = std::move(*got);
+    Result<std::shared_ptr<ShardStore>> old = ShardStore::FromBytes(
+        ShardStore::At(array_.store(), sw.key), sharding_, std::move(**got));
+    if (!old.ok()) {
+      return Status(old.status().code(),
+                    array_.Describe() + ", " + old.status().message());
+    }
+    sw.old = std::move(*old);
     return Status::OK();
   }
 
   // Lays the shard out and stores it (or erases it), then frees its memory.
   Status Finish(ShardWrite& sw) {
-    std::vector<std::optional<ByteView>> views(
-        static_cast<size_t>(codec_.num_inner_chunks()));
-    if (sw.old) {
-      for (size_t i = 0; i < views.size(); ++i) {
-        const IndexEntry& e = sw.old_index[i];
-        if (!e.missing()) views[i] = sw.old->view().subspan(e.offset, e.nbytes);
-      }
-    }
-    const bool in_place = !sw.placed.empty();
-    bool all_built = true;
-    for (size_t k = 0; k < sw.inner.size(); ++k) {
-      const int64_t linear = InnerChunkLinear(sw.inner[k], codec_.chunks_per_shard());
-      if (in_place) {
-        const IndexEntry& e = sw.layout.entries[linear];
-        all_built &= !sw.placed_empty[k];
-        views[linear] = sw.placed_empty[k] ? std::nullopt
-                                           : std::optional<ByteView>(
-                                                 sw.placed.view().subspan(e.offset, e.nbytes));
-      } else {
-        views[linear] = sw.encoded[k].empty
-                            ? std::nullopt
-                            : std::optional<ByteView>(sw.encoded[k].bytes);
-      }
-    }
-    const bool any = std::any_of(views.begin(), views.end(),
-                                 [](const std::optional<ByteView>& v) { return v; });
+    Result<std::optional<Buffer>> shard = sw.writer->Finish();
     Status s;
-    if (in_place && all_built) {
-      s = codec_.PlaceIndex(sw.layout, sw.placed.mutable_view());
-      if (s.ok()) s = array_.store()->SetBuffer(sw.key, std::move(sw.placed));
-    } else if (any) {
-      // Some inner chunks came out all fill value (or were encoded apart):
-      // lay the rest out afresh.
-      Result<Buffer> shard = codec_.Assemble(views);
-      s = shard.ok() ? array_.store()->SetBuffer(sw.key, std::move(*shard))
-                     : shard.status();
+    if (!shard.ok()) {
+      s = shard.status();
+    } else if (shard->has_value()) {
+      s = array_.store()->SetBuffer(sw.key, std::move(**shard));
     } else if (sw.proj.covers_chunk || sw.old) {
       // A shard that was read and found missing needs no erasing.
       s = array_.store()->Erase(sw.key);
     }
     sw.old.reset();
-    sw.old_index = {};
+    sw.writer.reset();
     sw.inner = {};
+    sw.linear = {};
     sw.encoded = {};
-    sw.placed = Buffer();
-    sw.placed_empty = {};
     return s.ok() ? s : s.WithContext(Where(sw));
   }
 
   const Array& array_;
   const ArrayMetadata& m_;
-  const ShardingCodec& codec_;
+  const ShardedChain sharding_;
   const std::vector<int64_t> block_shape_;
   const void* src_;
   const WriteOptions& options_;
@@ -229,10 +194,10 @@ class ShardedWrite {
 
 }  // namespace
 
-Status WriteShardedSelection(const Array& array, const ShardingCodec& codec,
+Status WriteShardedSelection(const Array& array, const ShardedChain& sharding,
                              const Selection& selection, const void* src,
                              const WriteOptions& options, ThreadPool& pool) {
-  ShardedWrite write(array, codec, selection, src, options);
+  ShardedWrite write(array, sharding, selection, src, options);
   return write.Run(pool);
 }
 

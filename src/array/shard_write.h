@@ -8,15 +8,15 @@
 //     selection touches (their projections are built later, per shard);
 //   items (in parallel, shard after shard): the first item of a shard to run
 //     plans its inner chunks and, when the selection covers only part of the
-//     shard, reads the stored shard with one Get and decodes its index;
-//     each item encodes one touched inner chunk (chunk_encode.h), decoding
-//     its stored bytes first when the selection covers only part of it;
-//   assembly (by whichever item of a shard finishes last): untouched inner
-//     chunks keep their stored bytes as they are, touched ones take their
-//     new bytes (none when all fill value, unless write_empty_chunks), laid
-//     out as ShardingCodec::Assemble does (Morton order, index at its
-//     location, index codecs applied); the shard is stored with one Set, or
-//     erased when no inner chunk is left.
+//     shard, reads the stored shard with one Get and opens it
+//     (ShardStore::FromBytes); each item encodes one touched inner chunk
+//     (chunk_encode.h), decoding its stored bytes first when the selection
+//     covers only part of it;
+//   assembly (by whichever item of a shard finishes last): the shard's
+//     ShardWriter (codec/sharding/shard_writer.h) keeps the untouched inner
+//     chunks' stored bytes as they are and takes the touched ones' new bytes
+//     (none when all fill value, unless write_empty_chunks); the shard is
+//     stored with one Set, or erased when no inner chunk is left.
 //
 // Memory: a shard's old bytes and encoded inner chunks live only from its
 // first item to its assembly; since threads take contiguous runs of items,
@@ -28,6 +28,9 @@
 // write, so the ranged reads would fetch almost the same bytes with at least
 // one more round trip.
 //
+// Nested sharding (inner chunks that are shards again) is written inner
+// shard by inner shard, each coded whole by its chain.
+//
 // Errors name the array, the shard's key and, for an inner chunk, its
 // coordinates in the shard. A failure stops the write; a shard with a failed
 // inner chunk is never stored, so no shard is left half written (shards
@@ -37,17 +40,16 @@
 // Thread safety: as Array::Write.
 #pragma once
 
-#include "array/shard_plan.h"
-#include "codec/sharding_codec.h"
+#include "codec/sharding/sharded_chain.h"
 #include "turbozarr/array.h"
 #include "util/thread_pool.h"
 
 namespace turbozarr::internal {
 
-// Writes `src` into `selection` of `array`, whose chain is `codec` alone (as
-// Array::Write), on `pool`. REQUIRES: selection is valid for the array and not empty,
-// and the store is writable.
-Status WriteShardedSelection(const Array& array, const ShardingCodec& codec,
+// Writes `src` into `selection` of `array`, whose chain is `sharding` alone
+// (as Array::Write), on `pool`. REQUIRES: selection is valid for the array
+// and not empty, and the store is writable.
+Status WriteShardedSelection(const Array& array, const ShardedChain& sharding,
                              const Selection& selection, const void* src,
                              const WriteOptions& options, ThreadPool& pool);
 

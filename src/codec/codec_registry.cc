@@ -11,7 +11,7 @@
 #include "codec/delta_codec.h"
 #include "codec/gzip_codec.h"
 #include "codec/lz4_codec.h"
-#include "codec/sharding_codec.h"
+#include "codec/sharding/sharding_codec.h"
 #include "codec/shuffle_codec.h"
 #include "codec/transpose_codec.h"
 #include "codec/vlen_codec.h"

@@ -1,4 +1,4 @@
-#include "codec/shard_layout.h"
+#include "codec/sharding/shard_layout.h"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
-#include "codec/sharding_codec.h"
+#include "codec/sharding/sharding_codec.h"
 
 #include <cstring>
 
 #include "codec/raw_bytes.h"
-#include "codec/shard_layout.h"
+#include "codec/sharding/shard_layout.h"
 
 namespace turbozarr {
 namespace {
