@@ -409,57 +409,6 @@ Result<ArrayMetadata> PlanCopyMetadata(const ArrayMetadata& source,
   return planned;
 }
 
-const std::vector<int64_t>& StorageUnitShape(const ArrayMetadata& metadata) {
-  return metadata.chunk_shape;
-}
-
-std::vector<int64_t> PlanCopyBlock(const std::vector<int64_t>& shape,
-                                   const std::vector<int64_t>& src_unit,
-                                   const std::vector<int64_t>& dst_unit,
-                                   uint64_t element_bytes, uint64_t budget_bytes) {
-  const size_t rank = shape.size();
-  // Beyond `cap` a block only covers space past the array's end.
-  std::vector<int64_t> cap(rank);
-  for (size_t d = 0; d < rank; ++d) {
-    int64_t extent = std::max<int64_t>(shape[d], 1);
-    cap[d] = (extent + dst_unit[d] - 1) / dst_unit[d] * dst_unit[d];
-  }
-  auto bytes = [&](const std::vector<int64_t>& block) {
-    uint64_t n = element_bytes;
-    for (size_t d = 0; d < rank; ++d) {
-      n *= static_cast<uint64_t>(std::min(block[d], std::max<int64_t>(shape[d], 1)));
-    }
-    return n;
-  };
-  std::vector<int64_t> block(rank);
-  for (size_t d = 0; d < rank; ++d) {
-    block[d] = std::min(std::lcm(src_unit[d], dst_unit[d]), cap[d]);
-  }
-  if (bytes(block) > budget_bytes) {
-    for (size_t d = 0; d < rank; ++d) block[d] = std::min(dst_unit[d], cap[d]);
-  }
-  // Grow the innermost dimensions first: whole rows are contiguous in memory
-  // and in C-ordered chunk grids.
-  for (size_t d = rank; d-- > 0;) {
-    while (block[d] < cap[d]) {
-      std::vector<int64_t> bigger = block;
-      bigger[d] = std::min(block[d] * 2, cap[d]);
-      if (bytes(bigger) > budget_bytes) break;
-      block = std::move(bigger);
-    }
-    if (block[d] < cap[d]) break;
-  }
-  return block;
-}
-
-uint64_t CopyBlockBudget(uint64_t memory, int threads, uint64_t src_chunk_bytes,
-                         uint64_t dst_unit_bytes) {
-  constexpr uint64_t kKeptPerThread = uint64_t{64} << 20;
-  const uint64_t per_thread = 2 * std::min(src_chunk_bytes, kKeptPerThread) + dst_unit_bytes;
-  const uint64_t working = static_cast<uint64_t>(std::max(threads, 1)) * per_thread;
-  return working >= memory ? 0 : (memory - working) / 2;
-}
-
 Result<uint64_t> ParseByteSize(std::string_view text) {
   uint64_t value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);

@@ -1,6 +1,7 @@
 // Copy planning for `turbozarr cp`: the destination's metadata (format,
 // chunks, shards, codecs) derived from the source's and the command-line
-// options, and the shape of the blocks the copy moves at a time.
+// options. How the elements are then copied is the engine's
+// (turbozarr/array_copy.h).
 //
 // Whatever the options do not change is kept: a v2 -> v2 copy keeps the
 // compressor, filters, order and byte order verbatim; other copies carry the
@@ -45,29 +46,6 @@ Result<nlohmann::json> CompressorJson(std::string_view spec, const DataType& dty
 // Unsupported for codecs the destination format cannot express.
 Result<ArrayMetadata> PlanCopyMetadata(const ArrayMetadata& source,
                                        const CopyLayout& layout, std::string_view where);
-
-// The chunks a reader or writer handles as a unit: the shard for a sharded
-// array, else the chunk.
-const std::vector<int64_t>& StorageUnitShape(const ArrayMetadata& metadata);
-
-// The shape of the blocks a copy reads and writes: a multiple of
-// `dst_unit` (so that no destination chunk is written twice), preferably of
-// the least common multiple with `src_unit` too (so that no source chunk is
-// decoded twice), grown while it stays within `budget_bytes`.
-std::vector<int64_t> PlanCopyBlock(const std::vector<int64_t>& shape,
-                                   const std::vector<int64_t>& src_unit,
-                                   const std::vector<int64_t>& dst_unit,
-                                   uint64_t element_bytes, uint64_t budget_bytes);
-
-// The bytes each of the two blocks of a copy may take (PlanCopyBlock's
-// budget) when the whole copy is to stay within `memory`: what is left after
-// the working buffers of `threads` threads, each holding up to a source
-// chunk's bytes as read and as decoded (`src_chunk_bytes`, each capped at the
-// 64 MiB a thread keeps between chunks) and a destination unit as encoded
-// (`dst_unit_bytes`), split in two. 0 when nothing is left (the blocks are
-// then one destination unit each).
-uint64_t CopyBlockBudget(uint64_t memory, int threads, uint64_t src_chunk_bytes,
-                         uint64_t dst_unit_bytes);
 
 // Parses "256M", "1G", "4096" (bytes); InvalidArgument otherwise.
 Result<uint64_t> ParseByteSize(std::string_view text);

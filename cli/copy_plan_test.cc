@@ -100,38 +100,6 @@ TEST(ParseByteSizeTest, Suffixes) {
   EXPECT_FALSE(ParseByteSize("M").ok());
 }
 
-TEST(PlanCopyBlockTest, AlignsToBothGridsWhenItFits) {
-  // lcm(30, 20) = 60 rows of the whole width, doubled while within budget.
-  EXPECT_EQ(PlanCopyBlock({1000, 100}, {30, 100}, {20, 50}, 8, 400000),
-            (std::vector<int64_t>{480, 100}));
-  // With room for everything the block is the whole array.
-  EXPECT_EQ(PlanCopyBlock({1000, 100}, {30, 100}, {20, 50}, 8, 1 << 20),
-            (std::vector<int64_t>{1000, 100}));
-}
-
-TEST(PlanCopyBlockTest, FallsBackToDestinationUnitsOverBudget) {
-  std::vector<int64_t> block =
-      PlanCopyBlock({1000, 1000}, {7, 1000}, {10, 1000}, 8, 200000);
-  EXPECT_EQ(block, (std::vector<int64_t>{20, 1000}));
-  // A single destination unit over budget is still the smallest block.
-  EXPECT_EQ(PlanCopyBlock({1000}, {10}, {500}, 8, 16), (std::vector<int64_t>{500}));
-}
-
-TEST(CopyBlockBudgetTest, LeavesRoomForEachThreadsBuffers) {
-  constexpr uint64_t kMiB = uint64_t{1} << 20;
-  // 3 threads x (32 MiB read + 32 MiB decoded + 32 MiB encoded) = 288 MiB.
-  EXPECT_EQ(CopyBlockBudget(512 * kMiB, 3, 32 * kMiB, 32 * kMiB), 112 * kMiB);
-  // Source chunks count at most 64 MiB twice.
-  EXPECT_EQ(CopyBlockBudget(1024 * kMiB, 1, 512 * kMiB, 0), 448 * kMiB);
-  EXPECT_EQ(CopyBlockBudget(100 * kMiB, 2, 32 * kMiB, 16 * kMiB), 0u);
-  EXPECT_EQ(CopyBlockBudget(512 * kMiB, 0, 0, 0), 256 * kMiB);
-}
-
-TEST(PlanCopyBlockTest, CapsAtTheArrayExtent) {
-  EXPECT_EQ(PlanCopyBlock({25, 7}, {10, 7}, {10, 3}, 1, 1 << 30),
-            (std::vector<int64_t>{30, 9}));
-  EXPECT_TRUE(PlanCopyBlock({}, {}, {}, 8, 1024).empty());
-}
 
 TEST(PlanCopyMetadataTest, V2ToV3RechunkReshardRecompress) {
   CopyLayout layout;

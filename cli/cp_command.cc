@@ -2,21 +2,13 @@
 // it, converting the format (--zarr-format), rechunking (--chunks),
 // resharding (--shards) and recompressing (--codec / --codecs) on the way.
 //
-// Values are copied as decoded elements, so they round-trip exactly. When
-// every destination shard (or chunk) is made of whole source chunks, the
-// engine copies unit by unit, a unit per thread (turbozarr/array_copy.h),
-// its units in flight within half of --memory. Otherwise the
-// copy moves blocks aligned to the destination's chunks (or shards), so no
-// destination chunk is written twice, and keeps at most two blocks in memory
-// (one being read while the previous one is written), which with the
-// threads' working buffers stay within --memory.
-// Blocks over which the source stores no chunk are skipped: they read as
-// the fill value, which the destination shares.
+// Values are copied as decoded elements, so they round-trip exactly, by the
+// engine's one copy (turbozarr/array_copy.h): unit by unit, a unit per
+// thread, when every destination shard (or chunk) is made of whole source
+// chunks, else in streamed blocks; either way within --memory.
 #include <chrono>
-#include <future>
 #include <iostream>
 #include <optional>
-#include <unordered_set>
 
 #include "cli/commands.h"
 #include "cli/copy_plan.h"
@@ -26,7 +18,6 @@
 #include "turbozarr/array.h"
 #include "turbozarr/array_copy.h"
 #include "turbozarr/config.h"
-#include "turbozarr/element_block.h"
 #include "turbozarr/group.h"
 
 namespace turbozarr::cli {
@@ -64,74 +55,7 @@ Status ExplainExisting(Status status) {
   return Status(status.code(), status.message() + "; pass --overwrite to replace it");
 }
 
-// The keys of the source's stored chunks, to skip blocks that hold none;
-// nullopt when the store cannot list (then nothing is skipped).
-std::optional<std::unordered_set<std::string>> StoredKeys(const Array& array) {
-  Result<std::vector<std::string>> keys = array.store()->List(array.path());
-  if (!keys.ok()) return std::nullopt;
-  return std::unordered_set<std::string>(keys->begin(), keys->end());
-}
-
-// Whether any chunk of `array`'s grid that meets `block` is stored.
-bool BlockHasStoredChunk(const Array& array, const Selection& block,
-                         const std::unordered_set<std::string>& stored) {
-  const std::vector<int64_t>& unit = array.metadata().chunk_shape;
-  const size_t rank = block.rank();
-  std::vector<int64_t> first(rank), last(rank);
-  for (size_t d = 0; d < rank; ++d) {
-    first[d] = block.dims()[d].start / unit[d];
-    last[d] = (block.dims()[d].stop - 1) / unit[d];
-  }
-  std::vector<int64_t> coords = first;
-  while (true) {
-    if (stored.count(array.ChunkKey(coords))) return true;
-    size_t d = rank;
-    while (d > 0) {
-      --d;
-      if (++coords[d] <= last[d]) break;
-      coords[d] = first[d];
-      if (d == 0) return false;
-    }
-    if (rank == 0) return false;
-  }
-}
-
-// The blocks of `block_shape` that tile `shape`, numbered in C order and
-// computed on demand (an array of a million chunks has a million blocks).
-class BlockGrid {
- public:
-  BlockGrid(std::vector<int64_t> shape, std::vector<int64_t> block_shape)
-      : shape_(std::move(shape)), block_(std::move(block_shape)) {
-    for (size_t d = 0; d < shape_.size(); ++d) {
-      counts_.push_back((shape_[d] + block_[d] - 1) / block_[d]);
-      size_ *= counts_.back();
-    }
-  }
-  // Zero when some extent is zero; one for a zero-dimensional array.
-  int64_t size() const { return size_; }
-  Selection Block(int64_t index) const {
-    std::vector<DimRange> dims(shape_.size());
-    for (size_t d = shape_.size(); d-- > 0;) {
-      const int64_t start = index % counts_[d] * block_[d];
-      index /= counts_[d];
-      dims[d] = {start, std::min(start + block_[d], shape_[d]), 1};
-    }
-    return Selection(std::move(dims));
-  }
-
- private:
-  std::vector<int64_t> shape_;
-  std::vector<int64_t> block_;
-  std::vector<int64_t> counts_;
-  int64_t size_ = 1;
-};
-
-struct LoadedBlock {
-  Selection selection;
-  ElementBlock data;
-};
-
-Status CopyArray(const Location& src, const Location& dst, const CopyContext& ctx) {
+Status CopyOneArray(const Location& src, const Location& dst, const CopyContext& ctx) {
   const auto started = std::chrono::steady_clock::now();
   TZ_ASSIGN_OR_RETURN(std::shared_ptr<Array> source, Array::Open(src.store, src.path));
   TZ_ASSIGN_OR_RETURN(
@@ -158,77 +82,18 @@ Status CopyArray(const Location& src, const Location& dst, const CopyContext& ct
               << FormatByteSize(total) << " in " << seconds << " s\n";
   };
 
-  if (CanCopyByUnits(*source, *dest)) {
-    CopyOptions units;
-    // The other half: each unit's encoded forms, read and written.
-    units.memory_budget = ctx.memory_budget / 2;
-    int64_t copied = 0;
-    units.progress = [&](uint64_t done) {
-      ++copied;
-      bar.Update(done);
-    };
-    TZ_RETURN_NOT_OK(CopyByUnits(*source, *dest, units));
-    report("unit by unit", copied, copied);
-    return Status::OK();
-  }
-
-  const ArrayMetadata& src_meta = source->metadata();
-  const std::vector<int64_t> src_unit =
-      src_meta.InnerChunkShape().value_or(src_meta.chunk_shape);
-  const std::vector<int64_t>& dst_unit = StorageUnitShape(dest->metadata());
-  auto bytes_of = [&](const std::vector<int64_t>& shape) {
-    uint64_t n = ElementMemoryEstimate(dtype);
-    for (int64_t d : shape) n *= static_cast<uint64_t>(d);
-    return n;
-  };
-  // The read of the next block and the write of this one each run on the
-  // pool with their calling thread: Threads() + 1 threads hold buffers.
-  const std::vector<int64_t> block_shape = PlanCopyBlock(
-      source->shape(), src_unit, dst_unit, ElementMemoryEstimate(dtype),
-      CopyBlockBudget(ctx.memory_budget, Threads() + 1, bytes_of(src_unit),
-                      bytes_of(dst_unit)));
-  const BlockGrid blocks(source->shape(), block_shape);
-  const std::optional<std::unordered_set<std::string>> stored = StoredKeys(*source);
-
-  // Reads block i, or nothing when the source stores no chunk there.
-  auto load = [&](int64_t i) -> Result<std::optional<LoadedBlock>> {
-    Selection selection = blocks.Block(i);
-    if (stored && !BlockHasStoredChunk(*source, selection, *stored)) {
-      return std::optional<LoadedBlock>();
-    }
-    ElementBlock data(dtype, selection.num_elements());
-    TZ_RETURN_NOT_OK(source->Read(selection, data.data()));
-    return std::optional<LoadedBlock>(LoadedBlock{std::move(selection), std::move(data)});
-  };
-
-  uint64_t done = 0;
-  uint64_t written = 0;
-  std::future<Result<std::optional<LoadedBlock>>> next;
-  if (blocks.size() > 0) next = std::async(std::launch::async, load, 0);
-  for (int64_t i = 0; i < blocks.size(); ++i) {
-    Result<std::optional<LoadedBlock>> current = next.get();
-    if (!current.ok()) return current.status();
-    // Read ahead while this block is encoded and written.
-    if (i + 1 < blocks.size()) next = std::async(std::launch::async, load, i + 1);
-    if (current->has_value()) {
-      const LoadedBlock& block = **current;
-      Status status = dest->Write(block.selection, block.data.data());
-      if (!status.ok()) {
-        if (next.valid()) next.wait();
-        return status;
-      }
-      ++written;
-    }
-    done += blocks.Block(i).num_elements() * dtype.size();
-    bar.Update(done);
-  }
-  report("in blocks", static_cast<int64_t>(written), blocks.size());
+  CopyOptions options;
+  options.memory_budget = ctx.memory_budget;
+  options.progress = [&](uint64_t done) { bar.Update(done); };
+  TZ_ASSIGN_OR_RETURN(CopyReport copied, turbozarr::CopyArray(*source, *dest, options));
+  report(copied.route == CopyReport::Route::kUnits ? "unit by unit" : "in blocks",
+         copied.written, copied.total);
   return Status::OK();
 }
 
 Status CopyNode(const Location& src, const Location& dst, const CopyContext& ctx) {
   TZ_ASSIGN_OR_RETURN(NodeInfo node, InspectLocation(src));
-  if (node.kind == NodeKind::kArray) return CopyArray(src, dst, ctx);
+  if (node.kind == NodeKind::kArray) return CopyOneArray(src, dst, ctx);
 
   TZ_ASSIGN_OR_RETURN(std::shared_ptr<Group> source, Group::Open(src.store, src.path));
   GroupCreateOptions create;

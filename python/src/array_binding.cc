@@ -149,16 +149,17 @@ void WriteFrom(Array& a, const RangeList& ranges, nb::handle src,
   Check(status);
 }
 
-// dest[...] = source for two arrays (turbozarr/array_copy.h).
-void CopyFrom(Array& dest, const Array& source, bool write_empty_chunks) {
+// dest[...] = source for two arrays of one shape and type
+// (turbozarr/array_copy.h); answers the route taken, "units" or "blocks".
+std::string CopyFrom(Array& dest, const Array& source, bool write_empty_chunks) {
   CopyOptions options;
   options.write.write_empty_chunks = write_empty_chunks;
-  Status status;
+  Result<CopyReport> report = Status::OK();
   {
     nb::gil_scoped_release release;
-    status = CopyByUnits(source, dest, options);
+    report = CopyArray(source, dest, options);
   }
-  Check(status);
+  return Unwrap(std::move(report)).route == CopyReport::Route::kUnits ? "units" : "blocks";
 }
 
 void WriteObjects(Array& a, const RangeList& ranges, nb::list values_in,
@@ -297,8 +298,16 @@ void BindArray(nb::module_& m) {
       .def("can_copy_by_units",
            [](const Array& dest, const Array& source) { return CanCopyByUnits(source, dest); },
            nb::arg("source"))
-      .def("copy_by_units", &CopyFrom, nb::arg("source"),
-           nb::arg("write_empty_chunks") = false);
+      .def("copy_array", &CopyFrom, nb::arg("source"),
+           nb::arg("write_empty_chunks") = false)
+      .def(
+          "copy_block_shape",
+          [](const Array& dest, const Array& source, uint64_t memory_budget) {
+            CopyOptions options;
+            options.memory_budget = memory_budget;
+            return CopyBlockShape(source, dest, options);
+          },
+          nb::arg("source"), nb::arg("memory_budget") = CopyOptions().memory_budget);
 
   m.def(
       "open_array",

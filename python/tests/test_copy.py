@@ -47,9 +47,10 @@ def test_streamed_copy_blocks_hold_whole_destination_shards(tmp_path):
     dst = tz.create(str(tmp_path / "dst"), shape=SHAPE, dtype="i4", chunks=(3, 26),
                     shards=(9, 26))
     assert not dst._core.can_copy_by_units(src._core)
-    # Both grids' multiple, (36, 26), when it fits; else one shard.
-    assert dst._copy_block(src) == (36, 26)
-    assert dst._copy_block(src, budget=1000) == (9, 26)
+    # Both grids' multiple, (36, 26), grown to the whole array when it
+    # fits; else one shard.
+    assert dst._core.copy_block_shape(src._core) == [45, 26]
+    assert dst._core.copy_block_shape(src._core, memory_budget=1000) == [9, 26]
     data = np.arange(np.prod(SHAPE), dtype="u2").reshape(SHAPE)
     src[...] = data
     dst[...] = src

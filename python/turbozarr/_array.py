@@ -296,35 +296,26 @@ class Array(Node):
 
     def _copy_whole(self, key: Any, source: "Array") -> bool:
         """``self[...] = source`` for a source array of the same shape, done
-        by the engine without a whole-array result: unit by unit when this
-        array's shards (or chunks) are made of whole chunks of the source and
-        the data types match, else in streamed blocks. False when `key` does
-        not select the whole array (the caller then writes source's values)."""
+        by the engine without a whole-array result (unit by unit when this
+        array's shards or chunks are made of whole chunks of the source, else
+        in streamed blocks); a copy that converts types streams the engine's
+        blocks through Python. False when `key` does not select the whole
+        array (the caller then writes source's values)."""
         keys = key if isinstance(key, tuple) else (key,)
         whole = all(k is Ellipsis or (isinstance(k, slice) and k == slice(None)) for k in keys)
         if not whole or len(keys) > len(self.shape) + (Ellipsis in keys):
             return False
         if source.shape != self.shape:
             return False
-        if self._core.can_copy_by_units(source._core):
-            self._core.copy_by_units(source._core, self.write_empty_chunks)
+        if source._core.dtype_name == self._core.dtype_name and source._native == self._native:
+            self._core.copy_array(source._core, self.write_empty_chunks)
             return True
         if source._variable:
             return False
-        for block_key, block in source.iter_blocks(block_shape=self._copy_block(source)):
+        block_shape = tuple(self._core.copy_block_shape(source._core))
+        for block_key, block in source.iter_blocks(block_shape=block_shape):
             self[block_key] = block
         return True
-
-    def _copy_block(self, source: "Array", budget: int = 64 << 20) -> tuple[int, ...]:
-        """Blocks for a streamed copy from `source`: whole shards (or chunks)
-        of this array, so that none is read, modified and written back, and
-        whole chunks of the source too (the least common multiple) when such
-        a block stays within `budget` bytes, so that none is decoded twice."""
-        unit = tuple(self._core.chunk_shape)
-        both = tuple(math.lcm(a, b) for a, b in zip(unit, source.chunks))
-        clipped = tuple(min(b, max(s, 1)) for b, s in zip(both, self.shape))
-        itemsize = max(self._native.itemsize, source._native.itemsize)
-        return clipped if math.prod(clipped) * itemsize <= budget else unit
 
     def resize(self, *shape: Any) -> None:
         """Changes the shape; chunks wholly outside the new shape are erased."""

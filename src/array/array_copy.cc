@@ -1,5 +1,6 @@
-// CopyByUnits (turbozarr/array_copy.h): a ParallelFor over the destination's
-// storage units, each read and written by one thread. The reads and writes
+// CopyArray (turbozarr/array_copy.h): unit by unit or in streamed blocks.
+// CopyByUnits is a ParallelFor over the destination's storage units, each
+// read and written by one thread. The reads and writes
 // inside an item find themselves nested in the pool's ParallelFor and run
 // inline, so a unit's decoding and encoding stay on its thread. Between two
 // arrays sharded alike, a unit is re-encoded inner chunk by inner chunk
@@ -7,10 +8,13 @@
 #include "turbozarr/array_copy.h"
 
 #include <algorithm>
+#include <future>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "array/copy_blocks.h"
 #include "array/shard_transcode.h"
 #include "turbozarr/element_block.h"
 #include "turbozarr/selection.h"
@@ -32,7 +36,8 @@ bool CanCopyByUnits(const Array& source, const Array& dest) {
   // A unit per thread would keep as few requests in flight as there are
   // threads, where a remote store wants many (a block read asks for its
   // chunks in windows of them).
-  if (source.store()->PreferredRequestsInFlight() > ThreadPool::Default()->concurrency()) {
+  if (source.store()->PreferredRequestsInFlight() >
+      ThreadPool::Default()->concurrency()) {
     return false;
   }
   const std::vector<int64_t> from = DecodingUnit(source.metadata());
@@ -104,11 +109,108 @@ Status CopyByUnits(const Array& source, Array& dest, const CopyOptions& options)
   // Held to the end: SetThreads may put another pool in its place meanwhile.
   const std::shared_ptr<ThreadPool> pool = ThreadPool::Default();
   const uint64_t unit_bytes = unit_elements * dtype.size();
-  if (unit_bytes * static_cast<uint64_t>(pool->concurrency()) <= options.memory_budget) {
+  // Half the budget for the units decoded, half for their encoded forms.
+  if (unit_bytes * static_cast<uint64_t>(pool->concurrency()) <=
+      options.memory_budget / 2) {
     return pool->ParallelFor(num_units, copy_unit);
   }
   for (int64_t i = 0; i < num_units; ++i) TZ_RETURN_NOT_OK(copy_unit(i));
   return Status::OK();
+}
+
+namespace {
+
+struct LoadedBlock {
+  Selection selection;
+  ElementBlock data;
+};
+
+// The streamed route of CopyArray: blocks read one ahead of the one being
+// written.
+Result<CopyReport> CopyInBlocks(const Array& source, Array& dest,
+                                const CopyOptions& options) {
+  const DataType& dtype = source.dtype();
+  const internal::BlockGrid blocks(source.shape(), CopyBlockShape(source, dest, options));
+  const std::optional<std::unordered_set<std::string>> stored =
+      internal::StoredChunkKeys(source);
+
+  // Reads block i, or nothing when the source stores no chunk there.
+  auto load = [&](int64_t i) -> Result<std::optional<LoadedBlock>> {
+    Selection selection = blocks.Block(i);
+    if (stored && !internal::BlockHasStoredChunk(source, selection, *stored)) {
+      return std::optional<LoadedBlock>();
+    }
+    ElementBlock data(dtype, selection.num_elements());
+    TZ_RETURN_NOT_OK(source.Read(selection, data.data()));
+    return std::optional<LoadedBlock>(LoadedBlock{std::move(selection), std::move(data)});
+  };
+
+  CopyReport report;
+  report.route = CopyReport::Route::kBlocks;
+  report.total = blocks.size();
+  uint64_t done = 0;
+  std::future<Result<std::optional<LoadedBlock>>> next;
+  if (blocks.size() > 0) next = std::async(std::launch::async, load, 0);
+  for (int64_t i = 0; i < blocks.size(); ++i) {
+    Result<std::optional<LoadedBlock>> current = next.get();
+    if (!current.ok()) return current.status();
+    // Read ahead while this block is encoded and written.
+    if (i + 1 < blocks.size()) next = std::async(std::launch::async, load, i + 1);
+    if (current->has_value()) {
+      const LoadedBlock& block = **current;
+      Status status = dest.Write(block.selection, block.data.data(), options.write);
+      if (!status.ok()) {
+        if (next.valid()) next.wait();
+        return status;
+      }
+      ++report.written;
+    }
+    done += blocks.Block(i).num_elements() * dtype.size();
+    if (options.progress) options.progress(done);
+  }
+  return report;
+}
+
+}  // namespace
+
+std::vector<int64_t> CopyBlockShape(const Array& source, const Array& dest,
+                                    const CopyOptions& options) {
+  const std::vector<int64_t> src_unit = DecodingUnit(source.metadata());
+  const std::vector<int64_t>& dst_unit = dest.metadata().chunk_shape;
+  const uint64_t element_bytes = std::max(ElementMemoryEstimate(source.dtype()),
+                                          ElementMemoryEstimate(dest.dtype()));
+  auto bytes_of = [&](const std::vector<int64_t>& shape) {
+    uint64_t n = element_bytes;
+    for (int64_t d : shape) n *= static_cast<uint64_t>(d);
+    return n;
+  };
+  // The read of the next block and the write of this one each run on the
+  // pool with their calling thread: concurrency + 1 threads hold buffers.
+  return internal::PlanCopyBlock(
+      source.shape(), src_unit, dst_unit, element_bytes,
+      internal::CopyBlockBudget(options.memory_budget,
+                                ThreadPool::Default()->concurrency() + 1,
+                                bytes_of(src_unit), bytes_of(dst_unit)));
+}
+
+Result<CopyReport> CopyArray(const Array& source, Array& dest,
+                             const CopyOptions& options) {
+  if (source.shape() != dest.shape() || !(source.dtype() == dest.dtype())) {
+    return Status::InvalidArgument("cannot copy " + source.Describe() + " into " +
+                                   dest.Describe() +
+                                   ": the arrays need the same shape and data type");
+  }
+  if (!CanCopyByUnits(source, dest)) return CopyInBlocks(source, dest, options);
+  CopyReport report;
+  report.route = CopyReport::Route::kUnits;
+  CopyOptions units = options;
+  units.progress = [&](uint64_t done) {  // called one at a time
+    ++report.written;
+    if (options.progress) options.progress(done);
+  };
+  TZ_RETURN_NOT_OK(CopyByUnits(source, dest, units));
+  report.total = report.written;
+  return report;
 }
 
 }  // namespace turbozarr

@@ -2,7 +2,9 @@
 // and all-fill chunks follow the destination's fill value, both the
 // unit-per-thread and the one-unit-at-a-time routes, shards re-encoded inner
 // chunk by inner chunk store what a write stores, progress, and the arrays it
-// turns away.
+// turns away. CopyArray: the route it takes, streamed blocks for the layouts
+// that cannot go unit by unit (blocks the source stores nothing for are
+// skipped), its progress and its refusals.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -294,6 +296,75 @@ TEST(CopyByUnitsTest, NamesTheShardThatFails) {
   Status s = CopyByUnits(*src, *dst);
   EXPECT_EQ(s.code(), StatusCode::kCorruption) << s.ToString();
   EXPECT_NE(s.ToString().find(bad), std::string::npos) << s.ToString();
+}
+
+TEST(CopyArrayTest, GoesUnitByUnitWhenItCan) {
+  auto store = MakeMemoryStore();
+  auto src = Make(store, "src", {4, 13}, json::array({kLittle, kZstd}));
+  const std::vector<int32_t> model = FillSource(*src);
+  auto dst = Make(store, "dst", {8, 26}, Sharded({4, 13}, json::array({kLittle}), "end"));
+  auto report = CopyArray(*src, *dst);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->route, CopyReport::Route::kUnits);
+  EXPECT_EQ(report->written, 3);
+  EXPECT_EQ(report->total, 3);
+  EXPECT_EQ(ReadAll(*dst), model);
+}
+
+TEST(CopyArrayTest, StreamsBlocksAndSkipsWhatTheSourceDoesNotStore) {
+  PoolSize restore;
+  ASSERT_TRUE(SetThreads(2).ok());
+  auto store = MakeMemoryStore();
+  auto src = Make(store, "src", {4, 13}, json::array({kLittle, kZstd}));
+  const std::vector<int32_t> model = FillSource(*src);
+  // Destinations whose units cut the source's chunks or are smaller, with
+  // and without shards, and a copy from a store that wants many requests
+  // in flight.
+  ThrottleOptions throttle;
+  throttle.connections = 64;
+  auto far = Array::Open(MakeThrottledStore(store, throttle), "src");
+  ASSERT_TRUE(far.ok());
+  const std::vector<std::pair<std::shared_ptr<Array>, std::shared_ptr<Array>>> pairs = {
+      {src, Make(store, "fine", {2, 13}, json::array({kLittle}))},
+      {src, Make(store, "cut", {6, 13}, json::array({kLittle, kGzip}))},
+      {src, Make(store, "sharded", {6, 26}, Sharded({3, 13}, json::array({kLittle}), "end"))},
+      {*far, Make(store, "near", {4, 13}, json::array({kLittle}))},
+  };
+  for (const auto& [from, to] : pairs) {
+    SCOPED_TRACE(from->Describe() + " -> " + to->Describe());
+    ASSERT_FALSE(CanCopyByUnits(*from, *to));
+    std::vector<uint64_t> seen;
+    CopyOptions options;
+    options.memory_budget = 1;  // one destination unit per block
+    options.progress = [&](uint64_t bytes) { seen.push_back(bytes); };
+    auto report = CopyArray(*from, *to, options);
+    ASSERT_TRUE(report.ok()) << report.status().ToString();
+    EXPECT_EQ(report->route, CopyReport::Route::kBlocks);
+    EXPECT_EQ(ReadAll(*to), model);
+    const std::vector<int64_t>& unit = to->metadata().chunk_shape;
+    EXPECT_EQ(report->total, ((21 + unit[0] - 1) / unit[0]) * ((26 + unit[1] - 1) / unit[1]));
+    ASSERT_EQ(seen.size(), static_cast<size_t>(report->total));
+    EXPECT_EQ(seen.back(), static_cast<uint64_t>(NumElements(kShape)) * 4);
+    // Rows [8, 16) are not stored: 2-row blocks over them are not written.
+    if (unit[0] == 2) EXPECT_EQ(report->written, report->total - 4 * 2);
+  }
+}
+
+TEST(CopyArrayTest, RefusesArraysOfAnotherShapeOrType) {
+  auto store = MakeMemoryStore();
+  auto src = Make(store, "src", {4, 13}, json::array({kLittle}));
+  ArrayMetadata floats = Int32Metadata(kShape, {4, 13}, json::array({kLittle}));
+  floats.dtype = DataType(DataTypeId::kFloat32);
+  floats.fill_value = DefaultFillValue(floats.dtype);
+  auto other_type = *Array::Create(store, "type", floats);
+  auto other_shape =
+      *Array::Create(store, "shape", Int32Metadata({3, 3}, {3, 3}, json::array({kLittle})));
+  for (const auto& dst : {other_type, other_shape}) {
+    auto report = CopyArray(*src, *dst);
+    EXPECT_EQ(report.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(report.status().message().find(src->Describe()), std::string::npos);
+    EXPECT_NE(report.status().message().find(dst->Describe()), std::string::npos);
+  }
 }
 
 }  // namespace
