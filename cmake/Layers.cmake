@@ -3,7 +3,10 @@
 # Each layer is an object library declared by turbozarr_layer() in its own
 # folder, with the layers it may use (DEPS). Layers are declared bottom to top
 # (the add_subdirectory order in CMakeLists.txt), and DEPS may name only
-# layers declared before, so the layers stay a stack.
+# layers declared before, so the layers stay a stack. The declarations are
+# the one table of the rules: turbozarr_add_layering_test() writes them out
+# for the tz_layering_test check (cmake/CheckLayers.cmake), which fails when
+# a file includes a header of a layer that its own layer does not declare.
 #
 # A sub-folder (src/codec/sharding/) belongs to the layer of its parent folder
 # unless it declares a layer of its own: adding either takes no more than the
@@ -60,8 +63,9 @@ endfunction()
 # layers in DEPS:
 #   turbozarr_layer(tz_codec DEPS tz_dtype tz_util SOURCES a.cc b.cc)
 # DEPS lists every layer the layer's files (tests too) include or call, not
-# only the nearest: each layer's tests link only the layer and its DEPS, so a
-# call into a layer not declared fails to link.
+# only the nearest: tz_layering_test checks the includes, and each layer's
+# tests link only the layer and its DEPS, so a call into a layer not declared
+# fails to link.
 function(turbozarr_layer name)
   _turbozarr_layer_arguments(turbozarr_layer ${name} FALSE ${ARGN})
   set(sources ${L_SOURCES})
@@ -121,4 +125,24 @@ function(turbozarr_test name)
   target_link_libraries(${name} PRIVATE ${libs} GTest::gtest GTest::gtest_main)
   target_compile_options(${name} PRIVATE ${TURBOZARR_WARNINGS})
   add_test(NAME ${name} COMMAND ${name})
+endfunction()
+
+# Writes the declared layers for cmake/CheckLayers.cmake and registers the
+# check with ctest. Called once every layer is declared.
+function(turbozarr_add_layering_test)
+  get_property(layers GLOBAL PROPERTY TURBOZARR_LAYERS)
+  get_property(test_layers GLOBAL PROPERTY TURBOZARR_TEST_LAYERS)
+  set(table "# Written by cmake/Layers.cmake from the turbozarr_layer() declarations.\n")
+  string(APPEND table "set(TZ_LAYERS ${layers})\nset(TZ_TEST_LAYERS ${test_layers})\n")
+  foreach(layer IN LISTS layers test_layers)
+    get_property(folder GLOBAL PROPERTY TURBOZARR_LAYER_FOLDER_${layer})
+    get_property(deps GLOBAL PROPERTY TURBOZARR_LAYER_DEPS_${layer})
+    string(APPEND table "set(TZ_FOLDER_${layer} ${folder})\n"
+                        "set(TZ_DEPS_${layer} ${deps})\n")
+  endforeach()
+  set(table_file ${PROJECT_BINARY_DIR}/turbozarr_layers.cmake)
+  file(CONFIGURE OUTPUT ${table_file} CONTENT "${table}" @ONLY)
+  add_test(NAME tz_layering_test
+    COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR} -DTABLE=${table_file}
+            -P ${PROJECT_SOURCE_DIR}/cmake/CheckLayers.cmake)
 endfunction()
