@@ -8,7 +8,7 @@ CMAKE      := $(shell command -v cmake)
 NANOBIND_DIR = $(shell $(PYTHON) -m nanobind --cmake_dir 2>/dev/null)
 
 .PHONY: setup build demo test test-cpp test-python test-install test-sanitize fuzz \
-        micro-bench clean
+        micro-bench fixtures clean
 
 setup:
 	@bash scripts/setup.sh
@@ -30,7 +30,7 @@ test-cpp: build
 
 test-python: build
 	PYTHONPATH=$(CURDIR)/python TURBOZARR_CLI=$(CURDIR)/$(BUILD)/cli/turbozarr \
-	  $(PYTHON) -m pytest -q python/tests bench/tests
+	  $(PYTHON) -m pytest -q python/tests bench/tests scripts/fixtures
 
 # `cmake --install` then a separate project that finds it with find_package.
 test-install: build
@@ -72,6 +72,12 @@ fuzz: setup
 	  -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/artifacts/$(FUZZER)- \
 	  $(if $(wildcard fuzz/$(FUZZER).dict),-dict=fuzz/$(FUZZER).dict) \
 	  $(FUZZ_BUILD)/corpus/$(FUZZER) $(FUZZ_BUILD)/fuzz/seeds/$(FUZZER)
+
+# Rewrites the test fixtures that zarr-python and numcodecs wrote
+# (src/testing/zarr_python_testdata.h, compressor_fixtures.h) with the versions
+# pinned in requirements-dev.txt; test-python checks they are up to date.
+fixtures: setup
+	$(PYTHON) scripts/fixtures/regenerate.py
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -28,38 +28,3 @@ set(TURBOZARR_WARNINGS -Wall -Wextra -Wno-unused-parameter)
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
   list(APPEND TURBOZARR_WARNINGS -Wno-restrict)
 endif()
-
-# A layer: an object library with the public headers and src/ on its path.
-function(turbozarr_layer name)
-  set(sources ${ARGN})
-  if(NOT sources)  # a layer still being written
-    file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/${name}_empty.cc "")
-    set(sources ${CMAKE_CURRENT_BINARY_DIR}/${name}_empty.cc)
-  endif()
-  add_library(${name} OBJECT ${sources})
-  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/include
-                                            ${PROJECT_SOURCE_DIR}/src)
-  target_link_libraries(${name} PUBLIC nlohmann_json::nlohmann_json Threads::Threads)
-  target_compile_options(${name} PRIVATE ${TURBOZARR_WARNINGS})
-endfunction()
-
-# A GoogleTest executable registered with ctest.
-function(turbozarr_test name)
-  if(NOT TURBOZARR_BUILD_TESTS)
-    return()
-  endif()
-  cmake_parse_arguments(T "" "" "SOURCES;LIBS" ${ARGN})
-  add_executable(${name} ${T_SOURCES})
-  target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main)
-  target_compile_options(${name} PRIVATE ${TURBOZARR_WARNINGS})
-  add_test(NAME ${name} COMMAND ${name})
-endfunction()
-
-# A test that starts moto's S3 server: it finds the project's .venv Python
-# (scripts/setup.sh makes it) unless TURBOZARR_PYTHON says otherwise.
-function(turbozarr_moto_test name)
-  if(TARGET ${name})
-    target_compile_definitions(${name} PRIVATE
-      TURBOZARR_VENV_PYTHON="${PROJECT_SOURCE_DIR}/.venv/bin/python")
-  endif()
-endfunction()

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "store/zip_test_archive.h"
+#include "testing/zip_test_archive.h"
 
 namespace {
 

@@ -12,6 +12,7 @@ APT_PACKAGES=(
   libcurl4-openssl-dev libssl-dev nlohmann-json3-dev libgtest-dev libgmock-dev
   libbenchmark-dev libcli11-dev
   nginx  # the HTTP store tests serve files from a real web server on loopback
+  zstd   # scripts/fixtures: one compressor fixture is the tool's own framing
 )
 
 missing=()

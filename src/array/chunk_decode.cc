@@ -4,7 +4,7 @@
 
 #include "array/chunk_copy.h"
 #include "array/chunk_region.h"
-#include "codec/codec_config.h"
+#include "util/shape_string.h"
 
 namespace turbozarr::internal {
 namespace {

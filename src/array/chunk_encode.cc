@@ -2,7 +2,7 @@
 
 #include "array/chunk_copy.h"
 #include "array/chunk_region.h"
-#include "codec/raw_bytes.h"
+#include "util/repeated_elements.h"
 
 namespace turbozarr::internal {
 namespace {

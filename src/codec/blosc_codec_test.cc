@@ -2,9 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include "codec/compressor_fixtures.h"
 #include "codec/raw_bytes.h"
 #include "testing/codec_fixtures.h"
+#include "testing/compressor_fixtures.h"
 #include "util/parallelism.h"
 
 namespace turbozarr {

@@ -87,13 +87,4 @@ Status CodecConfig::Finish() const {
   return Status::OK();
 }
 
-std::string ShapeString(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (i > 0) s += ", ";
-    s += std::to_string(shape[i]);
-  }
-  return s + "]";
-}
-
 }  // namespace turbozarr::internal

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "turbozarr/status.h"
+#include "util/shape_string.h"
 
 namespace turbozarr::internal {
 
@@ -50,8 +51,5 @@ class CodecConfig {
   nlohmann::json config_ = nlohmann::json::object();
   std::set<std::string, std::less<>> used_;
 };
-
-// "[2, 3]": a shape as error messages show it.
-std::string ShapeString(const std::vector<int64_t>& shape);
 
 }  // namespace turbozarr::internal

@@ -1,10 +1,10 @@
 // The DEFLATE-based codecs: gzip (v3 and numcodecs) and numcodecs' zlib.
 #include <gtest/gtest.h>
 
-#include "codec/compressor_fixtures.h"
 #include "codec/gzip_codec.h"
 #include "codec/zlib_codec.h"
 #include "testing/codec_fixtures.h"
+#include "testing/compressor_fixtures.h"
 
 namespace turbozarr {
 namespace {

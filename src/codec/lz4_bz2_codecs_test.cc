@@ -2,9 +2,9 @@
 #include <gtest/gtest.h>
 
 #include "codec/bz2_codec.h"
-#include "codec/compressor_fixtures.h"
 #include "codec/lz4_codec.h"
 #include "testing/codec_fixtures.h"
+#include "testing/compressor_fixtures.h"
 
 namespace turbozarr {
 namespace {

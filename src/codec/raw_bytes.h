@@ -15,6 +15,7 @@
 
 #include "turbozarr/buffer.h"
 #include "turbozarr/status.h"
+#include "util/repeated_elements.h"
 
 namespace turbozarr::internal {
 
@@ -46,17 +47,6 @@ inline void StoreLE64(std::byte* p, uint64_t v) {
 // scalar (a unit of 1 is a plain copy). dst == src swaps in place; other
 // overlap is not allowed. REQUIRES: n is a multiple of unit.
 void CopySwapped(std::byte* dst, const std::byte* src, size_t n, size_t unit);
-
-// True when `bytes` is a run of copies of `element` (true for no bytes;
-// false when `element` is empty or its size does not divide the run). One
-// pass that stops at the first difference: the test that decides whether a
-// chunk equal to the fill value needs storing.
-bool AllElementsEqual(ByteView bytes, ByteView element);
-
-// Fills `out` with copies of `element` (a memset when its bytes are all
-// equal; else doubling copies, log2(n) memcpy calls).
-// REQUIRES: element is not empty and its size divides out.size().
-void FillElements(MutableByteView out, ByteView element);
 
 // A Buffer of `size` bytes, or Corruption naming `what` when a decoder was
 // told to expect more memory than the machine will give (a corrupt header

@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 #include <zstd.h>
 
-#include "codec/compressor_fixtures.h"
 #include "testing/codec_fixtures.h"
+#include "testing/compressor_fixtures.h"
 
 namespace turbozarr {
 namespace {

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <string>
 
-#include "metadata/zarr_python_testdata.h"
+#include "testing/zarr_python_testdata.h"
 #include "turbozarr/metadata.h"
 
 namespace turbozarr {

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <map>
 
-#include "store/zip_test_archive.h"
+#include "testing/zip_test_archive.h"
 
 namespace turbozarr::zip {
 namespace {

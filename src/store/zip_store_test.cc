@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <map>
 
-#include "store/zip_test_archive.h"
 #include "testing/store_conformance.h"
+#include "testing/zip_test_archive.h"
 
 namespace turbozarr {
 namespace {
