@@ -43,7 +43,7 @@ Status RunCat(const CatOptions& options) {
 
   if (selection.rank() == 0 || selection.num_elements() == 0) {
     ElementBlock block(dtype, selection.num_elements());
-    TZ_RETURN_NOT_OK(array->Read(selection, block.data()));
+    TZ_RETURN_NOT_OK(array->Read(selection, block));
     printer.Add(block.data(), block.count());
     printer.Finish();
     return Status::OK();
@@ -59,7 +59,7 @@ Status RunCat(const CatOptions& options) {
     dims[0].stop = dims[0].start + (rows - 1) * first.step + 1;
     Selection slab(std::move(dims));
     ElementBlock block(dtype, slab.num_elements());
-    TZ_RETURN_NOT_OK(array->Read(slab, block.data()));
+    TZ_RETURN_NOT_OK(array->Read(slab, block));
     printer.Add(block.data(), block.count());
   }
   printer.Finish();

@@ -67,7 +67,7 @@ void TimeWholeReads(benchmark::State& state, Array& array,
   if (!array.Write(all, data.data()).ok()) std::abort();
   std::vector<int32_t> out(data.size());
   for (auto _ : state) {
-    Status s = array.Read(all, out.data());
+    Status s = array.Read(all, out);
     if (!s.ok()) state.SkipWithError(s.ToString().c_str());
     benchmark::DoNotOptimize(out.data());
   }

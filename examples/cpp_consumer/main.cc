@@ -24,7 +24,7 @@ int main() {
   for (int i = 0; i < 48; ++i) data[i] = i * 0.5;
   Status s = (*array)->Write(Selection::All(m.shape), data.data());
   std::vector<double> column(3);
-  if (s.ok()) s = (*array)->Read(Selection({{0, 6, 2}, {5, 6, 1}}), column.data());
+  if (s.ok()) s = (*array)->Read(Selection({{0, 6, 2}, {5, 6, 1}}), column);
   if (!s.ok()) {
     std::fprintf(stderr, "%s\n", s.ToString().c_str());
     return 1;

@@ -17,6 +17,8 @@
 #include <string_view>
 #include <vector>
 
+#include "turbozarr/config.h"
+#include "turbozarr/element_span.h"
 #include "turbozarr/metadata.h"
 #include "turbozarr/selection.h"
 #include "turbozarr/status.h"
@@ -33,9 +35,16 @@ struct WriteOptions {
   // Store chunks whose elements all equal the fill value; when false such a
   // chunk is erased instead (it reads back the same).
   bool write_empty_chunks = false;
+  // The threads the write runs on (turbozarr/config.h); null: the
+  // process-wide pool.
+  std::shared_ptr<ThreadPool> pool;
 };
 
-struct ReadOptions {};
+struct ReadOptions {
+  // The threads the read runs on (turbozarr/config.h); null: the
+  // process-wide pool.
+  std::shared_ptr<ThreadPool> pool;
+};
 
 class Array {
  public:
@@ -61,7 +70,10 @@ class Array {
 
   // Reads `selection` into `out`, a C-contiguous block of selection.shape()
   // elements (std::string elements for variable-length types).
-  Status Read(const Selection& selection, void* out, const ReadOptions& options = {}) const;
+  // InvalidArgument unless `out` holds exactly that many elements of the
+  // array's data type.
+  Status Read(const Selection& selection, ElementSpan out,
+              const ReadOptions& options = {}) const;
   // Writes `src`, laid out as Read's `out`, into `selection`.
   Status Write(const Selection& selection, const void* src,
                const WriteOptions& options = {});

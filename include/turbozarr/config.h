@@ -19,9 +19,18 @@
 // also while reads, writes and scans run on other threads.
 #pragma once
 
+#include <memory>
+
 #include "turbozarr/status.h"
 
 namespace turbozarr {
+
+// A pool of threads that reads and writes run their chunks on. Opaque here:
+// made by MakeThreadPool and handed to an operation through its options
+// (ReadOptions::pool, WriteOptions::pool), so that a caller can keep a
+// workload on threads of its own; operations given none use the
+// process-wide pool below.
+class ThreadPool;
 
 // The most threads SetThreads accepts (and TURBOZARR_NUM_THREADS may ask for).
 inline constexpr int kMaxThreads = 1024;
@@ -35,5 +44,10 @@ int Threads();
 // kMaxThreads; IOError when the system cannot start that many threads. On
 // failure the count stays as it was.
 Status SetThreads(int threads);
+
+// A pool of `threads` threads (the calling one included), apart from the
+// process-wide one; its threads stop when the last holder lets go. Errors
+// as SetThreads.
+Result<std::shared_ptr<ThreadPool>> MakeThreadPool(int threads);
 
 }  // namespace turbozarr

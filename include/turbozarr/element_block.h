@@ -18,7 +18,7 @@ namespace turbozarr {
 class ElementBlock {
  public:
   ElementBlock() = default;
-  ElementBlock(const DataType& dtype, int64_t count) : count_(count) {
+  ElementBlock(const DataType& dtype, int64_t count) : count_(count), dtype_(dtype) {
     if (dtype.is_variable_length()) {
       strings_.resize(static_cast<size_t>(count));
     } else {
@@ -33,9 +33,11 @@ class ElementBlock {
     return strings_.empty() ? static_cast<const void*>(bytes_.data()) : strings_.data();
   }
   int64_t count() const { return count_; }
+  const DataType& dtype() const { return dtype_; }
 
  private:
   int64_t count_ = 0;
+  DataType dtype_;
   Buffer bytes_;
   std::vector<std::string> strings_;
 };

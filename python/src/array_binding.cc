@@ -97,7 +97,7 @@ void ReadInto(const Array& a, const RangeList& ranges, nb::handle out) {
   Status status;
   {
     nb::gil_scoped_release release;
-    status = a.Read(selection, buffer.data());
+    status = a.Read(selection, ElementSpan(buffer.data(), a.dtype(), selection.num_elements()));
   }
   Check(status);
 }
@@ -111,7 +111,7 @@ nb::list ReadObjects(const Array& a, const RangeList& ranges) {
   Status status;
   {
     nb::gil_scoped_release release;
-    status = a.Read(selection, values.data());
+    status = a.Read(selection, values);
   }
   Check(status);
   bool text = a.dtype().id() == DataTypeId::kString;

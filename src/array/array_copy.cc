@@ -95,7 +95,9 @@ Status CopyByUnits(const Array& source, Array& dest, const CopyOptions& options)
           source, dest, PlanChunks(selection, shape, unit).front(), options.write));
     } else {
       ElementBlock elements(dtype, selection.num_elements());
-      TZ_RETURN_NOT_OK(source.Read(selection, elements.data()));
+      ReadOptions read;
+      read.pool = options.write.pool;
+      TZ_RETURN_NOT_OK(source.Read(selection, elements, read));
       TZ_RETURN_NOT_OK(dest.Write(selection, elements.data(), options.write));
     }
     if (options.progress) {
@@ -107,7 +109,8 @@ Status CopyByUnits(const Array& source, Array& dest, const CopyOptions& options)
   };
 
   // Held to the end: SetThreads may put another pool in its place meanwhile.
-  const std::shared_ptr<ThreadPool> pool = ThreadPool::Default();
+  const std::shared_ptr<ThreadPool> pool =
+      options.write.pool ? options.write.pool : ThreadPool::Default();
   const uint64_t unit_bytes = unit_elements * dtype.size();
   // Half the budget for the units decoded, half for their encoded forms.
   if (unit_bytes * static_cast<uint64_t>(pool->concurrency()) <=
@@ -141,7 +144,9 @@ Result<CopyReport> CopyInBlocks(const Array& source, Array& dest,
       return std::optional<LoadedBlock>();
     }
     ElementBlock data(dtype, selection.num_elements());
-    TZ_RETURN_NOT_OK(source.Read(selection, data.data()));
+    ReadOptions read;
+    read.pool = options.write.pool;
+    TZ_RETURN_NOT_OK(source.Read(selection, data, read));
     return std::optional<LoadedBlock>(LoadedBlock{std::move(selection), std::move(data)});
   };
 
@@ -189,7 +194,10 @@ std::vector<int64_t> CopyBlockShape(const Array& source, const Array& dest,
   return internal::PlanCopyBlock(
       source.shape(), src_unit, dst_unit, element_bytes,
       internal::CopyBlockBudget(options.memory_budget,
-                                ThreadPool::Default()->concurrency() + 1,
+                                (options.write.pool ? options.write.pool
+                                                    : ThreadPool::Default())
+                                        ->concurrency() +
+                                    1,
                                 bytes_of(src_unit), bytes_of(dst_unit)));
 }
 

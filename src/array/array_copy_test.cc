@@ -44,7 +44,7 @@ std::shared_ptr<Array> Make(const std::shared_ptr<Store>& store, const std::stri
 
 std::vector<int32_t> ReadAll(const Array& a) {
   std::vector<int32_t> all(static_cast<size_t>(NumElements(kShape)));
-  Status s = a.Read(Selection::All(kShape), all.data());
+  Status s = a.Read(Selection::All(kShape), all);
   EXPECT_TRUE(s.ok()) << s.ToString();
   return all;
 }

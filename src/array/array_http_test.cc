@@ -133,7 +133,7 @@ class ArrayOverHttpTest : public ::testing::Test {
     EXPECT_TRUE(a.ok()) << path << ": " << a.status().ToString();
     if (!a.ok()) return {};
     std::vector<int32_t> out(static_cast<size_t>(sel.num_elements()), 7);
-    Status s = (*a)->Read(sel, out.data());
+    Status s = (*a)->Read(sel, out);
     EXPECT_TRUE(s.ok()) << s.ToString();
     return out;
   }
@@ -206,7 +206,7 @@ TEST_F(ArrayOverHttpTest, ConsolidatedGroupsOpenWithoutListing) {
   auto x = (*sub)->OpenArray("x");
   ASSERT_TRUE(x.ok()) << x.status().ToString();
   std::vector<int32_t> got(40 * 30);
-  ASSERT_TRUE((*x)->Read(Selection::All({40, 30}), got.data()).ok());
+  ASSERT_TRUE((*x)->Read(Selection::All({40, 30}), got).ok());
   EXPECT_EQ(got, Read(local_, "sub/x", Selection::All({40, 30})));
   auto tree = (*group)->Tree();
   ASSERT_TRUE(tree.ok()) << tree.status().ToString();
@@ -280,7 +280,7 @@ TEST(ShardedReadOverHttpTest, OneIndexRequestPerShardThenMergedRanges) {
     }
     metrics->ResetMetrics();
     std::vector<int32_t> got(static_cast<size_t>(c.sel.num_elements()));
-    ASSERT_TRUE((*remote)->Read(c.sel, got.data()).ok());
+    ASSERT_TRUE((*remote)->Read(c.sel, got).ok());
     std::vector<int32_t> want;
     const DimRange& d = c.sel.dims()[0];
     for (int64_t i = d.start; i < d.stop; i += d.step) want.push_back(values[i]);

@@ -19,13 +19,17 @@
 
 namespace turbozarr {
 
-Status Array::Read(const Selection& selection, void* out, const ReadOptions&) const {
+Status Array::Read(const Selection& selection, ElementSpan destination,
+                   const ReadOptions& options) const {
   Status valid = selection.Validate(metadata_.shape);
+  if (valid.ok()) valid = destination.CheckHolds(metadata_.dtype, selection.num_elements());
   if (!valid.ok()) return valid.WithContext(Describe());
   if (selection.num_elements() == 0) return Status::OK();
+  void* const out = destination.data();
 
   // Held to the end: SetThreads may put another pool in its place meanwhile.
-  const std::shared_ptr<ThreadPool> pool = ThreadPool::Default();
+  const std::shared_ptr<ThreadPool> pool =
+      options.pool ? options.pool : ThreadPool::Default();
   if (const std::optional<ShardedChain> sharding = ShardedChain::Of(chain_)) {
     return internal::ReadShardedSelection(*this, *sharding, selection, out, *pool);
   }

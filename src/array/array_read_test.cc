@@ -64,7 +64,7 @@ std::vector<int32_t> Expected(const std::vector<int32_t>& model,
 
 std::vector<int32_t> ReadOrDie(const Array& a, const Selection& sel) {
   std::vector<int32_t> out(static_cast<size_t>(sel.num_elements()), 12345);
-  Status s = a.Read(sel, out.data());
+  Status s = a.Read(sel, out);
   EXPECT_TRUE(s.ok()) << sel.ToString() << ": " << s.ToString();
   return out;
 }
@@ -261,7 +261,7 @@ TEST(ArrayReadTest, CorruptChunkReadInPlaceIsCorruption) {
   ASSERT_TRUE(frame.ok() && frame->has_value());
   ASSERT_TRUE(store->Set("a/c/1/0", (*frame)->view().first((*frame)->size() - 3)).ok());
   std::vector<int32_t> out(32);
-  Status s = (*a)->Read(Selection::All({8, 4}), out.data());
+  Status s = (*a)->Read(Selection::All({8, 4}), out);
   EXPECT_EQ(s.code(), StatusCode::kCorruption) << s.ToString();
   EXPECT_NE(s.message().find("a/c/1/0"), std::string::npos) << s.message();
 }
@@ -288,7 +288,7 @@ TEST(ArrayReadTest, RawChunksAreReadStraightIntoTheOutput) {
   for (size_t bytes : {size_t{47}, size_t{49}}) {
     ASSERT_TRUE(store->Set("a/c/1/0", Buffer(bytes).view()).ok());
     std::vector<int32_t> out(48);
-    Status s = (*a)->Read(Selection::All(shape), out.data());
+    Status s = (*a)->Read(Selection::All(shape), out);
     EXPECT_EQ(s.code(), StatusCode::kCorruption) << s.ToString();
     EXPECT_NE(s.message().find("a/c/1/0"), std::string::npos) << s.message();
     EXPECT_NE(s.message().find("needs 48 bytes, got " + std::to_string(bytes)),
@@ -315,7 +315,7 @@ TEST(ArrayReadTest, OneHugeRawChunkIsReadInParallelParts) {
   for (size_t bytes : {n + 1, n - 1, n / 2}) {
     ASSERT_TRUE(store->Set("a/c/0/0", stored.view().first(bytes)).ok());
     std::vector<int32_t> out(model.size());
-    Status s = (*a)->Read(Selection::All(shape), out.data());
+    Status s = (*a)->Read(Selection::All(shape), out);
     EXPECT_EQ(s.code(), StatusCode::kCorruption) << s.ToString();
     const std::string got = bytes > n ? "more" : std::to_string(bytes);
     EXPECT_NE(s.message().find("needs " + std::to_string(n) + " bytes, got " + got),
@@ -358,7 +358,7 @@ TEST(ArrayReadTest, RemoteStoresAreReadInWindowsOfGetMany) {
   // A corrupt chunk in a later window fails the read and names the chunk.
   ASSERT_TRUE(metrics->Set("a/c/7/8", AsBytes("not zstd")).ok());
   std::vector<int32_t> out(model.size());
-  Status s = (*Array::Open(metrics, "a"))->Read(Selection::All(shape), out.data());
+  Status s = (*Array::Open(metrics, "a"))->Read(Selection::All(shape), out);
   EXPECT_EQ(s.code(), StatusCode::kCorruption) << s.ToString();
   EXPECT_NE(s.message().find("a/c/7/8"), std::string::npos) << s.message();
 }
@@ -539,7 +539,7 @@ class ShardCorruptionTest : public ::testing::Test {
 
   Status ReadAll() {
     std::vector<int32_t> out(64);
-    return array_->Read(Selection::All({8, 8}), out.data());
+    return array_->Read(Selection::All({8, 8}), out);
   }
 
   std::shared_ptr<Store> store_;
@@ -571,10 +571,10 @@ TEST_F(ShardCorruptionTest, FlippedInnerChunkByteNamesShardAndInnerChunk) {
   EXPECT_NE(s.message().find("inner chunk [1, 0]"), std::string::npos) << s.message();
   // Other shards and the untouched inner chunks still read.
   std::vector<int32_t> left(32);
-  ASSERT_TRUE(array_->Read(Selection({{0, 8, 1}, {0, 4, 1}}), left.data()).ok());
+  ASSERT_TRUE(array_->Read(Selection({{0, 8, 1}, {0, 4, 1}}), left).ok());
   EXPECT_EQ(left, Expected(model_, {8, 8}, Selection({{0, 8, 1}, {0, 4, 1}})));
   std::vector<int32_t> row(2);
-  ASSERT_TRUE(array_->Read(Selection({{0, 1, 1}, {4, 6, 1}}), row.data()).ok());
+  ASSERT_TRUE(array_->Read(Selection({{0, 1, 1}, {4, 6, 1}}), row).ok());
   EXPECT_EQ(row, (std::vector<int32_t>{model_[4], model_[5]}));
 }
 
@@ -638,10 +638,10 @@ TEST(ShardedReadTest, VariableLengthStringsInShards) {
   std::vector<std::string> data = {"a", "", "", "dd", "eee", "", "g"};
   ASSERT_TRUE((*a)->Write(Selection::All({7}), data.data()).ok());
   std::vector<std::string> out(4, "x");
-  ASSERT_TRUE((*a)->Read(Selection({{0, 7, 2}}), out.data()).ok());
+  ASSERT_TRUE((*a)->Read(Selection({{0, 7, 2}}), out).ok());
   EXPECT_EQ(out, (std::vector<std::string>{"a", "", "eee", "g"}));
   std::vector<std::string> all(7);
-  ASSERT_TRUE((*a)->Read(Selection::All({7}), all.data()).ok());
+  ASSERT_TRUE((*a)->Read(Selection::All({7}), all).ok());
   EXPECT_EQ(all, data);
 }
 

@@ -147,12 +147,12 @@ TEST_F(ArrayOverS3Test, WritesTheSameObjectsAndReadsTheSameValues) {
     ASSERT_TRUE(a.ok()) << a.status().ToString();
     const std::vector<int32_t> all = Pattern(shape[0], shape[1]);
     std::vector<int32_t> out(all.size(), -1);
-    ASSERT_TRUE((*a)->Read(Selection::All(shape), out.data()).ok());
+    ASSERT_TRUE((*a)->Read(Selection::All(shape), out).ok());
     EXPECT_TRUE(out == all);
     // A strided corner: partial chunks and, for the sharded array, partial shards.
     const Selection sel({{3, shape[0] - 5, 7}, {1, shape[1], 3}});
     std::vector<int32_t> part(static_cast<size_t>(sel.num_elements()), -1);
-    ASSERT_TRUE((*a)->Read(sel, part.data()).ok());
+    ASSERT_TRUE((*a)->Read(sel, part).ok());
     size_t k = 0;
     bool same = true;
     for (int64_t i = 3; i < shape[0] - 5; i += 7) {
@@ -199,7 +199,7 @@ TEST_F(ArrayOverS3Test, ZarrPythonReadsWhatTurbozarrWroteAndTheOtherWayRound) {
   auto a = Array::Open(s3_, "from_python");
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   std::vector<int32_t> got(2000, -1);
-  ASSERT_TRUE((*a)->Read(Selection::All({50, 40}), got.data()).ok());
+  ASSERT_TRUE((*a)->Read(Selection::All({50, 40}), got).ok());
   bool same = true;
   for (int i = 0; i < 2000; ++i) same &= got[static_cast<size_t>(i)] == i;
   EXPECT_TRUE(same);

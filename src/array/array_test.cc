@@ -1,10 +1,15 @@
 #include "turbozarr/array.h"
 
+#include <chrono>
 #include <cstring>
+#include <mutex>
 #include <random>
+#include <set>
+#include <thread>
 
 #include <gtest/gtest.h>
 
+#include "store/forwarding_store.h"
 #include "turbozarr/config.h"
 
 namespace turbozarr {
@@ -82,7 +87,7 @@ TEST_P(ArrayModelTest, RandomSelectionsMatchModel) {
       ASSERT_TRUE((*array)->Write(sel, src.data()).ok()) << sel.ToString();
     } else {
       std::vector<int32_t> got(offsets.size(), 12345);
-      ASSERT_TRUE((*array)->Read(sel, got.data()).ok()) << sel.ToString();
+      ASSERT_TRUE((*array)->Read(sel, got).ok()) << sel.ToString();
       for (size_t k = 0; k < got.size(); ++k) {
         ASSERT_EQ(got[k], model[offsets[k]]) << sel.ToString() << " element " << k;
       }
@@ -92,7 +97,7 @@ TEST_P(ArrayModelTest, RandomSelectionsMatchModel) {
   auto reopened = Array::Open(store, "g/a");
   ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
   std::vector<int32_t> all(model.size());
-  ASSERT_TRUE((*reopened)->Read(Selection::All(shape), all.data()).ok());
+  ASSERT_TRUE((*reopened)->Read(Selection::All(shape), all).ok());
   EXPECT_EQ(all, model);
 }
 
@@ -115,7 +120,7 @@ TEST(ArrayTest, MissingChunksReadAsFillValue) {
   auto array = Array::Create(store, "", Int32Metadata(3, {10}, {4}, json::parse(R"([{"name":"bytes","configuration":{"endian":"little"}}])")));
   ASSERT_TRUE(array.ok());
   std::vector<int32_t> out(10, 0);
-  ASSERT_TRUE((*array)->Read(Selection::All({10}), out.data()).ok());
+  ASSERT_TRUE((*array)->Read(Selection::All({10}), out).ok());
   EXPECT_EQ(out, std::vector<int32_t>(10, -1));
   auto keys = store->List("");
   ASSERT_TRUE(keys.ok());
@@ -148,7 +153,7 @@ TEST(ArrayTest, CorruptChunkNamesArrayAndKey) {
   flipped.data()[2] ^= std::byte{0x10};
   ASSERT_TRUE(store->Set("a/c/1", flipped.view()).ok());
   std::vector<int32_t> out(8);
-  Status s = (*array)->Read(Selection::All({8}), out.data());
+  Status s = (*array)->Read(Selection::All({8}), out);
   EXPECT_EQ(s.code(), StatusCode::kCorruption);
   EXPECT_NE(s.message().find("array 'a'"), std::string::npos) << s.message();
   EXPECT_NE(s.message().find("a/c/1"), std::string::npos) << s.message();
@@ -178,7 +183,7 @@ TEST(ArrayTest, ResizeErasesChunksOutsideAndKeepsTheRest) {
   ASSERT_TRUE(reopened.ok());
   EXPECT_EQ((*reopened)->shape(), (std::vector<int64_t>{3, 9}));
   std::vector<int32_t> row(9);
-  ASSERT_TRUE((*reopened)->Read(Selection({{1, 2, 1}, {0, 9, 1}}), row.data()).ok());
+  ASSERT_TRUE((*reopened)->Read(Selection({{1, 2, 1}, {0, 9, 1}}), row).ok());
   EXPECT_EQ(row, (std::vector<int32_t>{6, 7, 8, 9, 10, 11, -1, -1, -1}));
 }
 
@@ -196,7 +201,7 @@ TEST(ArrayTest, VariableLengthStringsRoundTrip) {
   std::vector<std::string> data = {"a", "", "héllo", "longer string here", "z"};
   ASSERT_TRUE((*array)->Write(Selection::All({5}), data.data()).ok());
   std::vector<std::string> out(3);
-  ASSERT_TRUE((*array)->Read(Selection({{0, 5, 2}}), out.data()).ok());
+  ASSERT_TRUE((*array)->Read(Selection({{0, 5, 2}}), out).ok());
   EXPECT_EQ(out, (std::vector<std::string>{"a", "héllo", "z"}));
 }
 
@@ -209,10 +214,10 @@ TEST(ArrayTest, ParallelAndSerialReadsAgree) {
   ASSERT_TRUE((*array)->Write(Selection::All({100, 100}), data.data()).ok());
   EXPECT_TRUE(SetThreads(1).ok());
   std::vector<int32_t> serial(10000);
-  ASSERT_TRUE((*array)->Read(Selection::All({100, 100}), serial.data()).ok());
+  ASSERT_TRUE((*array)->Read(Selection::All({100, 100}), serial).ok());
   EXPECT_TRUE(SetThreads(4).ok());
   std::vector<int32_t> parallel(10000);
-  ASSERT_TRUE((*array)->Read(Selection::All({100, 100}), parallel.data()).ok());
+  ASSERT_TRUE((*array)->Read(Selection::All({100, 100}), parallel).ok());
   EXPECT_EQ(serial, data);
   EXPECT_EQ(parallel, data);
 }
@@ -222,9 +227,95 @@ TEST(ArrayTest, OutOfBoundsSelectionIsInvalidArgument) {
   auto array = Array::Create(store, "o", Int32Metadata(3, {4}, {2}, json::parse(R"([{"name":"bytes","configuration":{"endian":"little"}}])")));
   ASSERT_TRUE(array.ok());
   std::vector<int32_t> out(5);
-  Status s = (*array)->Read(Selection({{0, 5, 1}}), out.data());
+  Status s = (*array)->Read(Selection({{0, 5, 1}}), out);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("array 'o'"), std::string::npos) << s.message();
+}
+
+TEST(ArrayTest, ReadsCheckTheDestinationsTypeAndSize) {
+  auto store = MakeMemoryStore();
+  auto array = Array::Create(store, "t", Int32Metadata(3, {6}, {4}, json::parse(R"([{"name":"bytes","configuration":{"endian":"little"}}])")));
+  ASSERT_TRUE(array.ok());
+  const std::vector<int32_t> data = {1, 2, 3, 4, 5, 6};
+  ASSERT_TRUE((*array)->Write(Selection::All({6}), data.data()).ok());
+  // Another element type, too few and too many elements: refused, the
+  // destination untouched.
+  std::vector<int16_t> narrow(6, 9);
+  std::vector<int32_t> short_of(5, 9);
+  std::vector<int32_t> extra(7, 9);
+  for (Status s : {(*array)->Read(Selection::All({6}), narrow),
+                   (*array)->Read(Selection::All({6}), short_of),
+                   (*array)->Read(Selection::All({6}), extra)}) {
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(s.message().find("array 't'"), std::string::npos) << s.message();
+    EXPECT_NE(s.message().find("int32"), std::string::npos) << s.message();
+  }
+  EXPECT_EQ(narrow, std::vector<int16_t>(6, 9));
+  EXPECT_EQ(short_of, std::vector<int32_t>(5, 9));
+  // Memory named by its data type explicitly.
+  std::vector<int32_t> out(3);
+  ASSERT_TRUE((*array)
+                  ->Read(Selection({{1, 6, 2}}),
+                         ElementSpan(out.data(), DataType(DataTypeId::kInt32), 3))
+                  .ok());
+  EXPECT_EQ(out, (std::vector<int32_t>{2, 4, 6}));
+  ElementBlock block(DataType(DataTypeId::kInt32), 2);
+  ASSERT_TRUE((*array)->Read(Selection({{4, 6, 1}}), block).ok());
+  EXPECT_EQ(std::memcmp(block.data(), data.data() + 4, 8), 0);
+  // std::string elements stand for either variable-length type, not for
+  // fixed-size ones.
+  std::vector<std::string> words(6);
+  EXPECT_EQ((*array)->Read(Selection::All({6}), words).code(),
+            StatusCode::kInvalidArgument);
+}
+
+// Records which threads store chunks; each Set takes a millisecond, so that
+// every thread of a pool gets to work.
+class ThreadRecordingStore final : public internal::ForwardingStore {
+ public:
+  ThreadRecordingStore() : ForwardingStore(MakeMemoryStore()) {}
+  Status Set(std::string_view key, ByteView value) override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      threads_.insert(std::this_thread::get_id());
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return ForwardingStore::Set(key, value);
+  }
+  size_t threads() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return threads_.size();
+  }
+
+ private:
+  std::mutex mu_;
+  std::set<std::thread::id> threads_;
+};
+
+TEST(ArrayTest, OperationsRunOnThePoolTheirOptionsName) {
+  EXPECT_EQ(MakeThreadPool(0).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(MakeThreadPool(kMaxThreads + 1).status().code(), StatusCode::kInvalidArgument);
+  auto pool = MakeThreadPool(3);
+  ASSERT_TRUE(pool.ok()) << pool.status().ToString();
+  EXPECT_TRUE(SetThreads(1).ok());
+  auto store = std::make_shared<ThreadRecordingStore>();
+  auto array = Array::Create(store, "p", Int32Metadata(3, {64, 64}, {8, 8}, json::parse(R"([{"name":"bytes","configuration":{"endian":"little"}},{"name":"zstd","configuration":{"level":1,"checksum":false}}])")));
+  ASSERT_TRUE(array.ok());
+  std::vector<int32_t> data(64 * 64);
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<int32_t>(i * 3);
+  WriteOptions write;
+  write.pool = *pool;
+  ASSERT_TRUE((*array)->Write(Selection::All({64, 64}), data.data(), write).ok());
+  // The 64 chunks were stored from more than the calling thread, which is
+  // all the process-wide pool has.
+  EXPECT_GT(store->threads(), 1u);
+  ReadOptions read;
+  read.pool = *pool;
+  std::vector<int32_t> out(64 * 64);
+  ASSERT_TRUE((*array)->Read(Selection::All({64, 64}), out, read).ok());
+  EXPECT_EQ(out, data);
+  EXPECT_EQ(Threads(), 1);
+  EXPECT_TRUE(SetThreads(2).ok());
 }
 
 }  // namespace

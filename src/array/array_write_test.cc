@@ -285,7 +285,7 @@ TEST(ArrayWriteTest, RandomWritesOfEveryChainMatchTheModel) {
       Apply(model, shape, sel, values);
     }
     std::vector<int32_t> all(model.size());
-    ASSERT_TRUE((*a)->Read(Selection::All(shape), all.data()).ok());
+    ASSERT_TRUE((*a)->Read(Selection::All(shape), all).ok());
     EXPECT_EQ(all, model);
     // Every stored chunk is what the chain encodes; all-fill chunks are absent.
     for (int64_t r = 0; r < 5; ++r) {
@@ -421,7 +421,7 @@ TEST_P(ShardedWriteTest, WritesStoreTheBytesOfSerialShardEncoding) {
       ExpectShardsMatchSerialEncoding(*store, **a, model);
     }
     std::vector<int32_t> all(model.size());
-    ASSERT_TRUE((*a)->Read(Selection::All(shape), all.data()).ok());
+    ASSERT_TRUE((*a)->Read(Selection::All(shape), all).ok());
     EXPECT_EQ(all, model);
   }
 }
@@ -469,7 +469,7 @@ TEST(ShardedWriteTest, CoveredShardsOfRawInnerChunksMatchSerialEncoding) {
       ASSERT_TRUE((*a)->Write(Selection::All(shape), model.data()).ok());
       ExpectShardsMatchSerialEncoding(*store, **a, model);
       std::vector<int32_t> all(model.size());
-      ASSERT_TRUE((*a)->Read(Selection::All(shape), all.data()).ok());
+      ASSERT_TRUE((*a)->Read(Selection::All(shape), all).ok());
       EXPECT_EQ(all, model);
     }
   }
@@ -516,7 +516,7 @@ class ShardedWriteCostTest : public ::testing::Test {
 
   std::vector<int32_t> ReadAll() {
     std::vector<int32_t> out(128);
-    EXPECT_TRUE(array_->Read(Selection::All({16, 8}), out.data()).ok());
+    EXPECT_TRUE(array_->Read(Selection::All({16, 8}), out).ok());
     return out;
   }
 
@@ -749,7 +749,7 @@ TEST(ShardedWriteTest, VariableLengthStringsAndNestedSharding) {
   data[1] = "x";
   data[5] = "y";
   std::vector<std::string> all(7);
-  ASSERT_TRUE((*a)->Read(Selection::All({7}), all.data()).ok());
+  ASSERT_TRUE((*a)->Read(Selection::All({7}), all).ok());
   EXPECT_EQ(all, data);
 
   const json nested =
@@ -763,7 +763,7 @@ TEST(ShardedWriteTest, VariableLengthStringsAndNestedSharding) {
   ASSERT_TRUE((*n)->Write(sel, update.data()).ok());
   Apply(model, {12, 10}, sel, update);
   std::vector<int32_t> out(120);
-  ASSERT_TRUE((*n)->Read(Selection::All({12, 10}), out.data()).ok());
+  ASSERT_TRUE((*n)->Read(Selection::All({12, 10}), out).ok());
   EXPECT_EQ(out, model);
   ExpectShardsMatchSerialEncoding(*store, **n, model);
 }

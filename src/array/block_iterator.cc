@@ -104,7 +104,9 @@ struct BlockIterator::Impl {
       plan.BlockAt(index, &block.selection, &block.origin);
       block.data.Resize(bytes);
       AdviseHugePages(block.data);
-      Status status = array->Read(block.selection, block.data.data());
+      Status status = array->Read(
+          block.selection,
+          ElementSpan(block.data.data(), array->dtype(), block.selection.num_elements()));
       if (!status.ok()) {
         status = status.WithContext("block " + std::to_string(index) + " " +
                                     block.selection.ToString());

@@ -53,7 +53,7 @@ std::shared_ptr<Array> MakeArray(std::shared_ptr<Store> store, ArrayMetadata m,
 
 std::vector<int32_t> ReadOrDie(const Array& a, const Selection& sel) {
   std::vector<int32_t> out(static_cast<size_t>(sel.num_elements()));
-  Status s = a.Read(sel, out.data());
+  Status s = a.Read(sel, out);
   EXPECT_TRUE(s.ok()) << s.ToString();
   return out;
 }

@@ -181,7 +181,7 @@ TEST(ChunkPrefetchTest, ReadsWithHintsMatchTheModel) {
       auto b = Array::Open(hinting, "a");
       ASSERT_TRUE(b.ok());
       std::vector<int32_t> out(want.size(), 12345);
-      ASSERT_TRUE((*b)->Read(Selection::All(shape), out.data()).ok());
+      ASSERT_TRUE((*b)->Read(Selection::All(shape), out).ok());
       EXPECT_EQ(out, want) << threads << " threads";
       const std::map<std::string, int> hints = hinting->hints();
       for (const auto& [key, times] : hints) {
@@ -202,7 +202,7 @@ TEST(ChunkPrefetchTest, ReadsWithHintsMatchTheModel) {
       auto fresh = std::make_shared<HintRecordingStore>(memory, /*force=*/true);
       auto c = Array::Open(fresh, "a");
       ASSERT_TRUE(c.ok());
-      ASSERT_TRUE((*c)->Read(part, got.data()).ok());
+      ASSERT_TRUE((*c)->Read(part, got).ok());
       size_t k = 0;
       for (int64_t r = 7; r < 40; r += 3) {
         for (int64_t col = 11; col < 50; col += 2) {
@@ -276,7 +276,7 @@ class ColdLocalReadTest : public ::testing::Test {
     auto b = Array::Open(hinting, "a");
     ASSERT_TRUE(b.ok());
     std::vector<int32_t> out(model_.size());
-    Status s = (*b)->Read(Selection::All(shape_), out.data());
+    Status s = (*b)->Read(Selection::All(shape_), out);
     ASSERT_FALSE(s.ok());
     EXPECT_EQ(s.code(), code) << s.ToString();
     EXPECT_NE(s.message().find("chunk '" + key + "'"), std::string::npos) << s.message();
@@ -318,12 +318,12 @@ TEST_F(ColdLocalReadTest, ColdReadsAreExactAndHinted) {
       auto b = Array::Open(hinting, "a");
       ASSERT_TRUE(b.ok());
       std::vector<int32_t> out(model_.size(), 12345);
-      ASSERT_TRUE((*b)->Read(Selection::All(shape_), out.data()).ok());
+      ASSERT_TRUE((*b)->Read(Selection::All(shape_), out).ok());
       EXPECT_EQ(out, want) << codecs.dump();
       hinted = hinting->hints().size();
       // Read again, now cached: the same values.
       std::fill(out.begin(), out.end(), 12345);
-      ASSERT_TRUE((*b)->Read(Selection::All(shape_), out.data()).ok());
+      ASSERT_TRUE((*b)->Read(Selection::All(shape_), out).ok());
       EXPECT_EQ(out, want) << codecs.dump();
     }
     EXPECT_GT(hinted, 0u) << "no read of a cold array turned hints on";

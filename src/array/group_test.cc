@@ -83,7 +83,7 @@ TEST_P(GroupTest, ConsolidatedMetadataOpensMembersWithoutTheirDocuments) {
   auto a = (*reopened)->OpenArray("sub/a");
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   std::vector<uint16_t> out(24);
-  ASSERT_TRUE((*a)->Read(Selection::All({4, 6}), out.data()).ok());
+  ASSERT_TRUE((*a)->Read(Selection::All({4, 6}), out).ok());
   EXPECT_EQ(out, data);
   auto members = (*reopened)->Members();
   ASSERT_TRUE(members.ok());

@@ -96,7 +96,7 @@ TEST(SetThreadsTest, AReadKeepsItsPoolAndTheNextReadTakesTheNewCount) {
   store->Arm(4);
   std::vector<int32_t> got(model.size());
   Status read;
-  std::thread reader([&] { read = (*a)->Read(Selection::All(shape), got.data()); });
+  std::thread reader([&] { read = (*a)->Read(Selection::All(shape), got); });
   store->WaitForFirst();
   ASSERT_TRUE(SetThreads(1).ok());
   EXPECT_EQ(Threads(), 1);
@@ -110,11 +110,11 @@ TEST(SetThreadsTest, AReadKeepsItsPoolAndTheNextReadTakesTheNewCount) {
   // The next read runs on the calling thread alone, and on three after that
   // (at most: a worker that wakes late may find nothing left to do).
   std::fill(got.begin(), got.end(), 0);
-  ASSERT_TRUE((*a)->Read(Selection::All(shape), got.data()).ok());
+  ASSERT_TRUE((*a)->Read(Selection::All(shape), got).ok());
   EXPECT_EQ(got, model);
   EXPECT_EQ(store->TakeThreadCount(), 1u);
   ASSERT_TRUE(SetThreads(3).ok());
-  ASSERT_TRUE((*a)->Read(Selection::All(shape), got.data()).ok());
+  ASSERT_TRUE((*a)->Read(Selection::All(shape), got).ok());
   EXPECT_EQ(got, model);
   EXPECT_LE(store->TakeThreadCount(), 3u);
   ASSERT_TRUE(SetThreads(2).ok());
@@ -158,10 +158,10 @@ TEST(SetThreadsTest, ReadsWritesAndScansStayExactWhileTheCountChanges) {
     for (const auto& a : {*plain, *sharded}) {
       ASSERT_TRUE(a->Write(Selection::All(shape), model.data()).ok());
       std::vector<int32_t> all(model.size());
-      ASSERT_TRUE(a->Read(Selection::All(shape), all.data()).ok());
+      ASSERT_TRUE(a->Read(Selection::All(shape), all).ok());
       EXPECT_EQ(all, model);
       std::vector<int32_t> part(static_cast<size_t>(box.num_elements()));
-      ASSERT_TRUE(a->Read(box, part.data()).ok());
+      ASSERT_TRUE(a->Read(box, part).ok());
       EXPECT_TRUE(BoxMatches(model, shape, box, part.data()));
     }
     IterateOptions options;

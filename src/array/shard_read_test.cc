@@ -35,7 +35,7 @@ constexpr int64_t kChunkBytes = kInner * 4;
 
 std::vector<int32_t> Read(const Array& a, const Selection& sel) {
   std::vector<int32_t> out(static_cast<size_t>(sel.num_elements()), 12345);
-  Status s = a.Read(sel, out.data());
+  Status s = a.Read(sel, out);
   EXPECT_TRUE(s.ok()) << sel.ToString() << ": " << s.ToString();
   return out;
 }
@@ -138,12 +138,12 @@ TEST(ShardedRemoteReadTest, FillAndErrorsAsOnLocalStores) {
   bad.data()[bad.size() - 3] ^= std::byte{0x10};
   ASSERT_TRUE(s.memory->Set("a/c/7/0", bad.view()).ok());
   std::vector<int32_t> out(model.size());
-  Status st = (*a)->Read(Selection::All(shape), out.data());
+  Status st = (*a)->Read(Selection::All(shape), out);
   EXPECT_EQ(st.code(), StatusCode::kCorruption) << st.ToString();
   EXPECT_NE(st.message().find("'a/c/7/0', inner chunk [1, "), std::string::npos)
       << st.message();
   ASSERT_TRUE(s.memory->Set("a/c/7/0", (*shard)->view().first(9)).ok());
-  st = (*a)->Read(Selection::All(shape), out.data());
+  st = (*a)->Read(Selection::All(shape), out);
   EXPECT_EQ(st.code(), StatusCode::kCorruption) << st.ToString();
   EXPECT_NE(st.message().find("'a/c/7/0': shard of 9 bytes"), std::string::npos)
       << st.message();

@@ -13,6 +13,7 @@
 
 #include "store/forwarding_store.h"
 #include "turbozarr/store_wrappers.h"
+#include "util/thread_annotations.h"
 
 namespace turbozarr {
 namespace {
@@ -169,10 +170,12 @@ class CachingStore final : public internal::ForwardingStore {
 
   const uint64_t capacity_;
   std::mutex mu_;
-  Lru lru_;
-  std::unordered_map<std::string, std::map<RangeKey, Lru::iterator>> index_;
-  uint64_t held_ = 0;
-  uint64_t generation_ = 0;  // bumped by every write through the wrapper
+  Lru lru_ TZ_GUARDED_BY(mu_);
+  std::unordered_map<std::string, std::map<RangeKey, Lru::iterator>> index_
+      TZ_GUARDED_BY(mu_);
+  uint64_t held_ TZ_GUARDED_BY(mu_) = 0;
+  // Bumped by every write through the wrapper.
+  uint64_t generation_ TZ_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace

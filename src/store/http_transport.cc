@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "store/store_internal.h"
+#include "util/thread_annotations.h"
 
 namespace turbozarr {
 
@@ -209,9 +210,9 @@ class HttpTransport::Driver {
   std::once_flag started_;
   std::thread thread_;
 
-  std::mutex mu_;  // guards incoming_ and stop_
-  std::vector<std::unique_ptr<Transfer>> incoming_;
-  bool stop_ = false;
+  std::mutex mu_;
+  std::vector<std::unique_ptr<Transfer>> incoming_ TZ_GUARDED_BY(mu_);
+  bool stop_ TZ_GUARDED_BY(mu_) = false;
 
   // Driver thread only.
   std::deque<std::unique_ptr<Transfer>> ready_;

@@ -18,6 +18,7 @@
 // Thread safety: Push may be called from many threads at once. The
 // destructor drops the keys still queued and waits for those being started.
 #pragma once
+#include "util/thread_annotations.h"
 
 #include <condition_variable>
 #include <cstddef>
@@ -51,10 +52,10 @@ class ReadaheadQueue {
   const std::function<void(std::string_view)> start_;
   std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<std::string> keys_;
-  bool stopping_ = false;
-  bool started_ = false;
-  std::vector<std::thread> workers_;
+  std::deque<std::string> keys_ TZ_GUARDED_BY(mu_);
+  bool stopping_ TZ_GUARDED_BY(mu_) = false;
+  bool started_ TZ_GUARDED_BY(mu_) = false;
+  std::vector<std::thread> workers_ TZ_GUARDED_BY(mu_);
 };
 
 }  // namespace turbozarr::internal

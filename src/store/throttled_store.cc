@@ -9,6 +9,7 @@
 
 #include "store/forwarding_store.h"
 #include "turbozarr/store_wrappers.h"
+#include "util/thread_annotations.h"
 
 namespace turbozarr {
 namespace {
@@ -146,7 +147,7 @@ class ThrottledStore final : public internal::ForwardingStore {
   const ThrottleOptions options_;
   std::mutex mu_;
   std::condition_variable cv_;
-  int in_flight_ = 0;
+  int in_flight_ TZ_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace

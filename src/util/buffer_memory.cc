@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "turbozarr/buffer.h"
+#include "util/thread_annotations.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define TZ_CACHE_BUFFERS 0
@@ -58,8 +59,8 @@ class BlockCache {
 
  private:
   std::mutex mu_;
-  std::map<size_t, std::vector<std::byte*>> free_;
-  size_t bytes_ = 0;
+  std::map<size_t, std::vector<std::byte*>> free_ TZ_GUARDED_BY(mu_);
+  size_t bytes_ TZ_GUARDED_BY(mu_) = 0;
 };
 
 // Never destroyed: Buffers held by static or thread-local objects may be

@@ -85,12 +85,33 @@ std::shared_ptr<ThreadPool> ThreadPool::Default() {
 
 int Threads() { return ThreadPool::Default()->concurrency(); }
 
-Status SetThreads(int threads) {
-  if (threads < 1 || threads > kMaxThreads) {
-    return Status::InvalidArgument("the thread count must be from 1 to " +
-                                   std::to_string(kMaxThreads) + ", not " +
-                                   std::to_string(threads));
+namespace {
+
+Status CheckThreadCount(int threads) {
+  if (threads >= 1 && threads <= kMaxThreads) return Status::OK();
+  return Status::InvalidArgument("the thread count must be from 1 to " +
+                                 std::to_string(kMaxThreads) + ", not " +
+                                 std::to_string(threads));
+}
+
+Result<std::shared_ptr<ThreadPool>> StartPool(int threads) {
+  try {
+    return std::make_shared<ThreadPool>(threads - 1);
+  } catch (const std::system_error& e) {
+    return Status::IOError("cannot start " + std::to_string(threads - 1) +
+                           " worker threads: " + e.what());
   }
+}
+
+}  // namespace
+
+Result<std::shared_ptr<ThreadPool>> MakeThreadPool(int threads) {
+  TZ_RETURN_NOT_OK(CheckThreadCount(threads));
+  return StartPool(threads);
+}
+
+Status SetThreads(int threads) {
+  TZ_RETURN_NOT_OK(CheckThreadCount(threads));
   {
     std::lock_guard<std::mutex> lock(PoolMutex());
     const std::shared_ptr<ThreadPool>& slot = PoolSlot();
@@ -98,13 +119,7 @@ Status SetThreads(int threads) {
   }
   // Started outside the lock, so that operations starting meanwhile do not
   // wait for the new threads.
-  std::shared_ptr<ThreadPool> fresh;
-  try {
-    fresh = std::make_shared<ThreadPool>(threads - 1);
-  } catch (const std::system_error& e) {
-    return Status::IOError("cannot start " + std::to_string(threads - 1) +
-                           " worker threads: " + e.what());
-  }
+  TZ_ASSIGN_OR_RETURN(std::shared_ptr<ThreadPool> fresh, StartPool(threads));
   std::shared_ptr<ThreadPool> old;
   {
     std::lock_guard<std::mutex> lock(PoolMutex());

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "turbozarr/status.h"
+#include "util/thread_annotations.h"
 
 namespace turbozarr {
 
@@ -67,8 +68,9 @@ class ThreadPool {
 
   std::mutex mu_;
   std::condition_variable cv_;
-  std::queue<std::function<void()>> tasks_;
-  bool stopping_ = false;
+  std::queue<std::function<void()>> tasks_ TZ_GUARDED_BY(mu_);
+  bool stopping_ TZ_GUARDED_BY(mu_) = false;
+  // Started by the constructor, joined by Stop; not changed in between.
   std::vector<std::thread> workers_;
 };
 
