@@ -67,6 +67,7 @@ class BloscCodec final : public BytesToBytesCodec, public internal::NumcodecsCod
   Result<Buffer> Decode(ByteView encoded,
                         std::optional<size_t> expected_size) const override;
   Status DecodeInto(ByteView encoded, MutableByteView out) const override;
+  bool DecodesIntoCallerMemory() const override { return true; }
 
   const Options& options() const { return o_; }
 

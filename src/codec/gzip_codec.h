@@ -32,6 +32,7 @@ class GzipCodec final : public BytesToBytesCodec, public internal::NumcodecsCode
   Result<Buffer> Decode(ByteView encoded,
                         std::optional<size_t> expected_size) const override;
   Status DecodeInto(ByteView encoded, MutableByteView out) const override;
+  bool DecodesIntoCallerMemory() const override { return true; }
 
   int level() const { return level_; }
 

@@ -30,6 +30,7 @@ class Lz4Codec final : public BytesToBytesCodec, public internal::NumcodecsCodec
   Result<Buffer> Decode(ByteView encoded,
                         std::optional<size_t> expected_size) const override;
   Status DecodeInto(ByteView encoded, MutableByteView out) const override;
+  bool DecodesIntoCallerMemory() const override { return true; }
 
  private:
   int acceleration_;

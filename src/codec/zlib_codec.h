@@ -26,6 +26,7 @@ class ZlibCodec final : public BytesToBytesCodec, public internal::NumcodecsCode
   Result<Buffer> Decode(ByteView encoded,
                         std::optional<size_t> expected_size) const override;
   Status DecodeInto(ByteView encoded, MutableByteView out) const override;
+  bool DecodesIntoCallerMemory() const override { return true; }
 
  private:
   int level_;
