@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -226,5 +227,23 @@ Result<std::shared_ptr<const Codec>> MakeV2Codec(const nlohmann::json& j, const 
 
 // The numcodecs JSON of a codec made by MakeV2Codec (for writing .zarray).
 Result<nlohmann::json> ToV2Json(const Codec& codec);
+
+// `codec` with the configuration zarr-python writes for it in new array
+// metadata, for arrays of `itemsize`-byte elements: for zarr_format 3 a v3
+// codec ({"name": ...}) with the fields it leaves out filled in (blosc's
+// typesize and shuffle follow the item size) and an empty configuration
+// dropped; for 2 a numcodecs codec ({"id": ...}) over numcodecs' defaults.
+// Codecs the library does not know keep their fields. InvalidArgument when
+// `codec` is not such an object. Key order is kept, as Python writes it.
+Result<nlohmann::ordered_json> CompleteCodecJson(const nlohmann::ordered_json& codec,
+                                                 size_t itemsize, int zarr_format);
+
+// The bytes->bytes codec a command-line shorthand names, for an array of
+// `dtype`: "zstd:3", "gzip:6", "blosc:lz4:5:shuffle", "lz4", "zlib:6",
+// "bz2:9", "crc32c" (each argument optional) as completed v3 JSON for
+// zarr_format 3 or numcodecs JSON for 2; null JSON for "none".
+// InvalidArgument for anything else, naming the shorthands there are.
+Result<nlohmann::json> CodecFromShorthand(std::string_view text, const DataType& dtype,
+                                          int zarr_format);
 
 }  // namespace turbozarr
