@@ -4,49 +4,14 @@
 #include <charconv>
 #include <numeric>
 
+#include "turbozarr/codec.h"
+
 namespace turbozarr::cli {
 namespace {
 
 using json = nlohmann::json;
 
 std::string ShapeText(const std::vector<int64_t>& shape) { return json(shape).dump(); }
-
-std::vector<std::string_view> SplitColons(std::string_view text) {
-  std::vector<std::string_view> parts;
-  size_t begin = 0;
-  while (true) {
-    size_t end = text.find(':', begin);
-    parts.push_back(text.substr(begin, end - begin));
-    if (end == std::string_view::npos) return parts;
-    begin = end + 1;
-  }
-}
-
-Result<int> ParseLevel(std::string_view spec, const std::vector<std::string_view>& parts,
-                       size_t index, int fallback) {
-  if (parts.size() <= index || parts[index].empty()) return fallback;
-  int value = 0;
-  std::string_view text = parts[index];
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size()) {
-    return Status::InvalidArgument("invalid codec '" + std::string(spec) + "': '" +
-                                   std::string(text) + "' is not an integer");
-  }
-  return value;
-}
-
-Status TooManyParts(std::string_view spec, size_t allowed) {
-  return Status::InvalidArgument("invalid codec '" + std::string(spec) +
-                                 "': expected at most " + std::to_string(allowed) +
-                                 " ':'-separated parts");
-}
-
-// A numcodecs codec as zarr-python 3 spells it in zarr.json.
-json NumcodecsInV3(json v2) {
-  std::string id = v2["id"].get<std::string>();
-  v2.erase("id");
-  return {{"name", "numcodecs." + id}, {"configuration", v2}};
-}
 
 // The configuration of the sharding codec when it is the source's first
 // codec (the only place zarr-python and TensorStore put it); else null.
@@ -274,81 +239,7 @@ Result<json> V2Document(const ArrayMetadata& source, const CopyLayout& layout,
 
 Result<json> CompressorJson(std::string_view spec, const DataType& dtype,
                             int zarr_format) {
-  std::vector<std::string_view> parts = SplitColons(spec);
-  const std::string_view name = parts[0];
-  const bool v3 = zarr_format == 3;
-  if (name == "none") {
-    if (parts.size() > 1) return TooManyParts(spec, 1);
-    return json(nullptr);
-  }
-  if (name == "zstd") {
-    if (parts.size() > 2) return TooManyParts(spec, 2);
-    TZ_ASSIGN_OR_RETURN(int level, ParseLevel(spec, parts, 1, 3));
-    if (v3) {
-      return json{{"name", "zstd"},
-                  {"configuration", {{"level", level}, {"checksum", false}}}};
-    }
-    return json{{"id", "zstd"}, {"level", level}, {"checksum", false}};
-  }
-  if (name == "gzip") {
-    if (parts.size() > 2) return TooManyParts(spec, 2);
-    TZ_ASSIGN_OR_RETURN(int level, ParseLevel(spec, parts, 1, 5));
-    if (v3) return json{{"name", "gzip"}, {"configuration", {{"level", level}}}};
-    return json{{"id", "gzip"}, {"level", level}};
-  }
-  if (name == "blosc") {
-    // blosc[:cname[:clevel[:shuffle]]]
-    if (parts.size() > 4) return TooManyParts(spec, 4);
-    std::string cname =
-        parts.size() > 1 && !parts[1].empty() ? std::string(parts[1]) : "lz4";
-    TZ_ASSIGN_OR_RETURN(int clevel, ParseLevel(spec, parts, 2, 5));
-    const size_t typesize = dtype.is_variable_length() ? 1 : dtype.size();
-    std::string shuffle = typesize == 1 ? "bitshuffle" : "shuffle";
-    if (parts.size() > 3 && !parts[3].empty()) shuffle = std::string(parts[3]);
-    static const char* const kShuffles[] = {"noshuffle", "shuffle", "bitshuffle"};
-    int shuffle_id = -1;
-    for (int i = 0; i < 3; ++i) {
-      if (shuffle == kShuffles[i]) shuffle_id = i;
-    }
-    if (shuffle_id < 0) {
-      return Status::InvalidArgument("invalid codec '" + std::string(spec) +
-                                     "': shuffle '" + shuffle +
-                                     "' is not noshuffle, shuffle or bitshuffle");
-    }
-    if (v3) {
-      return json{{"name", "blosc"},
-                  {"configuration",
-                   {{"cname", cname},
-                    {"clevel", clevel},
-                    {"shuffle", shuffle},
-                    {"typesize", typesize},
-                    {"blocksize", 0}}}};
-    }
-    return json{{"id", "blosc"},
-                {"cname", cname},
-                {"clevel", clevel},
-                {"shuffle", shuffle_id},
-                {"blocksize", 0}};
-  }
-  if (name == "crc32c") {
-    if (parts.size() > 1) return TooManyParts(spec, 1);
-    return v3 ? json{{"name", "crc32c"}} : json{{"id", "crc32c"}};
-  }
-  json v2;
-  if (name == "lz4") {
-    if (parts.size() > 2) return TooManyParts(spec, 2);
-    TZ_ASSIGN_OR_RETURN(int acceleration, ParseLevel(spec, parts, 1, 1));
-    v2 = {{"id", "lz4"}, {"acceleration", acceleration}};
-  } else if (name == "zlib" || name == "bz2") {
-    if (parts.size() > 2) return TooManyParts(spec, 2);
-    TZ_ASSIGN_OR_RETURN(int level, ParseLevel(spec, parts, 1, name == "zlib" ? 6 : 9));
-    v2 = {{"id", std::string(name)}, {"level", level}};
-  } else {
-    return Status::InvalidArgument(
-        "unknown codec '" + std::string(spec) +
-        "': expected zstd, gzip, blosc, lz4, zlib, bz2, crc32c or none");
-  }
-  return v3 ? NumcodecsInV3(std::move(v2)) : v2;
+  return CodecFromShorthand(spec, dtype, zarr_format);
 }
 
 Result<ArrayMetadata> PlanCopyMetadata(const ArrayMetadata& source,

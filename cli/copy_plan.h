@@ -37,7 +37,8 @@ struct CopyLayout {
 };
 
 // The bytes-to-bytes codec that `spec` names, as v3 JSON (format 3) or
-// numcodecs JSON (format 2); null JSON for "none".
+// numcodecs JSON (format 2); null JSON for "none". The shorthands are the
+// codec table's (CodecFromShorthand in turbozarr/codec.h).
 Result<nlohmann::json> CompressorJson(std::string_view spec, const DataType& dtype,
                                       int zarr_format);
 

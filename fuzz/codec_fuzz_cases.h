@@ -2,7 +2,8 @@
 // spec and codec configuration. The first input byte picks a case and the
 // rest is handed to that decoder. Shared with make_fuzz_seeds, which encodes
 // sample chunks with the same cases so that the fuzzer starts from valid
-// encodings.
+// encodings. Every codec of the codec table (src/codec/codec_table.cc) has a
+// case; tz_codec_test checks that, and that each case's codecs build.
 //
 // Thread safety: pure functions.
 #pragma once
@@ -72,6 +73,17 @@ inline std::vector<CodecCase> CodecCases() {
       {"zlib", u16, {{"id", "zlib"}, {"level", 6}}, false, true},
       {"bz2", u16, {{"id", "bz2"}, {"level", 9}}, false, true},
       {"sharding", u16, json::array({sharding}), true, false},
+      {"delta",
+       u16,
+       json::array({{{"name", "numcodecs.delta"}, {"configuration", {{"dtype", "<u2"}}}},
+                    little}),
+       true,
+       false},
+      {"shuffle", u16, {{"id", "shuffle"}, {"elementsize", 2}}, false, true},
+      {"transpose", MakeSpec({4, 4}, DataType(DataTypeId::kUInt16)),
+       json::array({{{"name", "transpose"}, {"configuration", {{"order", {1, 0}}}}},
+                    little}),
+       true, false},
   };
 }
 

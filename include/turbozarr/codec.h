@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -69,6 +70,9 @@ class ArrayToArrayCodec : public Codec {
   virtual Result<ChunkArray> Decode(ChunkArray encoded, const ArraySpec& decoded) const = 0;
 };
 
+// The capability methods below (with defaults that are always correct, if
+// slower) let a chain take its fast paths for any codec that has the
+// property, rather than for codecs it knows by type.
 class ArrayToBytesCodec : public Codec {
  public:
   CodecKind kind() const final { return CodecKind::kArrayToBytes; }
@@ -77,6 +81,23 @@ class ArrayToBytesCodec : public Codec {
   // The encoded size when it depends only on the spec (the bytes codec), so
   // bytes->bytes codecs can be told what to expect.
   virtual std::optional<size_t> EncodedSize(const ArraySpec& spec) const { return std::nullopt; }
+
+  // Encode and Decode taking ownership of their input, so that a codec that
+  // keeps the bytes (the bytes codec) hands the buffer on, swapping in place
+  // if needed, instead of copying every chunk once more. The defaults copy.
+  virtual Result<Buffer> EncodeOwned(ChunkArray array, const ArraySpec& spec) const {
+    return Encode(array, spec);
+  }
+  virtual Result<ChunkArray> DecodeOwned(Buffer bytes, const ArraySpec& spec) const {
+    return Decode(bytes.view(), spec);
+  }
+  // True when, for fixed-size types, the stored bytes are the chunk's
+  // C-order elements up to byte order (the bytes codec), so that a chain can
+  // decode into and encode from caller memory without this codec.
+  virtual bool StoresElements() const { return false; }
+  // With StoresElements: true when the stored bytes of `dtype` are in the
+  // other byte order than this machine's and must be swapped.
+  virtual bool NeedsSwap(const DataType& dtype) const { return false; }
 };
 
 class BytesToBytesCodec : public Codec {
@@ -95,6 +116,17 @@ class BytesToBytesCodec : public Codec {
   virtual Status DecodeInto(ByteView encoded, MutableByteView out) const;
   // The encoded size given the decoded one, when fixed (crc32c adds 4).
   virtual std::optional<size_t> EncodedSize(size_t decoded) const { return std::nullopt; }
+
+  // True when DecodeInto really decompresses into `out` (rather than the
+  // default's decode and copy), so that a chain hands it the caller's memory.
+  virtual bool DecodesIntoCallerMemory() const { return false; }
+  // True for a checksum: the encoded bytes are the decoded ones plus a sum,
+  // and Verify strips it without copying.
+  virtual bool IsChecksum() const { return false; }
+  // For a checksum, checks the sum of `encoded` and returns the payload as a
+  // view of `encoded` (Corruption on a mismatch). The default, for codecs
+  // that are not checksums, is InvalidArgument.
+  virtual Result<ByteView> Verify(ByteView encoded) const;
 };
 
 // The ordered codecs of one array, bound to its chunk spec.
@@ -125,20 +157,23 @@ class CodecChain {
   Result<ChunkArray> Decode(ByteView bytes) const;
 
   // True when DecodeInto can place a chunk's elements in caller memory: a
-  // fixed-size type, no array->array codecs and the bytes codec, so that the
-  // stored payload is the chunk's C-order elements up to byte order.
+  // fixed-size type, no array->array codecs and an array->bytes codec that
+  // StoresElements (bytes), so that the stored payload is the chunk's C-order
+  // elements up to byte order.
   bool CanDecodeInto() const { return decode_into_; }
   // Decodes one chunk into `out` (C order, native byte order), which must be
   // exactly the chunk's size in bytes: checksums are verified in place, the
-  // decompressor next to the bytes codec writes into `out` (with none, the
-  // payload is copied), and big-endian storage is swapped in place. Errors as
+  // decompressor next to the bytes codec writes into `out` when it
+  // DecodesIntoCallerMemory (else its output, or with none the payload, is
+  // copied), and big-endian storage is swapped in place. Errors as
   // Decode (Corruption for bad data); never writes past `out`, whose
   // contents are unspecified after a failure.
   // REQUIRES: CanDecodeInto() (else InvalidArgument).
   Status DecodeInto(ByteView bytes, MutableByteView out) const;
 
   // True when the stored payload is the chunk's elements unchanged: the
-  // bytes codec in native byte order, with at most checksums after it. Then
+  // bytes codec in native byte order, with at most checksums (IsChecksum)
+  // after it. Then
   // a partial read can copy elements straight out of the stored bytes.
   bool StoresRawElements() const;
   // The chunk's elements as a view of `bytes`, checksums verified; errors
@@ -164,6 +199,10 @@ class CodecChain {
   // memory and `size` is one chunk's bytes; `what` names the buffer.
   Status CheckCallerMemory(size_t size, std::string_view action,
                            std::string_view what) const;
+  // Runs the bytes->bytes decoders from the last down to b2b_[first], each
+  // told its decoded size when the chain fixes it. Checksums are verified in
+  // place; the result is a view of `bytes` or of `scratch`.
+  Result<ByteView> DecodeBytesDownTo(ByteView bytes, size_t first, Buffer& scratch) const;
 
   ArraySpec spec_;
   std::vector<ArraySpec> a2a_specs_;  // spec fed to each array->array codec
@@ -171,6 +210,9 @@ class CodecChain {
   std::vector<std::shared_ptr<const ArrayToArrayCodec>> a2a_;
   std::shared_ptr<const ArrayToBytesCodec> a2b_;
   std::vector<std::shared_ptr<const BytesToBytesCodec>> b2b_;
+  // b2b_sizes_[k]: the decoded size of b2b_[k] when every codec before it
+  // fixes its output size (the bytes codec, crc32c), else nullopt.
+  std::vector<std::optional<size_t>> b2b_sizes_;
   bool decode_into_ = false;
 };
 
@@ -185,5 +227,30 @@ Result<std::shared_ptr<const Codec>> MakeV2Codec(const nlohmann::json& j, const 
 
 // The numcodecs JSON of a codec made by MakeV2Codec (for writing .zarray).
 Result<nlohmann::json> ToV2Json(const Codec& codec);
+
+// `codec` with the configuration zarr-python writes for it in new array
+// metadata, for arrays of `itemsize`-byte elements: for zarr_format 3 a v3
+// codec ({"name": ...}) with the fields it leaves out filled in (blosc's
+// typesize and shuffle follow the item size) and an empty configuration
+// dropped; for 2 a numcodecs codec ({"id": ...}) over numcodecs' defaults.
+// Codecs the library does not know keep their fields. InvalidArgument when
+// `codec` is not such an object. Key order is kept, as Python writes it.
+Result<nlohmann::ordered_json> CompleteCodecJson(const nlohmann::ordered_json& codec,
+                                                 size_t itemsize, int zarr_format);
+
+// The codec table, one object per codec the library knows, in the table's
+// order: {"name": v3 name or null, "numcodecs_id": id or null,
+// "numcodecs_in_v3": bool, "kind": "array->array" | "array->bytes" |
+// "bytes->bytes", "v3_defaults": {...}, "numcodecs_defaults": {...},
+// "shorthand": bool}, for bindings and tools that build metadata.
+nlohmann::ordered_json CodecTableJson();
+
+// The bytes->bytes codec a command-line shorthand names, for an array of
+// `dtype`: "zstd:3", "gzip:6", "blosc:lz4:5:shuffle", "lz4", "zlib:6",
+// "bz2:9", "crc32c" (each argument optional) as completed v3 JSON for
+// zarr_format 3 or numcodecs JSON for 2; null JSON for "none".
+// InvalidArgument for anything else, naming the shorthands there are.
+Result<nlohmann::json> CodecFromShorthand(std::string_view text, const DataType& dtype,
+                                          int zarr_format);
 
 }  // namespace turbozarr

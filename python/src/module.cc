@@ -16,4 +16,5 @@ NB_MODULE(_core, m) {
   turbozarr::python::BindArray(m);
   turbozarr::python::BindBlockIterator(m);
   turbozarr::python::BindGroup(m);
+  turbozarr::python::BindCodecs(m);
 }

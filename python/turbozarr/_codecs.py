@@ -11,12 +11,14 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from turbozarr import _core
 from turbozarr._dtypes import ZarrType
 
 # The sentinel for "zarr-python's default".
 AUTO = "auto"
 
-_ZSTD_DEFAULT_V3 = {"name": "zstd", "configuration": {"level": 0, "checksum": False}}
+# zarr-python's default compressor (completed like any codec given by name).
+_ZSTD_DEFAULT_V3 = {"name": "zstd"}
 _ZSTD_DEFAULT_V2 = {"id": "zstd", "level": 0}
 _SHARD_INDEX_CODECS = [
     {"name": "bytes", "configuration": {"endian": "little"}},
@@ -53,24 +55,12 @@ def _v3_codec(codec: Any) -> dict:
     raise TypeError(f"cannot use {codec!r} as a Zarr v3 codec")
 
 
-# numcodecs' defaults, which zarr-python writes out in full.
-_V2_DEFAULTS = {
-    "blosc": {"cname": "lz4", "clevel": 5, "shuffle": 1, "blocksize": 0},
-    "zstd": {"level": 0, "checksum": False},
-    "lz4": {"acceleration": 1},
-    "gzip": {"level": 1},
-    "zlib": {"level": 1},
-    "bz2": {"level": 1},
-}
-
-
 def _v2_codec(codec: Any) -> dict:
     if isinstance(codec, dict):
         if "id" not in codec:
             raise ValueError(f"a v2 (numcodecs) codec needs an 'id': {codec!r}")
-        config = {"id": codec["id"], **_V2_DEFAULTS.get(codec["id"], {})}
-        config.update(codec)
-        return _plain_json(config)
+        # numcodecs' defaults, which zarr-python writes out in full.
+        return _core.complete_codec(_plain_json(codec), 1, 2)
     if hasattr(codec, "get_config"):
         return _plain_json(codec.get_config())
     raise TypeError(f"cannot use {codec!r} as a Zarr v2 (numcodecs) codec")
@@ -85,24 +75,9 @@ def _as_list(value: Any) -> list:
 
 
 def _complete(codec: dict, itemsize: int) -> dict:
-    """Fills in the configuration fields zarr-python writes out explicitly."""
-    name = codec["name"]
-    config = dict(codec.get("configuration", {}))
-    if name == "blosc":
-        config.setdefault("typesize", itemsize)
-        config.setdefault("cname", "zstd")
-        config.setdefault("clevel", 5)
-        config.setdefault("shuffle", "bitshuffle" if config["typesize"] == 1 else "shuffle")
-        config.setdefault("blocksize", 0)
-        config = {k: config[k] for k in ("typesize", "cname", "clevel", "shuffle", "blocksize")}
-    elif name == "zstd":
-        config.setdefault("level", 0)
-        config.setdefault("checksum", False)
-    elif name == "gzip":
-        config.setdefault("level", 5)
-    elif name == "crc32c":
-        return {"name": "crc32c"}
-    return {"name": name, "configuration": config} if config else {"name": name}
+    """Fills in the configuration fields zarr-python writes out explicitly
+    (the engine's codec table knows them)."""
+    return _core.complete_codec(codec, itemsize, 3)
 
 
 def default_serializer(zt: ZarrType) -> dict:

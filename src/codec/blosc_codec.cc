@@ -161,11 +161,10 @@ Result<Buffer> BloscCodec::Encode(ByteView decoded) const {
   return out;
 }
 
-namespace {
-
 // Validates blosc's header against the data (and the expected size, when
 // known) and returns the decoded size it records.
-Result<size_t> CheckedDecodedSize(ByteView encoded, std::optional<size_t> expected_size) {
+Result<std::optional<size_t>> BloscCodec::DecodedSize(
+    ByteView encoded, std::optional<size_t> expected_size) const {
   if (encoded.size() < BLOSC_MIN_HEADER_LENGTH) {
     return Status::Corruption("codec blosc: " + std::to_string(encoded.size()) +
                               " bytes cannot hold the 16-byte header");
@@ -192,11 +191,11 @@ Result<size_t> CheckedDecodedSize(ByteView encoded, std::optional<size_t> expect
         std::to_string(encoded.size()) +
         (memcpyed ? " stored raw" : ", more than blosc can encode"));
   }
-  return nbytes;
+  return std::optional<size_t>(nbytes);
 }
 
-// Decompresses into `out`, which holds exactly the validated decoded size.
-Status DecompressInto(ByteView encoded, MutableByteView out) {
+Status BloscCodec::DecompressInto(ByteView encoded, MutableByteView out,
+                                  bool /*caller_size*/) const {
   if (out.empty()) return Status::OK();
   const int n = blosc_decompress_ctx(encoded.data(), out.data(), out.size(),
                                      BloscThreads(out.size()));
@@ -205,23 +204,6 @@ Status DecompressInto(ByteView encoded, MutableByteView out) {
                               std::to_string(n) + ")");
   }
   return Status::OK();
-}
-
-}  // namespace
-
-Result<Buffer> BloscCodec::Decode(ByteView encoded,
-                                  std::optional<size_t> expected_size) const {
-  TZ_ASSIGN_OR_RETURN(size_t nbytes, CheckedDecodedSize(encoded, expected_size));
-  Buffer out;
-  TZ_ASSIGN_OR_RETURN(out, internal::AllocateBuffer(nbytes, "codec blosc"));
-  TZ_RETURN_NOT_OK(DecompressInto(encoded, out.mutable_view()));
-  return out;
-}
-
-Status BloscCodec::DecodeInto(ByteView encoded, MutableByteView out) const {
-  TZ_ASSIGN_OR_RETURN(size_t nbytes, CheckedDecodedSize(encoded, out.size()));
-  (void)nbytes;  // equal to out.size(), checked above
-  return DecompressInto(encoded, out);
 }
 
 }  // namespace turbozarr

@@ -22,11 +22,12 @@
 
 #include "codec/codec_config.h"
 #include "codec/codec_registry.h"
+#include "codec/sized_compressor.h"
 #include "turbozarr/codec.h"
 
 namespace turbozarr {
 
-class BloscCodec final : public BytesToBytesCodec, public internal::NumcodecsCodec {
+class BloscCodec final : public SizedCompressor, public internal::NumcodecsCodec {
  public:
   enum class Shuffle { kNoShuffle = 0, kShuffle = 1, kBitShuffle = 2 };
   enum class Spelling { kV3, kNumcodecsV3, kV2 };
@@ -41,7 +42,8 @@ class BloscCodec final : public BytesToBytesCodec, public internal::NumcodecsCod
 
   BloscCodec(Options options, Spelling spelling, int numcodecs_shuffle,
              bool numcodecs_typesize)
-      : o_(std::move(options)),
+      : SizedCompressor("blosc"),
+        o_(std::move(options)),
         spelling_(spelling),
         numcodecs_shuffle_(numcodecs_shuffle),
         numcodecs_typesize_(numcodecs_typesize) {}
@@ -64,13 +66,16 @@ class BloscCodec final : public BytesToBytesCodec, public internal::NumcodecsCod
   nlohmann::json ToJson() const override;
   nlohmann::json ToV2Json() const override;
   Result<Buffer> Encode(ByteView decoded) const override;
-  Result<Buffer> Decode(ByteView encoded,
-                        std::optional<size_t> expected_size) const override;
-  Status DecodeInto(ByteView encoded, MutableByteView out) const override;
 
   const Options& options() const { return o_; }
 
  private:
+  // Blosc's header, checked against the data and `expected`.
+  Result<std::optional<size_t>> DecodedSize(
+      ByteView encoded, std::optional<size_t> expected) const override;
+  Status DecompressInto(ByteView encoded, MutableByteView out,
+                        bool caller_size) const override;
+
   Options o_;
   Spelling spelling_;
   int numcodecs_shuffle_;    // as written in numcodecs JSON (may be -1)

@@ -32,17 +32,17 @@ class BytesCodec final : public ArrayToBytesCodec {
   Result<ChunkArray> Decode(ByteView bytes, const ArraySpec& spec) const override;
   std::optional<size_t> EncodedSize(const ArraySpec& spec) const override;
 
-  // The same as Encode/Decode, but taking ownership of the input so that a
-  // chain hands its buffer on (swapping in place if needed) instead of
-  // copying every chunk once more.
-  Result<Buffer> EncodeOwned(ChunkArray array, const ArraySpec& spec) const;
-  Result<ChunkArray> DecodeOwned(Buffer bytes, const ArraySpec& spec) const;
-
-  std::optional<std::endian> endian() const { return endian_; }
+  // The same as Encode/Decode, but handing the input's buffer on (swapped in
+  // place if needed) instead of copying it.
+  Result<Buffer> EncodeOwned(ChunkArray array, const ArraySpec& spec) const override;
+  Result<ChunkArray> DecodeOwned(Buffer bytes, const ArraySpec& spec) const override;
+  bool StoresElements() const override { return true; }
   // True when stored bytes must be swapped for `dtype` on this machine.
-  bool NeedsSwap(const DataType& dtype) const {
+  bool NeedsSwap(const DataType& dtype) const override {
     return endian_ && *endian_ != std::endian::native && dtype.swap_unit() > 1;
   }
+
+  std::optional<std::endian> endian() const { return endian_; }
 
  private:
   std::optional<std::endian> endian_;

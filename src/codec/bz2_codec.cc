@@ -131,24 +131,23 @@ Result<size_t> DecodeStreams(ByteView encoded, MutableByteView fixed, Buffer* gr
 
 }  // namespace
 
-Result<Buffer> Bz2Codec::Decode(ByteView encoded,
-                                std::optional<size_t> expected_size) const {
+Result<std::optional<size_t>> Bz2Codec::DecodedSize(
+    ByteView encoded, std::optional<size_t> expected_size) const {
   if (encoded.empty()) return Bad("empty input is not a stream");
+  return expected_size;
+}
+
+Result<Buffer> Bz2Codec::DecodeGrowing(ByteView encoded) const {
   Buffer out;
   TZ_ASSIGN_OR_RETURN(out, internal::AllocateBuffer(
-                               expected_size ? *expected_size
-                                             : std::max<size_t>(encoded.size() * 8, 4096),
-                               "codec bz2"));
-  if (expected_size) {
-    TZ_RETURN_NOT_OK(DecodeInto(encoded, out.mutable_view()));
-    return out;
-  }
+                               std::max<size_t>(encoded.size() * 8, 4096), "codec bz2"));
   TZ_ASSIGN_OR_RETURN(size_t n, DecodeStreams(encoded, {}, &out));
   out.Resize(n);
   return out;
 }
 
-Status Bz2Codec::DecodeInto(ByteView encoded, MutableByteView out) const {
+Status Bz2Codec::DecompressInto(ByteView encoded, MutableByteView out,
+                                bool /*caller_size*/) const {
   TZ_ASSIGN_OR_RETURN(size_t n, DecodeStreams(encoded, out, nullptr));
   if (n != out.size()) {
     return Bad("expected " + std::to_string(out.size()) + " decoded bytes, got " +

@@ -9,13 +9,14 @@
 
 #include "codec/codec_config.h"
 #include "codec/codec_registry.h"
+#include "codec/sized_compressor.h"
 #include "turbozarr/codec.h"
 
 namespace turbozarr {
 
-class Bz2Codec final : public BytesToBytesCodec, public internal::NumcodecsCodec {
+class Bz2Codec final : public SizedCompressor, public internal::NumcodecsCodec {
  public:
-  explicit Bz2Codec(int level) : level_(level) {}
+  explicit Bz2Codec(int level) : SizedCompressor("bz2"), level_(level) {}
 
   // {"level": 1-9 (default 1)}, bzip2's block size in 100 kB units.
   static Result<std::shared_ptr<const Bz2Codec>> Make(internal::CodecConfig& config);
@@ -24,11 +25,15 @@ class Bz2Codec final : public BytesToBytesCodec, public internal::NumcodecsCodec
   nlohmann::json ToJson() const override { return internal::NumcodecsV3Json(ToV2Json()); }
   nlohmann::json ToV2Json() const override { return {{"id", "bz2"}, {"level", level_}}; }
   Result<Buffer> Encode(ByteView decoded) const override;
-  Result<Buffer> Decode(ByteView encoded,
-                        std::optional<size_t> expected_size) const override;
-  Status DecodeInto(ByteView encoded, MutableByteView out) const override;
 
  private:
+  // bzip2 records no decoded size: `expected`, or nullopt.
+  Result<std::optional<size_t>> DecodedSize(
+      ByteView encoded, std::optional<size_t> expected) const override;
+  Status DecompressInto(ByteView encoded, MutableByteView out,
+                        bool caller_size) const override;
+  Result<Buffer> DecodeGrowing(ByteView encoded) const override;
+
   int level_;
 };
 

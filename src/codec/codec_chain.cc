@@ -4,9 +4,7 @@
 #include <cstring>
 #include <memory>
 
-#include "codec/bytes_codec.h"
 #include "codec/codec_config.h"
-#include "codec/crc32c_codec.h"
 #include "codec/raw_bytes.h"
 #include "turbozarr/codec.h"
 
@@ -22,17 +20,6 @@ bool StorageMatches(const ChunkArray& a) {
 }
 
 }  // namespace
-
-Status BytesToBytesCodec::DecodeInto(ByteView encoded, MutableByteView out) const {
-  TZ_ASSIGN_OR_RETURN(Buffer decoded, Decode(encoded, out.size()));
-  if (decoded.size() != out.size()) {
-    return Status::Corruption("codec " + name() + ": expected " +
-                              std::to_string(out.size()) + " decoded bytes, got " +
-                              std::to_string(decoded.size()));
-  }
-  if (!out.empty()) std::memcpy(out.data(), decoded.data(), out.size());
-  return Status::OK();
-}
 
 Result<CodecChain> CodecChain::FromJson(const nlohmann::json& codecs,
                                         const ArraySpec& spec) {
@@ -97,9 +84,16 @@ Result<CodecChain> CodecChain::Make(
   for (const auto& c : b2b) {
     if (!c) return Status::InvalidArgument("codecs: null bytes->bytes codec");
   }
+  // The decoded size of each bytes->bytes codec, known while every codec
+  // before it fixes its output size.
+  std::optional<size_t> size = a2b->EncodedSize(current);
+  for (const auto& c : b2b) {
+    chain.b2b_sizes_.push_back(size);
+    size = size ? c->EncodedSize(*size) : std::nullopt;
+  }
   chain.a2b_spec_ = std::move(current);
-  chain.decode_into_ = a2a.empty() && !spec.dtype.is_variable_length() &&
-                       dynamic_cast<const BytesCodec*>(a2b.get()) != nullptr;
+  chain.decode_into_ =
+      a2a.empty() && !spec.dtype.is_variable_length() && a2b->StoresElements();
   chain.a2a_ = std::move(a2a);
   chain.a2b_ = std::move(a2b);
   chain.b2b_ = std::move(b2b);
@@ -118,12 +112,7 @@ Result<Buffer> CodecChain::Encode(ChunkArray chunk) const {
   for (const auto& c : a2a_) {
     TZ_ASSIGN_OR_RETURN(chunk, c->Encode(std::move(chunk)));
   }
-  Buffer bytes;
-  if (const auto* plain = dynamic_cast<const BytesCodec*>(a2b_.get())) {
-    TZ_ASSIGN_OR_RETURN(bytes, plain->EncodeOwned(std::move(chunk), a2b_spec_));
-  } else {
-    TZ_ASSIGN_OR_RETURN(bytes, a2b_->Encode(chunk, a2b_spec_));
-  }
+  TZ_ASSIGN_OR_RETURN(Buffer bytes, a2b_->EncodeOwned(std::move(chunk), a2b_spec_));
   for (const auto& c : b2b_) {
     TZ_ASSIGN_OR_RETURN(bytes, c->Encode(bytes.view()));
   }
@@ -134,8 +123,7 @@ Result<ByteView> CodecChain::EncodeFrom(ByteView elements, Buffer& storage) cons
   TZ_RETURN_NOT_OK(CheckCallerMemory(elements.size(), "encode from", "given"));
   const size_t chunk_bytes = elements.size();
   ByteView view = elements;
-  const auto* plain = static_cast<const BytesCodec*>(a2b_.get());
-  if (plain->NeedsSwap(spec_.dtype)) {
+  if (a2b_->NeedsSwap(spec_.dtype)) {
     storage.Resize(chunk_bytes);
     internal::CopySwapped(storage.data(), elements.data(), chunk_bytes,
                           spec_.dtype.swap_unit());
@@ -151,37 +139,13 @@ Result<ByteView> CodecChain::EncodeFrom(ByteView elements, Buffer& storage) cons
 
 Result<ChunkArray> CodecChain::Decode(ByteView bytes) const {
   if (!a2b_) return Status::InvalidArgument("codec chain is empty");
-  // sizes[k]: the decoded size of b2b_[k], known when every codec before it
-  // fixes its output size.
-  std::vector<std::optional<size_t>> sizes(b2b_.size());
-  if (!b2b_.empty()) {
-    sizes[0] = a2b_->EncodedSize(a2b_spec_);
-    for (size_t k = 1; k < b2b_.size(); ++k) {
-      sizes[k] = sizes[k - 1] ? b2b_[k - 1]->EncodedSize(*sizes[k - 1]) : std::nullopt;
-    }
-  }
   Buffer scratch;
-  ByteView view = bytes;
-  for (size_t k = b2b_.size(); k-- > 0;) {
-    // A checksum strips to a view of its input; no copy needed.
-    if (const auto* crc = dynamic_cast<const Crc32cCodec*>(b2b_[k].get())) {
-      TZ_ASSIGN_OR_RETURN(view, crc->Verify(view));
-      if (sizes[k] && view.size() != *sizes[k]) {
-        return Status::Corruption("codec crc32c: expected " + std::to_string(*sizes[k]) +
-                                  " bytes, got " + std::to_string(view.size()));
-      }
-      continue;
-    }
-    TZ_ASSIGN_OR_RETURN(Buffer next, b2b_[k]->Decode(view, sizes[k]));
-    scratch = std::move(next);
-    view = scratch.view();
-  }
+  TZ_ASSIGN_OR_RETURN(ByteView view, DecodeBytesDownTo(bytes, 0, scratch));
   ChunkArray chunk;
-  const auto* plain = dynamic_cast<const BytesCodec*>(a2b_.get());
-  if (plain && !scratch.empty() && view.data() == scratch.data() &&
+  if (!scratch.empty() && view.data() == scratch.data() &&
       view.size() == scratch.size()) {
-    // The last decompressor's output becomes the chunk's storage.
-    TZ_ASSIGN_OR_RETURN(chunk, plain->DecodeOwned(std::move(scratch), a2b_spec_));
+    // The last decompressor's output may become the chunk's storage.
+    TZ_ASSIGN_OR_RETURN(chunk, a2b_->DecodeOwned(std::move(scratch), a2b_spec_));
   } else {
     TZ_ASSIGN_OR_RETURN(chunk, a2b_->Decode(view, a2b_spec_));
   }
@@ -202,48 +166,48 @@ Status CodecChain::DecodeInto(ByteView bytes, MutableByteView out) const {
   TZ_RETURN_NOT_OK(CheckCallerMemory(out.size(), "decode into", "the destination has"));
   const size_t chunk_bytes = out.size();
   // Every bytes->bytes decoder but the one next to the bytes codec runs as
-  // in Decode; that one, when it decompresses, writes straight into `out`.
-  const bool into_out = !b2b_.empty() && !dynamic_cast<const Crc32cCodec*>(b2b_[0].get());
-  std::optional<size_t> size =
-      b2b_.empty() ? std::optional<size_t>() : a2b_->EncodedSize(a2b_spec_);
-  std::vector<std::optional<size_t>> sizes(b2b_.size());
-  for (size_t k = 0; k < b2b_.size(); ++k) {
-    sizes[k] = size;
-    size = size ? b2b_[k]->EncodedSize(*size) : std::nullopt;
-  }
+  // in Decode; that one, when it can, writes straight into `out`.
+  const bool into_out = !b2b_.empty() && b2b_[0]->DecodesIntoCallerMemory();
   Buffer scratch;
-  ByteView view = bytes;
-  for (size_t k = b2b_.size(); k-- > (into_out ? 1 : 0);) {
-    if (const auto* crc = dynamic_cast<const Crc32cCodec*>(b2b_[k].get())) {
-      TZ_ASSIGN_OR_RETURN(view, crc->Verify(view));
-      if (sizes[k] && view.size() != *sizes[k]) {
-        return Status::Corruption("codec crc32c: expected " + std::to_string(*sizes[k]) +
-                                  " bytes, got " + std::to_string(view.size()));
-      }
-      continue;
-    }
-    TZ_ASSIGN_OR_RETURN(Buffer next, b2b_[k]->Decode(view, sizes[k]));
-    scratch = std::move(next);
-    view = scratch.view();
-  }
+  TZ_ASSIGN_OR_RETURN(ByteView view, DecodeBytesDownTo(bytes, into_out ? 1 : 0, scratch));
   if (into_out) {
     TZ_RETURN_NOT_OK(b2b_[0]->DecodeInto(view, out));
   } else {
     TZ_RETURN_NOT_OK(CheckChunkBytes(view.size()));
     if (chunk_bytes > 0) std::memcpy(out.data(), view.data(), chunk_bytes);
   }
-  const auto* plain = static_cast<const BytesCodec*>(a2b_.get());
-  if (plain->NeedsSwap(spec_.dtype)) {
+  if (a2b_->NeedsSwap(spec_.dtype)) {
     internal::CopySwapped(out.data(), out.data(), out.size(), spec_.dtype.swap_unit());
   }
   return Status::OK();
 }
 
+Result<ByteView> CodecChain::DecodeBytesDownTo(ByteView bytes, size_t first,
+                                               Buffer& scratch) const {
+  ByteView view = bytes;
+  for (size_t k = b2b_.size(); k-- > first;) {
+    const BytesToBytesCodec& codec = *b2b_[k];
+    if (codec.IsChecksum()) {
+      // A checksum strips to a view of its input; no copy needed.
+      TZ_ASSIGN_OR_RETURN(view, codec.Verify(view));
+      if (b2b_sizes_[k] && view.size() != *b2b_sizes_[k]) {
+        return Status::Corruption("codec " + codec.name() + ": expected " +
+                                  std::to_string(*b2b_sizes_[k]) + " bytes, got " +
+                                  std::to_string(view.size()));
+      }
+      continue;
+    }
+    TZ_ASSIGN_OR_RETURN(Buffer next, codec.Decode(view, b2b_sizes_[k]));
+    scratch = std::move(next);
+    view = scratch.view();
+  }
+  return view;
+}
+
 bool CodecChain::StoresRawElements() const {
-  if (!decode_into_) return false;
-  if (static_cast<const BytesCodec*>(a2b_.get())->NeedsSwap(spec_.dtype)) return false;
+  if (!decode_into_ || a2b_->NeedsSwap(spec_.dtype)) return false;
   for (const auto& c : b2b_) {
-    if (!dynamic_cast<const Crc32cCodec*>(c.get())) return false;
+    if (!c->IsChecksum()) return false;
   }
   return true;
 }
@@ -253,11 +217,8 @@ Result<ByteView> CodecChain::RawElements(ByteView bytes) const {
     return Status::InvalidArgument("codecs " + ToJson().dump() +
                                    " do not store the elements unchanged");
   }
-  ByteView view = bytes;
-  for (size_t k = b2b_.size(); k-- > 0;) {
-    const auto* crc = static_cast<const Crc32cCodec*>(b2b_[k].get());
-    TZ_ASSIGN_OR_RETURN(view, crc->Verify(view));
-  }
+  Buffer unused;  // checksums only: nothing is decoded into it
+  TZ_ASSIGN_OR_RETURN(ByteView view, DecodeBytesDownTo(bytes, 0, unused));
   TZ_RETURN_NOT_OK(CheckChunkBytes(view.size()));
   return view;
 }

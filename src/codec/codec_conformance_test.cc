@@ -1,10 +1,16 @@
-// Runs every bytes->bytes codec, and chains built from them, through the
-// shared conformance suites.
+// Runs every codec of the codec table through the shared conformance
+// suites: bytes->bytes codecs on their own and in chains, the others in
+// chains; and checks that no row of the table is left out, here or in the
+// fuzz target's cases.
 #include "testing/codec_conformance.h"
 
 #include <blosc.h>
 
 #include <cstring>
+#include <set>
+
+#include "codec/codec_table.h"
+#include "fuzz/codec_fuzz_cases.h"
 
 namespace turbozarr::testing {
 namespace {
@@ -38,6 +44,27 @@ std::vector<CodecCase> AllBytesToBytes() {
        {{"name", "numcodecs.blosc"},
         {"configuration",
          {{"cname", "lz4"}, {"clevel", 5}, {"shuffle", -1}, {"blocksize", 0}}}}},
+      {"numcodecs_shuffle",
+       {{"name", "numcodecs.shuffle"}, {"configuration", {{"elementsize", 4}}}},
+       4},
+      {"numcodecs_shuffle_1",
+       {{"name", "numcodecs.shuffle"}, {"configuration", {{"elementsize", 1}}}}},
+      // The same codecs as a v2 array names them.
+      {"v2_blosc",
+       {{"id", "blosc"},
+        {"cname", "zstd"},
+        {"clevel", 3},
+        {"shuffle", 2},
+        {"blocksize", 0}},
+       1,
+       true},
+      {"v2_zstd", {{"id", "zstd"}, {"level", 1}}, 1, true},
+      {"v2_gzip", {{"id", "gzip"}, {"level", 6}}, 1, true},
+      {"v2_lz4", {{"id", "lz4"}, {"acceleration", 1}}, 1, true},
+      {"v2_zlib", {{"id", "zlib"}, {"level", 9}}, 1, true},
+      {"v2_bz2", {{"id", "bz2"}, {"level", 2}}, 1, true},
+      {"v2_crc32c", {{"id", "crc32c"}}, 1, true},
+      {"v2_shuffle", {{"id", "shuffle"}, {"elementsize", 2}}, 2, true},
   };
   // Every compressor this blosc has, with each shuffle.
   for (const char* cname : {"lz4", "lz4hc", "blosclz", "zstd", "zlib", "snappy"}) {
@@ -67,25 +94,127 @@ std::vector<CodecCase> AllBytesToBytes() {
 INSTANTIATE_TEST_SUITE_P(All, BytesToBytesConformance,
                          ::testing::ValuesIn(AllBytesToBytes()), CaseName<CodecCase>);
 
+// Chains for the codecs that only run in one: array->array and
+// array->bytes codecs, and bytes->bytes codecs that need whole elements.
 std::vector<ChainCase> AllChains() {
-  json le = {{"name", "bytes"}, {"configuration", {{"endian", "little"}}}};
-  json be = {{"name", "bytes"}, {"configuration", {{"endian", "big"}}}};
+  const json le = {{"name", "bytes"}, {"configuration", {{"endian", "little"}}}};
+  const json be = {{"name", "bytes"}, {"configuration", {{"endian", "big"}}}};
+  const json zstd = {{"name", "zstd"}, {"configuration", {{"level", 1}}}};
+  const json crc = {{"name", "crc32c"}};
+  auto delta = [](const char* dtype) {
+    return json{{"name", "numcodecs.delta"}, {"configuration", {{"dtype", dtype}}}};
+  };
+  auto sharding = [&](json inner, const char* location) {
+    return json{{"name", "sharding_indexed"},
+                {"configuration",
+                 {{"chunk_shape", {2, 2}},
+                  {"codecs", std::move(inner)},
+                  {"index_codecs", json::array({le, crc})},
+                  {"index_location", location}}}};
+  };
+  const DataType i32(DataTypeId::kInt32), u8(DataTypeId::kUInt8), i16(DataTypeId::kInt16);
+  const DataType f8(DataTypeId::kFloat64), c16(DataTypeId::kComplex128);
+  const DataType str(DataTypeId::kString), bytes(DataTypeId::kBytes);
+  const std::vector<std::vector<int64_t>> grid = {{2, 2}, {4, 6}, {0, 2}, {16, 8}};
   std::vector<ChainCase> v = {
       {"bytes_little", json::array({le})},
       {"bytes_big", json::array({be})},
-      {"big_zstd_crc32c",
-       json::array({be,
-                    {{"name", "zstd"}, {"configuration", {{"level", 1}}}},
-                    {{"name", "crc32c"}}})},
+      {"big_zstd_crc32c", json::array({be, zstd, crc})},
+      {"transpose_reversed",
+       json::array({{{"name", "transpose"}, {"configuration", {{"order", "F"}}}}, le})},
+      {"transpose_2d_zstd",
+       json::array({{{"name", "transpose"}, {"configuration", {{"order", {1, 0}}}}}, be,
+                    zstd}),
+       {},
+       {{1, 1}, {3, 5}, {0, 4}, {64, 33}, {16, 8}}},
+      {"delta_i4", json::array({delta("<i4"), le}), {i32}},
+      {"delta_u1_zstd", json::array({delta("|u1"), le, zstd}), {u8}},
+      {"delta_i2_big", json::array({delta("<i2"), be, crc}), {i16}},
+      {"shuffle_4", json::array({le, {{"name", "numcodecs.shuffle"},
+                                      {"configuration", {{"elementsize", 4}}}}, zstd}),
+       {i32, f8, c16}},
+      {"vlen_utf8", json::array({{{"name", "vlen-utf8"}}}), {str}},
+      {"vlen_utf8_zstd_crc32c", json::array({{{"name", "vlen-utf8"}}, zstd, crc}), {str}},
+      {"vlen_bytes", json::array({{{"name", "vlen-bytes"}}}), {bytes}},
+      {"vlen_bytes_gzip",
+       json::array({{{"name", "vlen-bytes"}}, {{"name", "gzip"},
+                                               {"configuration", {{"level", 1}}}}}),
+       {bytes}},
+      {"sharding_end", json::array({sharding(json::array({le}), "end")}), {}, grid},
+      {"sharding_start_zstd",
+       json::array({sharding(json::array({be, zstd, crc}), "start")}), {}, grid},
+      {"sharding_vlen",
+       json::array({sharding(json::array({{{"name", "vlen-utf8"}}}), "end")}), {str},
+       grid},
   };
   for (const CodecCase& c : AllBytesToBytes()) {
-    v.push_back({"bytes_" + c.label, json::array({le, c.codec})});
+    if (c.granule == 1 && !c.v2) {
+      v.push_back({"bytes_" + c.label, json::array({le, c.codec})});
+    }
   }
   return v;
 }
 
 INSTANTIATE_TEST_SUITE_P(All, ChainConformance, ::testing::ValuesIn(AllChains()),
                          CaseName<ChainCase>);
+
+// Adds every codec name ("name" or numcodecs "id") that `j` spells, nested
+// ones (inside sharding) included, to `out`.
+void CollectCodecNames(const json& j, std::set<std::string>& out) {
+  if (j.is_array()) {
+    for (const json& e : j) CollectCodecNames(e, out);
+  } else if (j.is_object()) {
+    for (const char* key : {"name", "id"}) {
+      if (j.contains(key) && j[key].is_string()) out.insert(j[key].get<std::string>());
+    }
+    for (const auto& [key, value] : j.items()) CollectCodecNames(value, out);
+  }
+}
+
+// The spellings a row must be tested in: its v3 name, "numcodecs.<id>" in v3
+// arrays, and its numcodecs id in v2 arrays.
+std::vector<std::string> Spellings(const internal::CodecRow& row) {
+  std::vector<std::string> s;
+  if (!row.name.empty()) s.emplace_back(row.name);
+  if (!row.numcodecs_id.empty() && row.numcodecs_in_v3) {
+    s.push_back("numcodecs." + std::string(row.numcodecs_id));
+  }
+  return s;
+}
+
+TEST(ConformanceCoverage, EveryCodecOfTheTableHasCases) {
+  std::set<std::string> v3, v2;
+  for (const CodecCase& c : AllBytesToBytes()) CollectCodecNames(c.codec, c.v2 ? v2 : v3);
+  for (const ChainCase& c : AllChains()) CollectCodecNames(c.codecs, v3);
+  for (const internal::CodecRow& row : internal::CodecTable()) {
+    for (const std::string& name : Spellings(row)) {
+      EXPECT_TRUE(v3.contains(name)) << "no conformance case spells " << name;
+    }
+    if (row.kind == CodecKind::kBytesToBytes && !row.numcodecs_id.empty()) {
+      EXPECT_TRUE(v2.contains(std::string(row.numcodecs_id)))
+          << "no v2 conformance case for " << row.numcodecs_id;
+    }
+  }
+}
+
+TEST(ConformanceCoverage, TheFuzzerDecodesEveryCodecOfTheTable) {
+  std::set<std::string> fuzzed;
+  for (const fuzz::CodecCase& c : fuzz::CodecCases()) {
+    CollectCodecNames(c.codec, fuzzed);
+    // The fixed configurations are valid (else the fuzzer aborts at once).
+    if (c.chain) {
+      EXPECT_TRUE(CodecChain::FromJson(c.codec, c.spec).ok()) << c.name;
+    } else {
+      EXPECT_TRUE(fuzz::MakeBytesCodec(c).ok()) << c.name;
+    }
+  }
+  for (const internal::CodecRow& row : internal::CodecTable()) {
+    const bool found = fuzzed.contains(std::string(row.name)) ||
+                       fuzzed.contains(std::string(row.numcodecs_id)) ||
+                       fuzzed.contains("numcodecs." + std::string(row.numcodecs_id));
+    EXPECT_TRUE(found) << "no fuzz case decodes " << row.label();
+  }
+}
 
 }  // namespace
 }  // namespace turbozarr::testing

@@ -35,9 +35,9 @@ class Crc32cCodec final : public BytesToBytesCodec, public internal::NumcodecsCo
   Result<Buffer> Decode(ByteView encoded,
                         std::optional<size_t> expected_size) const override;
   std::optional<size_t> EncodedSize(size_t decoded) const override { return decoded + 4; }
-
+  bool IsChecksum() const override { return true; }
   // Checks the sum of `encoded` and returns the payload without copying it.
-  Result<ByteView> Verify(ByteView encoded) const;
+  Result<ByteView> Verify(ByteView encoded) const override;
 
  private:
   Location location_;

@@ -11,8 +11,10 @@
 
 #include "codec/raw_bytes.h"
 
-namespace turbozarr::internal {
+namespace turbozarr {
 namespace {
+
+using internal::AllocateBuffer;
 
 struct CompressorDeleter {
   void operator()(libdeflate_compressor* c) const { libdeflate_free_compressor(c); }
@@ -47,8 +49,8 @@ size_t SkipZeroPadding(ByteView data, size_t pos) {
 }
 
 // Decompresses into `out`, which must come out exactly full.
-Status DecompressInto(DeflateWrapper wrapper, ByteView data, MutableByteView out,
-                      std::string_view codec) {
+Status DecompressStreamInto(DeflateWrapper wrapper, ByteView data,
+                            MutableByteView out, std::string_view codec) {
   libdeflate_decompressor* d = ThreadDecompressor();
   if (d == nullptr)
     return Status::IOError("codec " + std::string(codec) + ": out of memory");
@@ -141,42 +143,38 @@ Result<Buffer> InflateStream(DeflateWrapper wrapper, ByteView data,
 
 }  // namespace
 
-Result<Buffer> DeflateCompress(DeflateWrapper wrapper, int level, ByteView data,
-                               std::string_view codec) {
+Result<Buffer> DeflateCodec::Compress(int level, ByteView data) const {
   libdeflate_compressor* c = ThreadCompressor(level);
   if (c == nullptr) {
-    return Status::IOError("codec " + std::string(codec) + ": cannot make a level " +
+    return Status::IOError("codec " + family_ + ": cannot make a level " +
                            std::to_string(level) + " compressor");
   }
-  const size_t bound = wrapper == DeflateWrapper::kGzip
+  const size_t bound = wrapper_ == DeflateWrapper::kGzip
                            ? libdeflate_gzip_compress_bound(c, data.size())
                            : libdeflate_zlib_compress_bound(c, data.size());
   Buffer out(bound);
   const size_t n =
-      wrapper == DeflateWrapper::kGzip
+      wrapper_ == DeflateWrapper::kGzip
           ? libdeflate_gzip_compress(c, data.data(), data.size(), out.data(), out.size())
           : libdeflate_zlib_compress(c, data.data(), data.size(), out.data(), out.size());
-  if (n == 0)
-    return Status::IOError("codec " + std::string(codec) + ": compression failed");
+  if (n == 0) return Status::IOError("codec " + family_ + ": compression failed");
   out.Resize(n);
   return out;
 }
 
-Result<Buffer> DeflateDecompress(DeflateWrapper wrapper, ByteView data,
-                                 std::optional<size_t> expected_size,
-                                 std::string_view codec) {
-  if (data.empty()) return Bad(codec, "empty input is not a stream");
-  if (!expected_size) return InflateStream(wrapper, data, codec);
-  Buffer out;
-  TZ_ASSIGN_OR_RETURN(out, AllocateBuffer(*expected_size, codec));
-  TZ_RETURN_NOT_OK(DecompressInto(wrapper, data, out.mutable_view(), codec));
-  return out;
+Result<std::optional<size_t>> DeflateCodec::DecodedSize(
+    ByteView encoded, std::optional<size_t> expected_size) const {
+  if (encoded.empty()) return Bad(family_, "empty input is not a stream");
+  return expected_size;
 }
 
-Status DeflateDecompressInto(DeflateWrapper wrapper, ByteView data, MutableByteView out,
-                             std::string_view codec) {
-  if (data.empty()) return Bad(codec, "empty input is not a stream");
-  return DecompressInto(wrapper, data, out, codec);
+Status DeflateCodec::DecompressInto(ByteView encoded, MutableByteView out,
+                                    bool /*caller_size*/) const {
+  return DecompressStreamInto(wrapper_, encoded, out, family_);
 }
 
-}  // namespace turbozarr::internal
+Result<Buffer> DeflateCodec::DecodeGrowing(ByteView encoded) const {
+  return InflateStream(wrapper_, encoded, family_);
+}
+
+}  // namespace turbozarr

@@ -3,37 +3,45 @@
 // size (several times faster than zlib), zlib's streaming inflate when the
 // decoded size is unknown.
 //
-// Thread safety: functions may be called from any thread; each thread keeps
-// its own libdeflate compressors and decompressor.
+// Thread safety: immutable; all methods may be called concurrently (each
+// thread keeps its own libdeflate compressors and decompressor).
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 
-#include "turbozarr/buffer.h"
-#include "turbozarr/status.h"
+#include "codec/sized_compressor.h"
 
-namespace turbozarr::internal {
+namespace turbozarr {
 
 enum class DeflateWrapper { kGzip, kZlib };
 
-// Compresses `data` at `level` (0-12, libdeflate's scale; 0-9 mean what
-// they mean to zlib).
-Result<Buffer> DeflateCompress(DeflateWrapper wrapper, int level, ByteView data,
-                               std::string_view codec);
+// The base of the gzip and zlib codecs, which differ only in the wrapper
+// around the same DEFLATE data. Decoding reads a gzip stream (one or more
+// members, optionally followed by zero padding, as Python's gzip module
+// reads them) or one zlib stream (trailing bytes ignored, as Python's
+// zlib.decompress does).
+class DeflateCodec : public SizedCompressor {
+ protected:
+  // `family` ("gzip", "zlib") names the codec in errors.
+  DeflateCodec(DeflateWrapper wrapper, std::string_view family)
+      : SizedCompressor(family), wrapper_(wrapper), family_(family) {}
 
-// Decompresses a gzip stream (one or more members, optionally followed by
-// zero padding, as Python's gzip module reads them) or one zlib stream
-// (trailing bytes ignored, as Python's zlib.decompress does). Corruption
-// names `codec` when the data is malformed or, given `expected_size`, decodes
-// to another size.
-Result<Buffer> DeflateDecompress(DeflateWrapper wrapper, ByteView data,
-                                 std::optional<size_t> expected_size,
-                                 std::string_view codec);
+  // Compresses `data` at `level` (0-12, libdeflate's scale; 0-9 mean what
+  // they mean to zlib).
+  Result<Buffer> Compress(int level, ByteView data) const;
 
-// The same with the decoded size fixed: decompresses straight into `out`,
-// which the data must fill exactly (else Corruption); never writes past it.
-Status DeflateDecompressInto(DeflateWrapper wrapper, ByteView data, MutableByteView out,
-                             std::string_view codec);
+ private:
+  // DEFLATE streams record no decoded size: `expected`, or nullopt.
+  Result<std::optional<size_t>> DecodedSize(
+      ByteView encoded, std::optional<size_t> expected) const override;
+  Status DecompressInto(ByteView encoded, MutableByteView out,
+                        bool caller_size) const override;
+  Result<Buffer> DecodeGrowing(ByteView encoded) const override;
 
-}  // namespace turbozarr::internal
+  DeflateWrapper wrapper_;
+  std::string family_;
+};
+
+}  // namespace turbozarr

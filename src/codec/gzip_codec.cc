@@ -21,19 +21,7 @@ nlohmann::json GzipCodec::ToJson() const {
 }
 
 Result<Buffer> GzipCodec::Encode(ByteView decoded) const {
-  return internal::DeflateCompress(internal::DeflateWrapper::kGzip, level_, decoded,
-                                   "gzip");
-}
-
-Result<Buffer> GzipCodec::Decode(ByteView encoded,
-                                 std::optional<size_t> expected_size) const {
-  return internal::DeflateDecompress(internal::DeflateWrapper::kGzip, encoded,
-                                     expected_size, "gzip");
-}
-
-Status GzipCodec::DecodeInto(ByteView encoded, MutableByteView out) const {
-  return internal::DeflateDecompressInto(internal::DeflateWrapper::kGzip, encoded, out,
-                                         "gzip");
+  return Compress(level_, decoded);
 }
 
 }  // namespace turbozarr

@@ -9,14 +9,17 @@
 
 #include "codec/codec_config.h"
 #include "codec/codec_registry.h"
+#include "codec/deflate_engine.h"
 #include "turbozarr/codec.h"
 
 namespace turbozarr {
 
-class GzipCodec final : public BytesToBytesCodec, public internal::NumcodecsCodec {
+class GzipCodec final : public DeflateCodec, public internal::NumcodecsCodec {
  public:
   explicit GzipCodec(int level, bool numcodecs_name = false)
-      : level_(level), numcodecs_name_(numcodecs_name) {}
+      : DeflateCodec(DeflateWrapper::kGzip, "gzip"),
+        level_(level),
+        numcodecs_name_(numcodecs_name) {}
 
   // {"level": 0-9}; required in v3, default 1 (numcodecs' default) in v2.
   static Result<std::shared_ptr<const GzipCodec>> Make(
@@ -29,9 +32,6 @@ class GzipCodec final : public BytesToBytesCodec, public internal::NumcodecsCode
   nlohmann::json ToJson() const override;
   nlohmann::json ToV2Json() const override { return {{"id", "gzip"}, {"level", level_}}; }
   Result<Buffer> Encode(ByteView decoded) const override;
-  Result<Buffer> Decode(ByteView encoded,
-                        std::optional<size_t> expected_size) const override;
-  Status DecodeInto(ByteView encoded, MutableByteView out) const override;
 
   int level() const { return level_; }
 

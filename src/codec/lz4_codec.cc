@@ -44,12 +44,10 @@ Result<Buffer> Lz4Codec::Encode(ByteView decoded) const {
   return out;
 }
 
-namespace {
-
 // Validates numcodecs' size header against the block (and the expected
 // size, when known) and returns the decoded size it records.
-Result<uint32_t> CheckedDecodedSize(ByteView encoded,
-                                    std::optional<size_t> expected_size) {
+Result<std::optional<size_t>> Lz4Codec::DecodedSize(
+    ByteView encoded, std::optional<size_t> expected_size) const {
   if (encoded.size() < 5) {
     return Status::Corruption("codec lz4: " + std::to_string(encoded.size()) +
                               " bytes cannot hold the size header and a block");
@@ -66,11 +64,11 @@ Result<uint32_t> CheckedDecodedSize(ByteView encoded,
     return Status::Corruption("codec lz4: header claims " + std::to_string(size) +
                               " bytes from a block of " + std::to_string(block));
   }
-  return size;
+  return std::optional<size_t>(size);
 }
 
-// Decodes the block into `out`, which holds exactly the validated size.
-Status DecompressInto(ByteView encoded, MutableByteView out) {
+Status Lz4Codec::DecompressInto(ByteView encoded, MutableByteView out,
+                                bool /*caller_size*/) const {
   const int n = LZ4_decompress_safe(reinterpret_cast<const char*>(encoded.data() + 4),
                                     reinterpret_cast<char*>(out.data()),
                                     static_cast<int>(encoded.size() - 4),
@@ -81,23 +79,6 @@ Status DecompressInto(ByteView encoded, MutableByteView out) {
                               " decoded bytes, the block holds " + std::to_string(n));
   }
   return Status::OK();
-}
-
-}  // namespace
-
-Result<Buffer> Lz4Codec::Decode(ByteView encoded,
-                                std::optional<size_t> expected_size) const {
-  TZ_ASSIGN_OR_RETURN(uint32_t size, CheckedDecodedSize(encoded, expected_size));
-  Buffer out;
-  TZ_ASSIGN_OR_RETURN(out, internal::AllocateBuffer(size, "codec lz4"));
-  TZ_RETURN_NOT_OK(DecompressInto(encoded, out.mutable_view()));
-  return out;
-}
-
-Status Lz4Codec::DecodeInto(ByteView encoded, MutableByteView out) const {
-  TZ_ASSIGN_OR_RETURN(uint32_t size, CheckedDecodedSize(encoded, out.size()));
-  (void)size;  // equal to out.size(), checked above
-  return DecompressInto(encoded, out);
 }
 
 }  // namespace turbozarr

@@ -10,13 +10,15 @@
 
 #include "codec/codec_config.h"
 #include "codec/codec_registry.h"
+#include "codec/sized_compressor.h"
 #include "turbozarr/codec.h"
 
 namespace turbozarr {
 
-class Lz4Codec final : public BytesToBytesCodec, public internal::NumcodecsCodec {
+class Lz4Codec final : public SizedCompressor, public internal::NumcodecsCodec {
  public:
-  explicit Lz4Codec(int acceleration) : acceleration_(acceleration) {}
+  explicit Lz4Codec(int acceleration)
+      : SizedCompressor("lz4"), acceleration_(acceleration) {}
 
   // {"acceleration": int >= 1 (default 1)}.
   static Result<std::shared_ptr<const Lz4Codec>> Make(internal::CodecConfig& config);
@@ -27,11 +29,14 @@ class Lz4Codec final : public BytesToBytesCodec, public internal::NumcodecsCodec
     return {{"id", "lz4"}, {"acceleration", acceleration_}};
   }
   Result<Buffer> Encode(ByteView decoded) const override;
-  Result<Buffer> Decode(ByteView encoded,
-                        std::optional<size_t> expected_size) const override;
-  Status DecodeInto(ByteView encoded, MutableByteView out) const override;
 
  private:
+  // The size header, checked against the block and `expected`.
+  Result<std::optional<size_t>> DecodedSize(
+      ByteView encoded, std::optional<size_t> expected) const override;
+  Status DecompressInto(ByteView encoded, MutableByteView out,
+                        bool caller_size) const override;
+
   int acceleration_;
 };
 

@@ -14,19 +14,7 @@ Result<std::shared_ptr<const ZlibCodec>> ZlibCodec::Make(internal::CodecConfig& 
 }
 
 Result<Buffer> ZlibCodec::Encode(ByteView decoded) const {
-  return internal::DeflateCompress(internal::DeflateWrapper::kZlib,
-                                   level_ < 0 ? 6 : level_, decoded, "zlib");
-}
-
-Result<Buffer> ZlibCodec::Decode(ByteView encoded,
-                                 std::optional<size_t> expected_size) const {
-  return internal::DeflateDecompress(internal::DeflateWrapper::kZlib, encoded,
-                                     expected_size, "zlib");
-}
-
-Status ZlibCodec::DecodeInto(ByteView encoded, MutableByteView out) const {
-  return internal::DeflateDecompressInto(internal::DeflateWrapper::kZlib, encoded, out,
-                                         "zlib");
+  return Compress(level_ < 0 ? 6 : level_, decoded);
 }
 
 }  // namespace turbozarr

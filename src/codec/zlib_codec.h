@@ -8,13 +8,15 @@
 
 #include "codec/codec_config.h"
 #include "codec/codec_registry.h"
+#include "codec/deflate_engine.h"
 #include "turbozarr/codec.h"
 
 namespace turbozarr {
 
-class ZlibCodec final : public BytesToBytesCodec, public internal::NumcodecsCodec {
+class ZlibCodec final : public DeflateCodec, public internal::NumcodecsCodec {
  public:
-  explicit ZlibCodec(int level) : level_(level) {}
+  explicit ZlibCodec(int level)
+      : DeflateCodec(DeflateWrapper::kZlib, "zlib"), level_(level) {}
 
   // {"level": -1-9} (default 1; -1 is zlib's default, 6).
   static Result<std::shared_ptr<const ZlibCodec>> Make(internal::CodecConfig& config);
@@ -23,9 +25,6 @@ class ZlibCodec final : public BytesToBytesCodec, public internal::NumcodecsCode
   nlohmann::json ToJson() const override { return internal::NumcodecsV3Json(ToV2Json()); }
   nlohmann::json ToV2Json() const override { return {{"id", "zlib"}, {"level", level_}}; }
   Result<Buffer> Encode(ByteView decoded) const override;
-  Result<Buffer> Decode(ByteView encoded,
-                        std::optional<size_t> expected_size) const override;
-  Status DecodeInto(ByteView encoded, MutableByteView out) const override;
 
  private:
   int level_;

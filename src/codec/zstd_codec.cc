@@ -40,58 +40,6 @@ Status ZstdError(std::string_view what, size_t code) {
                             ZSTD_getErrorName(code));
 }
 
-// Decodes frames whose content size is not recorded, growing the output.
-Result<Buffer> DecodeStream(ZSTD_DCtx* dctx, ByteView encoded) {
-  ZSTD_DCtx_reset(dctx, ZSTD_reset_session_and_parameters);
-  Buffer out;
-  TZ_ASSIGN_OR_RETURN(
-      out, internal::AllocateBuffer(std::max(ZSTD_DStreamOutSize(), encoded.size() * 4),
-                                    "zstd"));
-  ZSTD_inBuffer in{encoded.data(), encoded.size(), 0};
-  size_t produced = 0;
-  size_t last = 1;
-  while (in.pos < in.size || last != 0) {
-    if (produced == out.size()) {
-      Buffer bigger;
-      TZ_ASSIGN_OR_RETURN(bigger, internal::AllocateBuffer(out.size() * 2, "zstd"));
-      std::memcpy(bigger.data(), out.data(), produced);
-      out = std::move(bigger);
-    }
-    ZSTD_outBuffer o{out.data() + produced, out.size() - produced, 0};
-    const size_t before = in.pos;
-    last = ZSTD_decompressStream(dctx, &o, &in);
-    if (ZSTD_isError(last)) return ZstdError("corrupt frame", last);
-    produced += o.pos;
-    if (in.pos == in.size && last != 0 && o.pos < o.size && in.pos == before) {
-      return Status::Corruption("codec zstd: data ends inside a frame");
-    }
-  }
-  out.Resize(produced);
-  return out;
-}
-
-// Decodes every frame of `encoded` into `out`, which must come out exactly
-// full. `size_known`: the caller fixed the size (rather than the frames'
-// headers), so overflowing it is reported as such.
-Status DecompressInto(ZSTD_DCtx* dctx, ByteView encoded, MutableByteView out,
-                      bool size_known) {
-  ZSTD_DCtx_reset(dctx, ZSTD_reset_session_and_parameters);
-  const size_t n =
-      ZSTD_decompressDCtx(dctx, out.data(), out.size(), encoded.data(), encoded.size());
-  if (ZSTD_isError(n)) {
-    if (size_known && ZSTD_getErrorCode(n) == ZSTD_error_dstSize_tooSmall) {
-      return Status::Corruption("codec zstd: data decodes to more than the expected " +
-                                std::to_string(out.size()) + " bytes");
-    }
-    return ZstdError("corrupt frame", n);
-  }
-  if (n != out.size()) {
-    return Status::Corruption("codec zstd: expected " + std::to_string(out.size()) +
-                              " decoded bytes, got " + std::to_string(n));
-  }
-  return Status::OK();
-}
-
 }  // namespace
 
 Result<std::shared_ptr<const ZstdCodec>> ZstdCodec::Make(internal::CodecConfig& config,
@@ -136,42 +84,78 @@ Result<Buffer> ZstdCodec::Encode(ByteView decoded) const {
   return out;
 }
 
-Result<Buffer> ZstdCodec::Decode(ByteView encoded,
-                                 std::optional<size_t> expected_size) const {
-  if (encoded.empty())
-    return Status::Corruption("codec zstd: empty input is not a frame");
+// Decodes frames whose content size is not recorded, growing the output.
+Result<Buffer> ZstdCodec::DecodeGrowing(ByteView encoded) const {
   ZSTD_DCtx* dctx = ThreadDCtx();
   if (dctx == nullptr) return Status::IOError("codec zstd: cannot create a context");
-  size_t size;
-  if (expected_size) {
-    size = *expected_size;
-  } else {
-    const unsigned long long claimed =
-        ZSTD_findDecompressedSize(encoded.data(), encoded.size());
-    if (claimed == ZSTD_CONTENTSIZE_ERROR) {
-      return Status::Corruption("codec zstd: not a valid zstd frame sequence");
-    }
-    if (claimed == ZSTD_CONTENTSIZE_UNKNOWN) return DecodeStream(dctx, encoded);
-    if (claimed > (encoded.size() + 64) * kMaxRatio) {
-      return Status::Corruption("codec zstd: frame claims " + std::to_string(claimed) +
-                                " bytes from " + std::to_string(encoded.size()) +
-                                ", more than zstd can encode");
-    }
-    size = static_cast<size_t>(claimed);
-  }
+  ZSTD_DCtx_reset(dctx, ZSTD_reset_session_and_parameters);
   Buffer out;
-  TZ_ASSIGN_OR_RETURN(out, internal::AllocateBuffer(size, "codec zstd"));
-  TZ_RETURN_NOT_OK(
-      DecompressInto(dctx, encoded, out.mutable_view(), expected_size.has_value()));
+  TZ_ASSIGN_OR_RETURN(
+      out, internal::AllocateBuffer(std::max(ZSTD_DStreamOutSize(), encoded.size() * 4),
+                                    "zstd"));
+  ZSTD_inBuffer in{encoded.data(), encoded.size(), 0};
+  size_t produced = 0;
+  size_t last = 1;
+  while (in.pos < in.size || last != 0) {
+    if (produced == out.size()) {
+      Buffer bigger;
+      TZ_ASSIGN_OR_RETURN(bigger, internal::AllocateBuffer(out.size() * 2, "zstd"));
+      std::memcpy(bigger.data(), out.data(), produced);
+      out = std::move(bigger);
+    }
+    ZSTD_outBuffer o{out.data() + produced, out.size() - produced, 0};
+    const size_t before = in.pos;
+    last = ZSTD_decompressStream(dctx, &o, &in);
+    if (ZSTD_isError(last)) return ZstdError("corrupt frame", last);
+    produced += o.pos;
+    if (in.pos == in.size && last != 0 && o.pos < o.size && in.pos == before) {
+      return Status::Corruption("codec zstd: data ends inside a frame");
+    }
+  }
+  out.Resize(produced);
   return out;
 }
 
-Status ZstdCodec::DecodeInto(ByteView encoded, MutableByteView out) const {
-  if (encoded.empty())
-    return Status::Corruption("codec zstd: empty input is not a frame");
+// Decodes every frame of `encoded` into `out`, which must come out exactly
+// full.
+Status ZstdCodec::DecompressInto(ByteView encoded, MutableByteView out,
+                                 bool caller_size) const {
   ZSTD_DCtx* dctx = ThreadDCtx();
   if (dctx == nullptr) return Status::IOError("codec zstd: cannot create a context");
-  return DecompressInto(dctx, encoded, out, /*size_known=*/true);
+  ZSTD_DCtx_reset(dctx, ZSTD_reset_session_and_parameters);
+  const size_t n =
+      ZSTD_decompressDCtx(dctx, out.data(), out.size(), encoded.data(), encoded.size());
+  if (ZSTD_isError(n)) {
+    if (caller_size && ZSTD_getErrorCode(n) == ZSTD_error_dstSize_tooSmall) {
+      return Status::Corruption("codec zstd: data decodes to more than the expected " +
+                                std::to_string(out.size()) + " bytes");
+    }
+    return ZstdError("corrupt frame", n);
+  }
+  if (n != out.size()) {
+    return Status::Corruption("codec zstd: expected " + std::to_string(out.size()) +
+                              " decoded bytes, got " + std::to_string(n));
+  }
+  return Status::OK();
+}
+
+Result<std::optional<size_t>> ZstdCodec::DecodedSize(
+    ByteView encoded, std::optional<size_t> expected_size) const {
+  if (encoded.empty())
+    return Status::Corruption("codec zstd: empty input is not a frame");
+  if (expected_size) return expected_size;
+  const unsigned long long claimed =
+      ZSTD_findDecompressedSize(encoded.data(), encoded.size());
+  if (claimed == ZSTD_CONTENTSIZE_ERROR) {
+    return Status::Corruption("codec zstd: not a valid zstd frame sequence");
+  }
+  if (claimed == ZSTD_CONTENTSIZE_UNKNOWN) return std::optional<size_t>();
+  if (claimed > (encoded.size() + 64) * kMaxRatio) {
+    return Status::Corruption("codec zstd: frame claims " + std::to_string(claimed) +
+                              " bytes from " + std::to_string(encoded.size()) +
+                              ", more than zstd can encode");
+  }
+  return std::optional<size_t>(static_cast<size_t>(claimed));
 }
 
 }  // namespace turbozarr

@@ -10,14 +10,18 @@
 
 #include "codec/codec_config.h"
 #include "codec/codec_registry.h"
+#include "codec/sized_compressor.h"
 #include "turbozarr/codec.h"
 
 namespace turbozarr {
 
-class ZstdCodec final : public BytesToBytesCodec, public internal::NumcodecsCodec {
+class ZstdCodec final : public SizedCompressor, public internal::NumcodecsCodec {
  public:
   ZstdCodec(int level, bool checksum, bool numcodecs_name = false)
-      : level_(level), checksum_(checksum), numcodecs_name_(numcodecs_name) {}
+      : SizedCompressor("zstd"),
+        level_(level),
+        checksum_(checksum),
+        numcodecs_name_(numcodecs_name) {}
 
   // {"level": int (default 0, zstd's default), "checksum": bool (default
   // false)}; `numcodecs_name` makes ToJson write "numcodecs.zstd".
@@ -30,14 +34,19 @@ class ZstdCodec final : public BytesToBytesCodec, public internal::NumcodecsCode
   nlohmann::json ToJson() const override;
   nlohmann::json ToV2Json() const override;
   Result<Buffer> Encode(ByteView decoded) const override;
-  Result<Buffer> Decode(ByteView encoded,
-                        std::optional<size_t> expected_size) const override;
-  Status DecodeInto(ByteView encoded, MutableByteView out) const override;
 
   int level() const { return level_; }
   bool checksum() const { return checksum_; }
 
  private:
+  // `expected`, else the content sizes the frames record (nullopt when one
+  // does not).
+  Result<std::optional<size_t>> DecodedSize(
+      ByteView encoded, std::optional<size_t> expected) const override;
+  Status DecompressInto(ByteView encoded, MutableByteView out,
+                        bool caller_size) const override;
+  Result<Buffer> DecodeGrowing(ByteView encoded) const override;
+
   int level_;
   bool checksum_;
   bool numcodecs_name_;
