@@ -7,8 +7,9 @@
 // that no key can reach outside the store's root.
 //
 // Thread safety: every Store implementation is safe to call from many threads
-// at once. A Set of one key is atomic: a concurrent Get sees the old value or
-// the new one, never a mixture.
+// at once (each Read call with its own requests, answers and targets). A Set
+// of one key is atomic: a concurrent read sees the old value or the new one,
+// never a mixture.
 #pragma once
 
 #include <chrono>
@@ -30,7 +31,9 @@ struct ByteRange {
   // Whole value.
   static ByteRange Full() { return {}; }
   // `length` bytes from `offset`. A range that runs past the end is cut short.
-  static ByteRange Of(uint64_t offset, uint64_t length) { return {offset, length, false}; }
+  static ByteRange Of(uint64_t offset, uint64_t length) {
+    return {offset, length, false};
+  }
   // The last `length` bytes (all of them if the value is shorter).
   static ByteRange Suffix(uint64_t length) { return {0, length, true}; }
 
@@ -54,36 +57,109 @@ struct DirectoryListing {
   std::vector<std::string> prefixes;  // names relative to the prefix, no trailing '/'
 };
 
+// Where a read's bytes land (ReadRequest::target).
+enum class ReadTarget : uint8_t {
+  // *buffer becomes a buffer of its own holding the selected part; what it
+  // held is released first. Get's target.
+  kNewBuffer,
+  // The part lands in *buffer, whose memory is reused when it is large
+  // enough; what it held is lost. A reader that fetches chunk after chunk
+  // into one buffer page-faults it in once rather than a fresh allocation
+  // per chunk (which for chunks of many MiB costs as much as the read). A
+  // store that receives its bytes in a buffer of its own (a remote one) may
+  // hand that buffer over instead, which costs less than a copy.
+  kReuseBuffer,
+  // The part is written straight into `memory` when it is exactly
+  // memory.size() bytes long, so a value that is a decoded chunk byte for
+  // byte lands in the caller's array with no copy in between. Otherwise
+  // `memory` holds nothing useful afterwards (the answer's length tells
+  // the caller to read again into a buffer).
+  kCallerMemory,
+};
+
+// One read: the part of `key`'s value that `range` selects, and where it
+// lands. The request points at the caller's key and target, which must stay
+// valid until Read returns.
+struct ReadRequest {
+  std::string_view key;
+  ByteRange range;
+  ReadTarget target = ReadTarget::kNewBuffer;
+  Buffer* buffer = nullptr;  // kNewBuffer, kReuseBuffer
+  MutableByteView memory;    // kCallerMemory
+
+  static ReadRequest NewBuffer(std::string_view key, ByteRange range, Buffer& out) {
+    return {key, range, ReadTarget::kNewBuffer, &out, {}};
+  }
+  static ReadRequest Reusing(std::string_view key, ByteRange range, Buffer& into) {
+    return {key, range, ReadTarget::kReuseBuffer, &into, {}};
+  }
+  static ReadRequest Into(std::string_view key, ByteRange range, MutableByteView out) {
+    return {key, range, ReadTarget::kCallerMemory, nullptr, out};
+  }
+};
+
+// What one read found.
+struct ReadAnswer {
+  bool found = false;  // the key is present (a missing key is not an error)
+  // The length of the selected part (cut short at the value's end). For a
+  // kCallerMemory target the bytes were written only if this equals
+  // memory.size(); buffer targets hold exactly this many bytes.
+  uint64_t length = 0;
+};
+
+// What a store can do, as it is opened. A snapshot: none of it changes over
+// a store's life, so readers may ask once and keep the answer.
+struct StoreCapabilities {
+  // Set, Erase and ErasePrefix may succeed. False for stores that refuse
+  // every write (HTTP, an existing zip archive, a read-only view, a shard).
+  bool writable = true;
+  // How many requests this store serves best at once. 0 (local stores): one
+  // per reading thread is right. Remote stores answer with the concurrency
+  // that hides their latency, and readers then batch their reads into Read
+  // calls of about that many requests.
+  int requests_in_flight = 0;
+};
+
+// Store: the interface every store implements.
+//
+// Reads have one primitive, Read: a batch of requests, each with a byte
+// range and a target (a fresh buffer, a reused buffer, or the caller's
+// memory). Stores implement only Read, and do with a batch what suits them:
+// remote stores keep its requests in flight together and merge neighbouring
+// ranges of one key; a local store preads each straight into its target.
+// Get, GetInto, GetReusing and GetMany are conveniences over it for callers
+// and cost nothing beyond the one virtual call.
 class Store {
  public:
   virtual ~Store() = default;
 
+  // Serves `requests`, answering each in answers[i] (REQUIRES:
+  // answers.size() == requests.size()). A missing key is found=false, its
+  // target left empty (buffers) or untouched (memory). An error (a bad key,
+  // an I/O failure) fails the whole batch; the answers and targets are then
+  // unspecified. Requests may name the same key more than once.
+  virtual Status Read(std::span<const ReadRequest> requests,
+                      std::span<ReadAnswer> answers) = 0;
+
   // The value of `key` (or the part that `range` selects); nullopt if absent.
-  virtual Result<std::optional<Buffer>> Get(std::string_view key,
-                                            ByteRange range = ByteRange::Full()) = 0;
+  Result<std::optional<Buffer>> Get(std::string_view key,
+                                    ByteRange range = ByteRange::Full());
 
-  // Many reads at once; remote stores keep them in flight together. The
-  // default reads one after the other. Answers in the order asked.
-  virtual Result<std::vector<std::optional<Buffer>>> GetMany(std::span<const KeyRange> reads);
+  // Reads straight into `out` (ReadTarget::kCallerMemory). Answers the
+  // length of the selected part (when it differs from out.size(), `out`
+  // holds nothing useful), or nullopt if `key` is absent.
+  Result<std::optional<uint64_t>> GetInto(std::string_view key, ByteRange range,
+                                          MutableByteView out);
 
-  // Reads the part of `key`'s value that `range` selects straight into
-  // `out` when that part is exactly out.size() bytes long, so a value that is
-  // a decoded chunk byte for byte lands in the caller's array with no copy in
-  // between. Answers the length of the selected part (when it differs from
-  // out.size(), `out` holds nothing useful), or nullopt if `key` is absent.
-  // The default reads through Get and copies.
-  virtual Result<std::optional<uint64_t>> GetInto(std::string_view key, ByteRange range,
-                                                  MutableByteView out);
+  // Reads into `into`, reusing its memory (ReadTarget::kReuseBuffer). False
+  // if `key` is absent (`into` is then empty).
+  Result<bool> GetReusing(std::string_view key, ByteRange range, Buffer& into);
 
-  // Like Get, but the value (or the part `range` selects) lands in `into`,
-  // whose memory is reused when it is large enough; what it held is lost.
-  // A reader that fetches chunk after chunk into one buffer page-faults that
-  // buffer in once rather than a fresh allocation per chunk (which for
-  // chunks of many MiB costs as much as the read). False if `key` is absent
-  // (`into` is then empty). The default moves Get's answer in.
-  virtual Result<bool> GetReusing(std::string_view key, ByteRange range, Buffer& into);
+  // Many reads into fresh buffers at once, answers in the order asked.
+  Result<std::vector<std::optional<Buffer>>> GetMany(std::span<const KeyRange> reads);
 
-  // Size of the value in bytes, or nullopt if absent.
+  // Size of the value in bytes, or nullopt if absent. The default reads the
+  // value.
   virtual Result<std::optional<uint64_t>> Size(std::string_view key);
 
   // Stores `value` atomically under `key`, replacing what was there.
@@ -109,25 +185,23 @@ class Store {
   // The direct children of `prefix` ("" for the root).
   virtual Result<DirectoryListing> ListDirectory(std::string_view prefix);
 
-  virtual bool IsWritable() const { return true; }
+  // What this store can do; see StoreCapabilities. The default: writable,
+  // requests_in_flight 0.
+  virtual StoreCapabilities Capabilities() const { return {}; }
 
-  // How many requests this store serves best at once. 0 (local stores): one
-  // per reading thread is right. Remote stores answer with the concurrency
-  // that hides their latency, and readers then batch their Gets into GetMany
-  // calls of about that many reads.
-  virtual int PreferredRequestsInFlight() const { return 0; }
-
-  // Whether Prefetch is worth calling now. Readers ask before each chunk, so
-  // the answer must be cheap, and prepare hints only while it is true: reads
-  // of data the store has at hand then pay nothing for them. False by
-  // default; a local store answers true while its reads have lately had to
-  // wait for the disk.
+  // Whether Prefetch is worth calling now. Not in StoreCapabilities, whose
+  // answers hold for the store's life: this one changes from moment to
+  // moment, and readers ask it before each chunk, so it stays a call of its
+  // own that costs one relaxed load, beside the Prefetch it gates. Readers
+  // prepare hints only while it is true: reads of data the store has at
+  // hand then pay nothing for them. False by default; a local store
+  // answers true while its reads have lately had to wait for the disk.
   virtual bool WantsPrefetch() const { return false; }
 
   // Hints that `keys` will be read soon, so that a store whose reads wait on
-  // a device starts fetching their values now and the Gets or GetIntos that
-  // follow find them at hand. A hint reports nothing: a problem with a key is
-  // the read's to report. The default does nothing.
+  // a device starts fetching their values now and the reads that follow
+  // find them at hand. A hint reports nothing: a problem with a key is the
+  // read's to report. The default does nothing.
   virtual void Prefetch(std::span<const std::string> /*keys*/) {}
 
   // Makes what was written so far complete in the store's own format. Most
@@ -173,7 +247,7 @@ struct HttpOptions {
   int max_retries = 5;
   std::chrono::milliseconds backoff_base{100};
   std::chrono::milliseconds backoff_max{10'000};
-  // GetMany fetches byte ranges of one key that lie at most `coalesce_gap`
+  // A batched Read fetches byte ranges of one key that lie at most `coalesce_gap`
   // bytes apart as one request of at most `coalesce_max` bytes.
   uint64_t coalesce_gap = 64 * 1024;
   uint64_t coalesce_max = 16 * 1024 * 1024;
@@ -186,8 +260,8 @@ struct HttpOptions {
 
 // A read-only store over an HTTP(S) server: key "a/b" is <base_url>/a/b
 // (percent-encoded; a query string in `base_url` is kept after the key).
-// Missing keys are HTTP 404. Byte ranges become Range requests, GetMany keeps
-// them in flight together, and listing is not supported (open groups through
+// Missing keys are HTTP 404. Byte ranges become Range requests, a batched Read
+// keeps them in flight together, and listing is not supported (open groups through
 // consolidated metadata, arrays by path).
 Result<std::shared_ptr<Store>> MakeHttpStore(std::string base_url,
                                              HttpOptions options = {});
@@ -195,7 +269,7 @@ Result<std::shared_ptr<Store>> MakeHttpStore(std::string base_url,
 // Where the bucket goes in an S3 request's URL: in the path
 // (http://host/bucket/key) or in the host name (https://bucket.host/key).
 enum class S3Addressing {
-  kAuto,           // path-style with an endpoint (or a bucket name with '.'), else virtual
+  kAuto,  // path-style with an endpoint (or a bucket name with '.'), else virtual
   kPath,
   kVirtualHosted,
 };
@@ -256,7 +330,7 @@ struct S3Options {
 // A store over the objects of an S3 bucket (AWS or an S3-compatible server)
 // whose keys start with `prefix` + "/" ("" for the whole bucket): store key
 // "a/b" is object "<prefix>/a/b". Requests are signed with AWS Signature
-// Version 4. Reads are ranged GETs, GetMany keeps them in flight together
+// Version 4. Reads are ranged GETs, a batch is kept in flight together
 // (neighbouring ranges merged, as for HTTP), Set is one PUT or a multipart
 // upload, Erase a DELETE, ErasePrefix lists then deletes in batches, and
 // List/ListDirectory page through ListObjectsV2. Objects whose names are not

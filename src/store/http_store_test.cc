@@ -232,7 +232,7 @@ TEST_F(HttpStoreNginxTest, ListingAndWritingAreRefusedClearly) {
   Status set = store_->Set("x", AsBytes("v"));
   EXPECT_EQ(set.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(set.message().find("read-only"), std::string::npos);
-  EXPECT_FALSE(store_->IsWritable());
+  EXPECT_FALSE(store_->Capabilities().writable);
   EXPECT_EQ(store_->Describe(), dir_.url);
 }
 

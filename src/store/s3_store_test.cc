@@ -248,8 +248,9 @@ TEST_F(S3StoreTest, RangedReadsAndGetMany) {
   ASSERT_TRUE((*got)[62].has_value());
   EXPECT_EQ((*got)[62]->size(), 0u);
   EXPECT_EQ((*got)[63]->chars(), v);
-  EXPECT_EQ(store->PreferredRequestsInFlight(), 2);
-  EXPECT_EQ(store_->PreferredRequestsInFlight(), moto_->Options().http.max_concurrency);
+  EXPECT_EQ(store->Capabilities().requests_in_flight, 2);
+  EXPECT_EQ(store_->Capabilities().requests_in_flight,
+            moto_->Options().http.max_concurrency);
 }
 
 TEST_F(S3StoreTest, KeysThatNeedEscaping) {
