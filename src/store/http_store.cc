@@ -5,6 +5,7 @@
 
 #include "store/http_read_plan.h"
 #include "store/store_internal.h"
+#include "store/url_encoding.h"
 
 namespace turbozarr {
 
@@ -22,7 +23,7 @@ HttpStore::HttpStore(std::string base, std::string query, HttpOptions options)
       transport_(std::make_unique<HttpTransport>(std::move(options))) {}
 
 std::string HttpStore::Url(std::string_view key) const {
-  return base_ + "/" + EscapeUrlPath(key) + query_;
+  return base_ + "/" + PercentEncode(key, Slash::kKeep) + query_;
 }
 
 Status HttpStore::ReadOnly(std::string_view what) const {
