@@ -19,6 +19,7 @@
 #include "turbozarr/array_copy.h"
 #include "turbozarr/config.h"
 #include "turbozarr/group.h"
+#include "turbozarr/open_store.h"
 
 namespace turbozarr::cli {
 namespace {

@@ -16,6 +16,7 @@
 
 #include "bindings.h"
 #include "errors.h"
+#include "turbozarr/open_store.h"
 #include "turbozarr/store.h"
 #include "turbozarr/store_wrappers.h"
 

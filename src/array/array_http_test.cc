@@ -19,6 +19,7 @@
 #include "turbozarr/array.h"
 #include "turbozarr/config.h"
 #include "turbozarr/group.h"
+#include "turbozarr/remote_store.h"
 #include "turbozarr/store_wrappers.h"
 
 namespace turbozarr {

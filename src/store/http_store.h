@@ -20,6 +20,7 @@
 #include <string>
 
 #include "store/http_transport.h"
+#include "turbozarr/remote_store.h"
 #include "turbozarr/store.h"
 
 namespace turbozarr {

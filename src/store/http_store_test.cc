@@ -15,6 +15,7 @@
 #include "testing/fault_http_server.h"
 #include "testing/nginx_server.h"
 #include "testing/read_only_store_conformance.h"
+#include "turbozarr/remote_store.h"
 
 namespace turbozarr {
 namespace {

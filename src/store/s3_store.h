@@ -22,6 +22,7 @@
 #include <string>
 
 #include "store/s3_client.h"
+#include "turbozarr/remote_store.h"
 #include "turbozarr/store.h"
 
 namespace turbozarr {

@@ -14,6 +14,8 @@
 #include "testing/aws_test_environment.h"
 #include "testing/moto_server.h"
 #include "testing/store_conformance.h"
+#include "turbozarr/open_store.h"
+#include "turbozarr/remote_store.h"
 
 namespace turbozarr {
 namespace {

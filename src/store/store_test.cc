@@ -1,3 +1,4 @@
+#include "turbozarr/open_store.h"
 #include "turbozarr/store.h"
 
 #include <gtest/gtest.h>

@@ -9,6 +9,7 @@
 
 #include "store/read_only_store.h"
 #include "store/zip_store.h"
+#include "turbozarr/open_store.h"
 
 namespace turbozarr {
 namespace internal {

@@ -12,6 +12,7 @@
 
 #include "store/zip_store.h"
 #include "testing/store_conformance.h"
+#include "turbozarr/open_store.h"
 
 namespace turbozarr {
 namespace {
