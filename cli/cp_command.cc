@@ -19,6 +19,7 @@
 #include "turbozarr/array_copy.h"
 #include "turbozarr/config.h"
 #include "turbozarr/group.h"
+#include "turbozarr/open_store.h"
 
 namespace turbozarr::cli {
 namespace {
@@ -183,7 +184,7 @@ Status RunCp(const CpOptions& options) {
                          options.dst_path.find_first_not_of('/') == std::string::npos;
   TZ_ASSIGN_OR_RETURN(Location dst,
                       OpenLocation(options.dst_url, options.dst_path, dst_options));
-  if (!dst.store->IsWritable()) {
+  if (!dst.store->Capabilities().writable) {
     return Status::InvalidArgument(
         "cannot copy to " + dst.Describe() +
         ": the store is read-only (an existing zip "

@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "turbozarr/group.h"
+#include "turbozarr/open_store.h"
 #include "turbozarr/status.h"
 #include "turbozarr/store.h"
 

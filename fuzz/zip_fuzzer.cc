@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "turbozarr/open_store.h"
 #include "turbozarr/store.h"
 
 namespace {

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "turbozarr/remote_store.h"
 #include "turbozarr/store.h"
 
 extern char** environ;

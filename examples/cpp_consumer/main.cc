@@ -1,9 +1,10 @@
-// Writes a small v3 array to a memory store, reads a strided selection back
-// and checks it: the shortest useful turbozarr program.
+// Writes a small v3 array to a memory store (opened by URL), reads a strided
+// selection back and checks it: the shortest useful turbozarr program.
 #include <cstdio>
 #include <vector>
 
 #include "turbozarr/array.h"
+#include "turbozarr/open_store.h"
 
 int main() {
   using namespace turbozarr;
@@ -15,7 +16,12 @@ int main() {
   m.codecs = nlohmann::json::parse(
       R"([{"name":"bytes","configuration":{"endian":"little"}},
           {"name":"zstd","configuration":{"level":3,"checksum":false}}])");
-  auto array = Array::Create(MakeMemoryStore(), "example", m);
+  auto store = OpenStore("memory://");
+  if (!store.ok()) {
+    std::fprintf(stderr, "%s\n", store.status().ToString().c_str());
+    return 1;
+  }
+  auto array = Array::Create(*store, "example", m);
   if (!array.ok()) {
     std::fprintf(stderr, "%s\n", array.status().ToString().c_str());
     return 1;

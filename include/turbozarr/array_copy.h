@@ -75,7 +75,7 @@ std::vector<int64_t> CopyBlockShape(const Array& source, const Array& dest,
 // data type, every shard (else chunk) of `dest` made of whole decoding
 // units of `source` (its inner chunks when sharded, else its chunks), and a
 // source store that wants no more requests in flight than the pool has
-// threads (Store::PreferredRequestsInFlight; remote stores want more, and
+// threads (StoreCapabilities::requests_in_flight; remote stores want more, and
 // are read faster in blocks).
 bool CanCopyByUnits(const Array& source, const Array& dest);
 

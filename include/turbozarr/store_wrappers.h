@@ -3,9 +3,9 @@
 //
 //  - Throttled: adds a fixed latency and a per-connection bandwidth to every
 //    request and caps the requests in flight, so that a local directory or a
-//    memory store behaves like an object store across a network. GetMany runs
-//    its requests on up to `connections` connections at once, as a remote
-//    store does, so code that keeps many requests in flight is rewarded.
+//    memory store behaves like an object store across a network. A batched
+//    Read runs its requests on up to `connections` connections at once, as
+//    a remote store does, so code that keeps many requests in flight is rewarded.
 //  - Metrics: counts requests, bytes and time spent in the inner store.
 //  - Caching: keeps recently read values (whole or ranged) in an LRU bounded
 //    in bytes; a Set or Erase through the wrapper drops what it cached of
@@ -29,7 +29,7 @@ struct ThrottleOptions {
   // unlimited.
   double bytes_per_second = 0;
   // Requests in flight at once; more wait for a free connection. 0 means
-  // unlimited (GetMany then uses 64).
+  // unlimited (a batch then uses 64).
   int connections = 0;
 };
 
@@ -37,9 +37,11 @@ std::shared_ptr<Store> MakeThrottledStore(std::shared_ptr<Store> inner,
                                           ThrottleOptions options);
 
 struct StoreMetrics {
-  uint64_t gets = 0;        // Get and GetInto calls, and each read of a GetMany
-  uint64_t get_misses = 0;  // of those, absent keys
-  uint64_t bytes_read = 0;
+  uint64_t gets = 0;            // requests read (each of a batch counts)
+  uint64_t get_misses = 0;      // of those, absent keys
+  uint64_t bytes_read = 0;      // bytes delivered to the readers' targets
+  // Batched reads: Read calls (GetMany) of any number of requests but one,
+  // which counts as a single read like Get.
   uint64_t get_many_calls = 0;
   uint64_t sets = 0;
   uint64_t bytes_written = 0;

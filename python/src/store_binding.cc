@@ -16,6 +16,7 @@
 
 #include "bindings.h"
 #include "errors.h"
+#include "turbozarr/open_store.h"
 #include "turbozarr/store.h"
 #include "turbozarr/store_wrappers.h"
 
@@ -142,7 +143,7 @@ void BindStore(nb::module_& m) {
             Check(s.Flush());
           },
           nb::arg("exc_type").none(), nb::arg("exc").none(), nb::arg("tb").none())
-      .def_prop_ro("writable", &Store::IsWritable)
+      .def_prop_ro("writable", [](const Store& s) { return s.Capabilities().writable; })
       .def("describe", &Store::Describe)
       .def("__repr__",
            [](const Store& s) { return "<turbozarr.Store " + s.Describe() + ">"; });

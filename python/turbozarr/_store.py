@@ -193,8 +193,8 @@ class MetricsStore:
     def metrics(self) -> dict[str, int | float]:
         """The counts so far: gets (reads, each read of a batch counting
         one), get_misses (of those, absent keys), bytes_read, get_many_calls
-        (batches), sets, bytes_written, erases, lists, and seconds (time spent
-        in the inner store, summed over calls)."""
+        (batches of other than one read), sets, bytes_written, erases, lists,
+        and seconds (time spent in the inner store, summed over calls)."""
         return _core.store_metrics(self.store)
 
     def reset_metrics(self) -> None:

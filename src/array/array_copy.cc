@@ -36,7 +36,7 @@ bool CanCopyByUnits(const Array& source, const Array& dest) {
   // A unit per thread would keep as few requests in flight as there are
   // threads, where a remote store wants many (a block read asks for its
   // chunks in windows of them).
-  if (source.store()->PreferredRequestsInFlight() >
+  if (source.store()->Capabilities().requests_in_flight >
       ThreadPool::Default()->concurrency()) {
     return false;
   }

@@ -19,6 +19,7 @@
 #include "turbozarr/array.h"
 #include "turbozarr/config.h"
 #include "turbozarr/group.h"
+#include "turbozarr/remote_store.h"
 #include "turbozarr/store_wrappers.h"
 
 namespace turbozarr {
@@ -63,18 +64,13 @@ json Sharded(std::vector<int64_t> inner, json codecs = json::array({kBytes, kZst
 class CountingStore final : public Store {
  public:
   explicit CountingStore(std::shared_ptr<Store> inner) : inner_(std::move(inner)) {}
-  Result<std::optional<Buffer>> Get(std::string_view key, ByteRange range) override {
-    auto r = inner_->Get(key, range);
-    if (r.ok() && r->has_value()) bytes_ += (*r)->size();
-    return r;
-  }
-  Result<std::vector<std::optional<Buffer>>> GetMany(
-      std::span<const KeyRange> reads) override {
-    auto r = inner_->GetMany(reads);
-    if (r.ok()) {
-      for (const auto& b : *r) bytes_ += b ? b->size() : 0;
+  Status Read(std::span<const ReadRequest> requests,
+              std::span<ReadAnswer> answers) override {
+    Status s = inner_->Read(requests, answers);
+    if (s.ok()) {
+      for (const ReadAnswer& a : answers) bytes_ += a.found ? a.length : 0;
     }
-    return r;
+    return s;
   }
   Status Set(std::string_view key, ByteView value) override {
     return inner_->Set(key, value);
@@ -83,10 +79,7 @@ class CountingStore final : public Store {
   Result<std::vector<std::string>> List(std::string_view prefix) override {
     return inner_->List(prefix);
   }
-  bool IsWritable() const override { return inner_->IsWritable(); }
-  int PreferredRequestsInFlight() const override {
-    return inner_->PreferredRequestsInFlight();
-  }
+  StoreCapabilities Capabilities() const override { return inner_->Capabilities(); }
   std::string Describe() const override { return inner_->Describe(); }
   int64_t bytes() const { return bytes_; }
   void Reset() { bytes_ = 0; }

@@ -60,7 +60,7 @@ Status Array::Read(const Selection& selection, ElementSpan destination,
   // Remote stores answer many requests at once but each takes a round trip:
   // fetch windows of chunks with GetMany, the next window while this one
   // decodes, instead of one request per pool thread.
-  if (const int in_flight = store_->PreferredRequestsInFlight(); in_flight > threads) {
+  if (const int in_flight = store_->Capabilities().requests_in_flight; in_flight > threads) {
     const size_t window = internal::WindowFor(
         static_cast<size_t>(in_flight),
         static_cast<uint64_t>(chain_.spec().num_elements()) * metadata_.dtype.size());

@@ -88,17 +88,17 @@ std::vector<Selection> Selections(const std::vector<int64_t>& shape) {
 class CountingStore final : public Store {
  public:
   CountingStore() : inner_(MakeMemoryStore()) {}
-  Result<std::optional<Buffer>> Get(std::string_view key, ByteRange range) override {
-    ++gets_;
-    auto r = inner_->Get(key, range);
-    if (r.ok() && r->has_value()) bytes_ += (*r)->size();
-    return r;
-  }
-  // Counted on its own, then served through Get (counted too).
-  Result<std::optional<uint64_t>> GetInto(std::string_view key, ByteRange range,
-                                          MutableByteView out) override {
-    ++get_intos_;
-    return Store::GetInto(key, range, out);
+  // Every request is a get; those straight into caller memory are
+  // get_intos too.
+  Status Read(std::span<const ReadRequest> requests,
+              std::span<ReadAnswer> answers) override {
+    Status s = inner_->Read(requests, answers);
+    for (size_t i = 0; i < requests.size(); ++i) {
+      ++gets_;
+      if (requests[i].target == ReadTarget::kCallerMemory) ++get_intos_;
+      if (s.ok() && answers[i].found) bytes_ += static_cast<int64_t>(answers[i].length);
+    }
+    return s;
   }
   Status Set(std::string_view key, ByteView value) override {
     return inner_->Set(key, value);
@@ -333,7 +333,7 @@ TEST(ArrayReadTest, RemoteStoresAreReadInWindowsOfGetMany) {
   ThrottleOptions throttle;
   throttle.connections = 16;
   auto metrics = MakeMetricsStore(MakeThrottledStore(MakeMemoryStore(), throttle));
-  ASSERT_EQ(metrics->PreferredRequestsInFlight(), 16);
+  ASSERT_EQ(metrics->Capabilities().requests_in_flight, 16);
   const std::vector<int64_t> shape = {32, 34};  // 8 x 9 chunks of 4 x 4, edges clipped
   const std::vector<int32_t> model = Pattern(NumElements(shape), 11);
   for (const json& codecs : {json::array({kLittle}), json::array({kLittle, kZstd})}) {

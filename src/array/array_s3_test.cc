@@ -10,6 +10,7 @@
 
 #include "testing/moto_server.h"
 #include "turbozarr/array.h"
+#include "turbozarr/remote_store.h"
 
 namespace turbozarr {
 namespace {

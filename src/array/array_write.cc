@@ -22,7 +22,7 @@ Status Array::Write(const Selection& selection, const void* src,
   Status valid = selection.Validate(metadata_.shape);
   if (!valid.ok()) return valid.WithContext(Describe());
   if (selection.num_elements() == 0) return Status::OK();
-  if (!store_->IsWritable()) {
+  if (!store_->Capabilities().writable) {
     return Status::InvalidArgument(Describe() + ": the store is read-only");
   }
 

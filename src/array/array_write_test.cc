@@ -81,10 +81,13 @@ Selection RandomSelection(std::mt19937& rng, const std::vector<int64_t>& shape) 
 class CountingStore final : public Store {
  public:
   CountingStore() : inner_(MakeMemoryStore()) {}
-  Result<std::optional<Buffer>> Get(std::string_view key, ByteRange range) override {
-    ++gets_;
-    if (key == fail_get_) return Status::IOError("injected read failure");
-    return inner_->Get(key, range);
+  Status Read(std::span<const ReadRequest> requests,
+              std::span<ReadAnswer> answers) override {
+    for (const ReadRequest& r : requests) {
+      ++gets_;
+      if (r.key == fail_get_) return Status::IOError("injected read failure");
+    }
+    return inner_->Read(requests, answers);
   }
   Status Set(std::string_view key, ByteView value) override {
     ++sets_;

@@ -225,9 +225,8 @@ TEST(BlockIteratorTest, ChoosesRowsOfChunksWithinTheBudget) {
 TEST(BlockIteratorTest, ShardedArraysAlignToShardsOrInnerChunks) {
   // 32 x 48 in 16 x 24 shards of 4 x 6 inner chunks: a row of shards is
   // 3072 bytes, a row of inner chunks 768.
-  auto a =
-      MakeArray(MakeMemoryStore(), Metadata({32, 48}, {16, 24}, ShardedZstd({4, 6})),
-                Selection({{0, 30, 1}, {0, 40, 1}}));  // some inner chunks missing
+  auto a = MakeArray(MakeMemoryStore(), Metadata({32, 48}, {16, 24}, ShardedZstd({4, 6})),
+                     Selection({{0, 30, 1}, {0, 40, 1}}));  // some inner chunks missing
   ASSERT_NE(a, nullptr);
   auto cell_for = [&](uint64_t budget) {
     auto it = BlockIterator::Make(a, Selection::All({32, 48}), Options(budget));
@@ -363,14 +362,16 @@ class WatchingStore final : public Store {
   void set_delay(std::chrono::milliseconds d) { delay_ms_ = d.count(); }
   int64_t chunk_gets() const { return chunk_gets_; }
 
-  Result<std::optional<Buffer>> Get(std::string_view key, ByteRange range) override {
-    if (key.starts_with("c/")) {
+  Status Read(std::span<const ReadRequest> requests,
+              std::span<ReadAnswer> answers) override {
+    for (const ReadRequest& r : requests) {
+      if (!r.key.starts_with("c/")) continue;
       ++chunk_gets_;
-      Note(key);
+      Note(r.key);
       if (delay_ms_ > 0)
         std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms_));
     }
-    return inner_->Get(key, range);
+    return inner_->Read(requests, answers);
   }
   Status Set(std::string_view key, ByteView value) override {
     return inner_->Set(key, value);

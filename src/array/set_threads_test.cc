@@ -29,7 +29,8 @@ class GateStore final : public internal::ForwardingStore {
  public:
   GateStore() : ForwardingStore(MakeMemoryStore()) {}
 
-  Result<std::optional<Buffer>> Get(std::string_view key, ByteRange range) override {
+  Status Read(std::span<const ReadRequest> requests,
+              std::span<ReadAnswer> answers) override {
     {
       std::unique_lock<std::mutex> lock(mu_);
       threads_.insert(std::this_thread::get_id());
@@ -44,7 +45,7 @@ class GateStore final : public internal::ForwardingStore {
         cv_.notify_all();
       }
     }
-    return ForwardingStore::Get(key, range);
+    return ForwardingStore::Read(requests, answers);
   }
 
   void Arm(int need) {

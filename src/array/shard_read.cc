@@ -62,7 +62,7 @@ class ShardedRead {
         block_shape_(selection.shape()),
         out_(out),
         pool_(pool),
-        in_flight_(array.store()->PreferredRequestsInFlight()),
+        in_flight_(array.store()->Capabilities().requests_in_flight),
         remote_(in_flight_ > pool.concurrency()) {}
 
   // Opens the shards the selection touches, level by level down nested

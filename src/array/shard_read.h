@@ -19,7 +19,7 @@
 //
 // Local stores take one Get per index and per run, one per pool thread at a
 // time, and a run's inner chunks decode on the thread that fetched it.
-// Remote stores (Store::PreferredRequestsInFlight above the pool's threads)
+// Remote stores (StoreCapabilities::requests_in_flight above the pool's threads)
 // take GetMany windows (windowed_fetch.h): the indexes of a window of shards
 // in one GetMany, then the runs in windows of as many reads, the inner
 // chunks of a fetched window decoding in parallel while the next window is

@@ -10,7 +10,7 @@
 // held.
 //
 // Array reads use it when the store serves more requests at once than there
-// are reading threads (Store::PreferredRequestsInFlight): chunks of an
+// are reading threads (StoreCapabilities::requests_in_flight): chunks of an
 // unsharded array, and the indexes and then the merged inner-chunk ranges of
 // sharded ones (shard_read.h).
 //

@@ -31,10 +31,10 @@ class WatchedStore : public internal::ForwardingStore {
     }
   }
 
-  Result<std::vector<std::optional<Buffer>>> GetMany(
-      std::span<const KeyRange> reads) override {
-    std::set<std::string> keys;
-    for (const KeyRange& r : reads) keys.insert(r.key);
+  Status Read(std::span<const ReadRequest> requests,
+              std::span<ReadAnswer> answers) override {
+    std::set<std::string, std::less<>> keys;
+    for (const ReadRequest& r : requests) keys.emplace(r.key);
     running_.fetch_add(1);
     struct Done {
       std::atomic<int>& running;
@@ -51,7 +51,7 @@ class WatchedStore : public internal::ForwardingStore {
     }
     if (keys.count(fail)) return Status::IOError("no answer for " + fail);
     lock.unlock();
-    return ForwardingStore::GetMany(reads);
+    return ForwardingStore::Read(requests, answers);
   }
 
   std::string hold, release, fail;
@@ -138,7 +138,8 @@ TEST(FetchInWindowsTest, AFailedUseEndsItWithNothingRunning) {
   WatchedStore store(100);
   Status s = FetchInWindows(
       store, 100, 16, FullValues(),
-      [&](size_t first, const std::vector<KeyRange>&, std::vector<std::optional<Buffer>>&) {
+      [&](size_t first, const std::vector<KeyRange>&,
+          std::vector<std::optional<Buffer>>&) {
         return first >= 8 ? Status::Corruption("bad chunk") : Status::OK();
       },
       "test");
@@ -150,10 +151,10 @@ TEST(FetchInWindowsTest, AFailedUseEndsItWithNothingRunning) {
 TEST(FetchInWindowsTest, WindowsHoldAboutKWindowBytes) {
   constexpr uint64_t kMiB = uint64_t{1} << 20;
   EXPECT_EQ(WindowFor(64, 0), 64u);
-  EXPECT_EQ(WindowFor(64, 1 * kMiB), 64u);          // 64 MiB fits
-  EXPECT_EQ(WindowFor(64, 5 * kMiB), 51u);          // 255 MiB
+  EXPECT_EQ(WindowFor(64, 1 * kMiB), 64u);                 // 64 MiB fits
+  EXPECT_EQ(WindowFor(64, 5 * kMiB), 51u);                 // 255 MiB
   EXPECT_EQ(WindowFor(64, 1024 * kMiB), kSlicesInFlight);  // never fewer
-  EXPECT_EQ(WindowFor(2, 1024 * kMiB), 2u);         // nor more than the store's
+  EXPECT_EQ(WindowFor(2, 1024 * kMiB), 2u);                // nor more than the store's
 }
 
 }  // namespace

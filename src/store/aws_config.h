@@ -31,6 +31,7 @@
 #include <string>
 #include <string_view>
 
+#include "turbozarr/remote_store.h"
 #include "turbozarr/status.h"
 #include "turbozarr/store.h"
 

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include "testing/aws_test_environment.h"
+#include "turbozarr/open_store.h"
+#include "turbozarr/remote_store.h"
 
 namespace turbozarr {
 namespace {

@@ -1,8 +1,8 @@
 // The caching wrapper (see turbozarr/store_wrappers.h): an LRU of the values
 // read through it, keyed by (key, byte range), bounded by the bytes held.
-// A hit hands out a copy (a Buffer is an owned value); the copy costs far
-// less than the request it saves. Misses of a GetMany go to the inner store
-// together, so a remote store still keeps them in flight at once.
+// A hit is copied into the read's target; the copy costs far less than the
+// request it saves. The misses of a batch go to the inner store together, so
+// a remote store still keeps them in flight at once.
 #include <list>
 #include <map>
 #include <mutex>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "store/forwarding_store.h"
+#include "store/store_internal.h"
 #include "turbozarr/store_wrappers.h"
 #include "util/thread_annotations.h"
 
@@ -32,59 +33,43 @@ class CachingStore final : public internal::ForwardingStore {
   CachingStore(std::shared_ptr<Store> inner, uint64_t capacity)
       : ForwardingStore(std::move(inner)), capacity_(capacity) {}
 
-  Result<std::optional<Buffer>> Get(std::string_view key, ByteRange range) override {
-    const RangeKey rk{range.offset, range.length, range.suffix};
-    // The generation taken with the lookup: a Set or Erase while we read
+  // Hits are copied into their targets under the lock; the misses go to
+  // the inner store together, straight into their own targets, and what
+  // they found is copied into the cache.
+  Status Read(std::span<const ReadRequest> requests,
+              std::span<ReadAnswer> answers) override {
+    std::vector<size_t> missed;
+    std::vector<ReadRequest> misses;
+    // The generation taken with the lookups: a Set or Erase while we read
     // makes what we read stale, and it must not enter the cache.
     uint64_t generation;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      if (std::optional<Buffer> hit = Lookup(std::string(key), rk)) {
-        return std::optional<Buffer>(std::move(*hit));
-      }
-      generation = generation_;
-    }
-    Result<std::optional<Buffer>> r = ForwardingStore::Get(key, range);
-    if (r.ok() && r->has_value()) MaybeInsert(generation, std::string(key), rk, **r);
-    return r;
-  }
-
-  // Through Get, so that a straight read is cached (and served) too.
-  Result<std::optional<uint64_t>> GetInto(std::string_view key, ByteRange range,
-                                          MutableByteView out) override {
-    return Store::GetInto(key, range, out);
-  }
-
-  Result<std::vector<std::optional<Buffer>>> GetMany(
-      std::span<const KeyRange> reads) override {
-    std::vector<std::optional<Buffer>> out(reads.size());
-    std::vector<size_t> missed;
-    std::vector<KeyRange> misses;
-    uint64_t generation;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      for (size_t i = 0; i < reads.size(); ++i) {
-        const ByteRange& r = reads[i].range;
-        out[i] = Lookup(reads[i].key, RangeKey{r.offset, r.length, r.suffix});
-        if (!out[i]) {
+      for (size_t i = 0; i < requests.size(); ++i) {
+        if (const Buffer* hit = Lookup(requests[i].key, Key(requests[i].range))) {
+          answers[i] = internal::DeliverBytes(requests[i], hit->view());
+        } else {
           missed.push_back(i);
-          misses.push_back(reads[i]);
+          misses.push_back(requests[i]);
         }
       }
       generation = generation_;
     }
-    if (misses.empty()) return out;
-    TZ_ASSIGN_OR_RETURN(std::vector<std::optional<Buffer>> fetched,
-                        ForwardingStore::GetMany(misses));
+    if (misses.empty()) return Status::OK();
+    std::vector<ReadAnswer> fetched(misses.size());
+    TZ_RETURN_NOT_OK(ForwardingStore::Read(misses, fetched));
     for (size_t m = 0; m < missed.size(); ++m) {
-      if (fetched[m]) {
-        const ByteRange& r = misses[m].range;
-        MaybeInsert(generation, misses[m].key, RangeKey{r.offset, r.length, r.suffix},
-                    *fetched[m]);
+      const ReadRequest& r = misses[m];
+      const ReadAnswer& a = fetched[m];
+      answers[missed[m]] = a;
+      if (!a.found) continue;
+      if (r.target != ReadTarget::kCallerMemory) {
+        MaybeInsert(generation, r.key, Key(r.range), r.buffer->view());
+      } else if (a.length == r.memory.size()) {  // else nothing was read
+        MaybeInsert(generation, r.key, Key(r.range), r.memory);
       }
-      out[missed[m]] = std::move(fetched[m]);
     }
-    return out;
+    return Status::OK();
   }
 
   Status Set(std::string_view key, ByteView value) override {
@@ -117,26 +102,31 @@ class CachingStore final : public internal::ForwardingStore {
   };
   using Lru = std::list<Entry>;  // most recently used first
 
-  std::optional<Buffer> Lookup(const std::string& key, const RangeKey& rk) {
+  static RangeKey Key(const ByteRange& r) { return {r.offset, r.length, r.suffix}; }
+
+  // The cached value, valid while mu_ is held. REQUIRES: mu_ held.
+  const Buffer* Lookup(std::string_view key, const RangeKey& rk) {
     auto k = index_.find(key);
-    if (k == index_.end()) return std::nullopt;
+    if (k == index_.end()) return nullptr;
     auto e = k->second.find(rk);
-    if (e == k->second.end()) return std::nullopt;
+    if (e == k->second.end()) return nullptr;
     lru_.splice(lru_.begin(), lru_, e->second);
-    return e->second->value;  // a copy: the caller owns what it gets
+    return &e->second->value;
   }
 
-  void MaybeInsert(uint64_t generation, const std::string& key, const RangeKey& rk,
-                   const Buffer& value) {
+  void MaybeInsert(uint64_t generation, std::string_view key, const RangeKey& rk,
+                   ByteView value) {
     if (value.size() > capacity_) return;
     std::lock_guard<std::mutex> lock(mu_);
     if (generation == generation_) Insert(key, rk, value);
   }
 
-  void Insert(const std::string& key, const RangeKey& rk, const Buffer& value) {
-    auto& ranges = index_[key];
+  void Insert(std::string_view key, const RangeKey& rk, ByteView value) {
+    auto k = index_.find(key);
+    if (k == index_.end()) k = index_.emplace(std::string(key), Ranges()).first;
+    auto& ranges = k->second;
     if (ranges.count(rk)) return;
-    lru_.push_front(Entry{key, rk, value});
+    lru_.push_front(Entry{std::string(key), rk, Buffer(value)});
     ranges[rk] = lru_.begin();
     held_ += value.size();
     while (held_ > capacity_ && !lru_.empty()) Evict(std::prev(lru_.end()));
@@ -153,7 +143,7 @@ class CachingStore final : public internal::ForwardingStore {
   void Forget(std::string_view key) {
     std::lock_guard<std::mutex> lock(mu_);
     ++generation_;
-    auto k = index_.find(std::string(key));
+    auto k = index_.find(key);
     if (k == index_.end()) return;
     std::vector<Lru::iterator> doomed;
     for (auto& [rk, it] : k->second) doomed.push_back(it);
@@ -171,7 +161,15 @@ class CachingStore final : public internal::ForwardingStore {
   const uint64_t capacity_;
   std::mutex mu_;
   Lru lru_ TZ_GUARDED_BY(mu_);
-  std::unordered_map<std::string, std::map<RangeKey, Lru::iterator>> index_
+  using Ranges = std::map<RangeKey, Lru::iterator>;
+  // Heterogeneous lookup, so that finding a key makes no string.
+  struct KeyHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const {
+      return std::hash<std::string_view>{}(s);
+    }
+  };
+  std::unordered_map<std::string, Ranges, KeyHash, std::equal_to<>> index_
       TZ_GUARDED_BY(mu_);
   uint64_t held_ TZ_GUARDED_BY(mu_) = 0;
   // Bumped by every write through the wrapper.

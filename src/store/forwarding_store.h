@@ -1,8 +1,7 @@
 // ForwardingStore: a Store that passes every call to an inner store; the
 // wrappers (throttled, metrics, caching, read-only) derive from it and
-// override only the calls they change. GetReusing is the exception: it goes
-// through this store's Get (Store's default), so a wrapper that changes Get
-// sees those reads too; wrappers that leave reads alone forward it.
+// override only the calls they change. Every read reaches Read, so a wrapper
+// that watches reads overrides that one call.
 //
 // Thread safety: as the inner store.
 #pragma once
@@ -18,16 +17,9 @@ class ForwardingStore : public virtual Store {
  public:
   explicit ForwardingStore(std::shared_ptr<Store> inner) : inner_(std::move(inner)) {}
 
-  Result<std::optional<Buffer>> Get(std::string_view key, ByteRange range) override {
-    return inner_->Get(key, range);
-  }
-  Result<std::vector<std::optional<Buffer>>> GetMany(
-      std::span<const KeyRange> reads) override {
-    return inner_->GetMany(reads);
-  }
-  Result<std::optional<uint64_t>> GetInto(std::string_view key, ByteRange range,
-                                          MutableByteView out) override {
-    return inner_->GetInto(key, range, out);
+  Status Read(std::span<const ReadRequest> requests,
+              std::span<ReadAnswer> answers) override {
+    return inner_->Read(requests, answers);
   }
   Result<std::optional<uint64_t>> Size(std::string_view key) override {
     return inner_->Size(key);
@@ -46,10 +38,7 @@ class ForwardingStore : public virtual Store {
     return inner_->ListDirectory(prefix);
   }
   Status Flush() override { return inner_->Flush(); }
-  bool IsWritable() const override { return inner_->IsWritable(); }
-  int PreferredRequestsInFlight() const override {
-    return inner_->PreferredRequestsInFlight();
-  }
+  StoreCapabilities Capabilities() const override { return inner_->Capabilities(); }
   bool WantsPrefetch() const override { return inner_->WantsPrefetch(); }
   void Prefetch(std::span<const std::string> keys) override { inner_->Prefetch(keys); }
   std::string Describe() const override { return inner_->Describe(); }

@@ -143,23 +143,4 @@ std::string CheckResponse(const HttpRequest& request, HttpResponse& response,
   return "";
 }
 
-std::string EscapeUrlPath(std::string_view key) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(key.size());
-  for (char ch : key) {
-    const unsigned char c = static_cast<unsigned char>(ch);
-    const bool alnum =
-        (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
-    if (alnum || ch == '-' || ch == '.' || ch == '_' || ch == '~' || ch == '/') {
-      out += ch;
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
-
 }  // namespace turbozarr

@@ -74,8 +74,4 @@ std::string CheckHeaders(const HttpRequest& request, HttpResponse& response,
 std::string CheckResponse(const HttpRequest& request, HttpResponse& response,
                           std::optional<uint64_t> content_length);
 
-// Percent-encodes every byte of `key` but the unreserved characters
-// (A-Z a-z 0-9 - . _ ~) and '/'.
-std::string EscapeUrlPath(std::string_view key);
-
 }  // namespace turbozarr

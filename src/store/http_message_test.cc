@@ -143,16 +143,6 @@ TEST(CheckHeadersTest, CatchesWhatTheHeadersAloneGiveAway) {
   EXPECT_FALSE(r.content_range.has_value());
 }
 
-TEST(EscapeUrlPathTest, KeepsUnreservedAndSlashes) {
-  EXPECT_EQ(EscapeUrlPath("a/b/zarr.json"), "a/b/zarr.json");
-  EXPECT_EQ(EscapeUrlPath("c/0.0.1"), "c/0.0.1");
-  EXPECT_EQ(EscapeUrlPath("key with spaces"), "key%20with%20spaces");
-  EXPECT_EQ(EscapeUrlPath("q?x=1#f"), "q%3Fx%3D1%23f");
-  EXPECT_EQ(EscapeUrlPath("pct%41"), "pct%2541");
-  EXPECT_EQ(EscapeUrlPath("\xC3\xBC"), "%C3%BC");
-  EXPECT_EQ(EscapeUrlPath("~_-."), "~_-.");
-}
-
 TEST(HttpResponseTest, HeaderFindsTheFirstOfAName) {
   HttpResponse r;
   r.headers = {{"etag", "\"1\""}, {"x", "a"}, {"x", "b"}};

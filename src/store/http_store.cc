@@ -5,6 +5,7 @@
 
 #include "store/http_read_plan.h"
 #include "store/store_internal.h"
+#include "store/url_encoding.h"
 
 namespace turbozarr {
 
@@ -22,7 +23,7 @@ HttpStore::HttpStore(std::string base, std::string query, HttpOptions options)
       transport_(std::make_unique<HttpTransport>(std::move(options))) {}
 
 std::string HttpStore::Url(std::string_view key) const {
-  return base_ + "/" + EscapeUrlPath(key) + query_;
+  return base_ + "/" + PercentEncode(key, Slash::kKeep) + query_;
 }
 
 Status HttpStore::ReadOnly(std::string_view what) const {
@@ -39,65 +40,50 @@ Status HttpStore::NoListing() const {
 namespace {
 
 // What a GET or HEAD of `key` tells: absent, or (part of) its value.
-Result<std::optional<FetchedBytes>> Interpret(const std::string& url,
-                                              const HttpRequest& req,
-                                              Result<HttpResponse> result) {
+Result<std::optional<internal::FetchedBytes>> Interpret(const std::string& url,
+                                                        const HttpRequest& req,
+                                                        Result<HttpResponse> result) {
   if (!result.ok()) return result.status();
   HttpResponse& r = *result;
-  if (r.status == 404 || r.status == 410) return std::optional<FetchedBytes>();
+  if (r.status == 404 || r.status == 410) return std::optional<internal::FetchedBytes>();
   if (r.status != 416 && (r.status < 200 || r.status > 299)) {
     return Status::IOError(req.method + " " + url + ": HTTP " + std::to_string(r.status) +
                            Attempts(r));
   }
-  return std::optional<FetchedBytes>(FetchedFromResponse(req, std::move(r)));
+  return std::optional<internal::FetchedBytes>(
+      internal::FetchedFromResponse(req, std::move(r)));
 }
 
 }  // namespace
 
-Result<std::optional<Buffer>> HttpStore::Get(std::string_view key, ByteRange range) {
-  TZ_RETURN_NOT_OK(ValidateKey(key));
-  HttpRequest req;
-  req.url = Url(key);
-  if (range.length == 0) {  // only whether the key exists
-    req.method = "HEAD";
-  } else if (!range.IsFull()) {
-    req.range = range;
-  }
-  TZ_ASSIGN_OR_RETURN(
-      std::optional<FetchedBytes> f,
-      Interpret(base_ + "/" + std::string(key), req, transport_->Fetch(req)));
-  if (!f) return std::optional<Buffer>();
-  return std::optional<Buffer>(SliceFetched(*f, range, /*take=*/true));
-}
-
-Result<std::vector<std::optional<Buffer>>> HttpStore::GetMany(
-    std::span<const KeyRange> reads) {
-  for (const KeyRange& r : reads) TZ_RETURN_NOT_OK(ValidateKey(r.key));
+Status HttpStore::Read(std::span<const ReadRequest> requests,
+                       std::span<ReadAnswer> answers) {
+  for (const ReadRequest& r : requests) TZ_RETURN_NOT_OK(ValidateKey(r.key));
   const HttpOptions& opt = transport_->options();
-
-  std::vector<PlannedRead> plan = PlanReads(reads, opt.coalesce_gap, opt.coalesce_max);
-
-  std::vector<HttpRequest> requests(plan.size());
-  for (size_t p = 0; p < plan.size(); ++p) {
-    requests[p].url = Url(plan[p].key);
-    if (plan[p].head) {
-      requests[p].method = "HEAD";
-    } else if (!plan[p].range.IsFull()) {
-      requests[p].range = plan[p].range;
+  auto fetch = [&](std::span<const internal::PlannedRead> plan,
+                   std::span<std::optional<internal::FetchedBytes>> out) -> Status {
+    std::vector<HttpRequest> reqs(plan.size());
+    for (size_t p = 0; p < plan.size(); ++p) {
+      reqs[p].method = internal::PlannedMethod(plan[p]);
+      reqs[p].url = Url(plan[p].key);
+      reqs[p].range = internal::PlannedRange(plan[p]);
     }
-  }
-  std::vector<Result<HttpResponse>> responses = transport_->FetchMany(requests);
-
-  std::vector<std::optional<Buffer>> out(reads.size());
-  for (size_t p = 0; p < plan.size(); ++p) {
-    TZ_ASSIGN_OR_RETURN(std::optional<FetchedBytes> f,
-                        Interpret(base_ + "/" + std::string(plan[p].key), requests[p],
-                                  std::move(responses[p])));
-    if (!f) continue;  // absent: every read of it stays nullopt
-    const bool take = plan[p].members.size() == 1;
-    for (size_t i : plan[p].members) out[i] = SliceFetched(*f, reads[i].range, take);
-  }
-  return out;
+    std::vector<Result<HttpResponse>> responses;
+    if (reqs.size() == 1) {
+      responses.push_back(transport_->Fetch(reqs[0]));
+    } else {
+      responses = transport_->FetchMany(reqs);
+    }
+    for (size_t p = 0; p < plan.size(); ++p) {
+      TZ_ASSIGN_OR_RETURN(out[p], Interpret(base_ + "/" + std::string(plan[p].key),
+                                            reqs[p], std::move(responses[p])));
+    }
+    return Status::OK();
+  };
+  // One window: the transport keeps at most max_concurrency in flight and
+  // queues the rest without signing or buffering them.
+  return internal::ReadPlanned(requests, answers, {opt.coalesce_gap, opt.coalesce_max},
+                               requests.size(), fetch);
 }
 
 Result<std::optional<uint64_t>> HttpStore::Size(std::string_view key) {
@@ -174,8 +160,9 @@ bool StartsWithNoCase(std::string_view s, std::string_view prefix) {
 
 }  // namespace
 
-int HttpStore::PreferredRequestsInFlight() const {
-  return std::max(1, transport_->options().max_concurrency);
+StoreCapabilities HttpStore::Capabilities() const {
+  return {.writable = false,
+          .requests_in_flight = std::max(1, transport_->options().max_concurrency)};
 }
 
 Result<std::shared_ptr<Store>> MakeHttpStore(std::string base_url, HttpOptions options) {

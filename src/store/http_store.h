@@ -1,13 +1,14 @@
 // HttpStore: a read-only Store over an HTTP(S) server; key "a/b" is the
 // resource <base URL>/a/b.
 //
-// Get sends one GET (with a Range header for a byte range) through an
+// A read is a GET (with a Range header for a byte range) through an
 // HttpTransport; 404 and 410 mean the key is absent, 416 a range past the end
 // of a present value, and a server that ignores Range (200 with the whole
-// value) is answered by slicing. GetMany plans all reads first: ranges of one
-// key lying at most HttpOptions::coalesce_gap apart become one request, every
-// request goes out at once (up to max_concurrency in flight) and the answers
-// are split back into the reads asked for. Size is a HEAD. Listing is not
+// value) is answered by slicing. A batch is planned first (ReadPlanned,
+// read_plan.h): ranges of one key lying at most HttpOptions::coalesce_gap
+// apart become one request, every request goes out at once (up to
+// max_concurrency in flight) and the answers are cut back into the reads
+// asked for. Size is a HEAD. Listing is not
 // part of HTTP, so List and ListDirectory answer Unsupported: groups are
 // opened through consolidated metadata and arrays by path. Set and Erase
 // answer InvalidArgument (the store is read-only).
@@ -19,6 +20,7 @@
 #include <string>
 
 #include "store/http_transport.h"
+#include "turbozarr/remote_store.h"
 #include "turbozarr/store.h"
 
 namespace turbozarr {
@@ -29,19 +31,16 @@ class HttpStore final : public Store {
   // fragment; `query` is "" or starts with '?' (MakeHttpStore splits them).
   HttpStore(std::string base, std::string query, HttpOptions options);
 
-  Result<std::optional<Buffer>> Get(std::string_view key,
-                                    ByteRange range = ByteRange::Full()) override;
-  Result<std::vector<std::optional<Buffer>>> GetMany(
-      std::span<const KeyRange> reads) override;
+  Status Read(std::span<const ReadRequest> requests,
+              std::span<ReadAnswer> answers) override;
   Result<std::optional<uint64_t>> Size(std::string_view key) override;
   Status Set(std::string_view key, ByteView value) override;
   Status Erase(std::string_view key) override;
   Status ErasePrefix(std::string_view prefix) override;
   Result<std::vector<std::string>> List(std::string_view prefix) override;
   Result<DirectoryListing> ListDirectory(std::string_view prefix) override;
-  bool IsWritable() const override { return false; }
-  // Readers batch their Gets into GetMany calls this large.
-  int PreferredRequestsInFlight() const override;
+  // Read-only; readers batch their reads into Read calls of max_concurrency.
+  StoreCapabilities Capabilities() const override;
   // The base URL, without its query string (which may hold credentials).
   std::string Describe() const override { return base_; }
 

@@ -15,6 +15,7 @@
 #include "testing/fault_http_server.h"
 #include "testing/nginx_server.h"
 #include "testing/read_only_store_conformance.h"
+#include "turbozarr/remote_store.h"
 
 namespace turbozarr {
 namespace {
@@ -232,7 +233,7 @@ TEST_F(HttpStoreNginxTest, ListingAndWritingAreRefusedClearly) {
   Status set = store_->Set("x", AsBytes("v"));
   EXPECT_EQ(set.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(set.message().find("read-only"), std::string::npos);
-  EXPECT_FALSE(store_->IsWritable());
+  EXPECT_FALSE(store_->Capabilities().writable);
   EXPECT_EQ(store_->Describe(), dir_.url);
 }
 

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "store/http_message.h"
+#include "turbozarr/remote_store.h"
 #include "turbozarr/status.h"
 #include "turbozarr/store.h"
 

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "testing/fault_http_server.h"
+#include "turbozarr/remote_store.h"
 
 namespace turbozarr {
 namespace {

@@ -324,40 +324,32 @@ void LocalStore::StartReadahead(std::string_view key) {
   }
 }
 
-Result<std::optional<Buffer>> LocalStore::Get(std::string_view key, ByteRange range) {
-  TZ_ASSIGN_OR_RETURN(OpenFile file, OpenForRead(key));
-  if (file.fd < 0) return std::optional<Buffer>();
-  FileCloser closer(file.fd);
-  internal::ResolvedRange r = internal::ResolveByteRange(range, file.size);
-  Buffer out(r.length());
-  TZ_ASSIGN_OR_RETURN(size_t done, ReadAt(key, file, r.begin, out.mutable_view()));
-  out.Resize(done);
-  return std::optional<Buffer>(std::move(out));
+Status LocalStore::Read(std::span<const ReadRequest> requests,
+                        std::span<ReadAnswer> answers) {
+  // One after the other: a reading thread waits on one file at a time, and
+  // readers keep the disk busy with many threads and Prefetch hints.
+  for (size_t i = 0; i < requests.size(); ++i) {
+    TZ_ASSIGN_OR_RETURN(answers[i], ReadOne(requests[i]));
+  }
+  return Status::OK();
 }
 
-Result<bool> LocalStore::GetReusing(std::string_view key, ByteRange range, Buffer& into) {
-  into.Clear();  // keeps the capacity; nothing old is worth copying on growth
+Result<ReadAnswer> LocalStore::ReadOne(const ReadRequest& request) const {
+  const std::string_view key = request.key;
   TZ_ASSIGN_OR_RETURN(OpenFile file, OpenForRead(key));
-  if (file.fd < 0) return false;
+  if (file.fd < 0) return internal::Absent(request);
   FileCloser closer(file.fd);
-  internal::ResolvedRange r = internal::ResolveByteRange(range, file.size);
-  // (Large Buffers grow in size classes, so chunks of slightly different
-  // sizes share one block: see internal::AllocateBufferBytes.)
-  into.Resize(r.length());
-  TZ_ASSIGN_OR_RETURN(size_t done, ReadAt(key, file, r.begin, into.mutable_view()));
-  into.Resize(done);
-  return true;
-}
-
-Result<std::optional<uint64_t>> LocalStore::GetInto(std::string_view key, ByteRange range,
-                                                    MutableByteView out) {
-  TZ_ASSIGN_OR_RETURN(OpenFile file, OpenForRead(key));
-  if (file.fd < 0) return std::optional<uint64_t>();
-  FileCloser closer(file.fd);
-  internal::ResolvedRange r = internal::ResolveByteRange(range, file.size);
-  if (r.length() != out.size()) return std::optional<uint64_t>(r.length());
+  internal::ResolvedRange r = internal::ResolveByteRange(request.range, file.size);
+  if (request.target == ReadTarget::kCallerMemory) {
+    // Straight into the caller's memory, or not at all.
+    if (r.length() != request.memory.size()) return ReadAnswer{true, r.length()};
+    TZ_ASSIGN_OR_RETURN(size_t done, ReadAt(key, file, r.begin, request.memory));
+    return ReadAnswer{true, done};
+  }
+  MutableByteView out = internal::PrepareBuffer(request, r.length());
   TZ_ASSIGN_OR_RETURN(size_t done, ReadAt(key, file, r.begin, out));
-  return std::optional<uint64_t>(done);
+  request.buffer->Resize(done);
+  return ReadAnswer{true, done};
 }
 
 Result<std::optional<uint64_t>> LocalStore::Size(std::string_view key) {

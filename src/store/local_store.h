@@ -46,11 +46,11 @@ class LocalStore final : public Store {
   explicit LocalStore(std::string root);
   ~LocalStore() override;
 
-  Result<std::optional<Buffer>> Get(std::string_view key,
-                                    ByteRange range = ByteRange::Full()) override;
-  Result<std::optional<uint64_t>> GetInto(std::string_view key, ByteRange range,
-                                          MutableByteView out) override;
-  Result<bool> GetReusing(std::string_view key, ByteRange range, Buffer& into) override;
+  // Each request is open + fstat + pread straight into its target: a
+  // caller's memory (through an aligned bounce buffer when misaligned, see
+  // ReadAt) or a buffer, reused when the target asks so.
+  Status Read(std::span<const ReadRequest> requests,
+              std::span<ReadAnswer> answers) override;
   Result<std::optional<uint64_t>> Size(std::string_view key) override;
   Status Set(std::string_view key, ByteView value) override;
   Status Erase(std::string_view key) override;
@@ -78,15 +78,16 @@ class LocalStore final : public Store {
     std::string path;
   };
   Result<OpenFile> OpenForRead(std::string_view key) const;
+  Result<ReadAnswer> ReadOne(const ReadRequest& request) const;
   // The path to name in an error about `file`.
   std::string ErrorPath(std::string_view key, const OpenFile& file) const;
   // Reads up to out.size() bytes at `offset`; answers how many were read
   // (fewer only if the file shrank meanwhile). A read that finds its bytes
   // not cached turns hints on.
-  // Into memory that is not 32-byte aligned (a caller's array: GetInto),
-  // the bytes go through an aligned per-thread buffer of kBounceBytes: the
-  // kernel's copy into such memory runs at a quarter of its speed on some
-  // CPUs, and a copy of a slice that stays in the cache costs far less.
+  // Into memory that is not 32-byte aligned (a caller's array:
+  // ReadTarget::kCallerMemory), the bytes go through an aligned per-thread buffer of
+  // kBounceBytes: the kernel's copy into such memory runs at a quarter of its speed on
+  // some CPUs, and a copy of a slice that stays in the cache costs far less.
   Result<size_t> ReadAt(std::string_view key, const OpenFile& file, uint64_t offset,
                         MutableByteView out) const;
   // ReadAt, with no regard to alignment.

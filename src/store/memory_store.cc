@@ -1,6 +1,5 @@
 #include "store/memory_store.h"
 
-#include <cstring>
 #include <mutex>
 
 #include "store/store_internal.h"
@@ -15,36 +14,23 @@ std::shared_ptr<const Buffer> MemoryStore::Find(std::string_view key) const {
   return it == values_.end() ? nullptr : it->second;
 }
 
-Result<std::optional<Buffer>> MemoryStore::Get(std::string_view key, ByteRange range) {
-  TZ_RETURN_NOT_OK(ValidateKey(key));
-  std::shared_ptr<const Buffer> value = Find(key);
-  if (!value) return std::optional<Buffer>();
-  internal::ResolvedRange r = internal::ResolveByteRange(range, value->size());
-  return std::optional<Buffer>(Buffer(value->view().subspan(r.begin, r.length())));
-}
-
-Result<std::optional<uint64_t>> MemoryStore::GetInto(std::string_view key,
-                                                     ByteRange range,
-                                                     MutableByteView out) {
-  TZ_RETURN_NOT_OK(ValidateKey(key));
-  std::shared_ptr<const Buffer> value = Find(key);
-  if (!value) return std::optional<uint64_t>();
-  internal::ResolvedRange r = internal::ResolveByteRange(range, value->size());
-  if (r.length() == out.size() && !out.empty()) {
-    std::memcpy(out.data(), value->data() + r.begin, out.size());
+Status MemoryStore::Read(std::span<const ReadRequest> requests,
+                         std::span<ReadAnswer> answers) {
+  for (size_t i = 0; i < requests.size(); ++i) {
+    const ReadRequest& request = requests[i];
+    TZ_RETURN_NOT_OK(ValidateKey(request.key));
+    // The value is immutable and kept alive by the shared pointer, so the
+    // one copy into the target happens outside the lock.
+    std::shared_ptr<const Buffer> value = Find(request.key);
+    if (!value) {
+      answers[i] = internal::Absent(request);
+      continue;
+    }
+    internal::ResolvedRange r = internal::ResolveByteRange(request.range, value->size());
+    answers[i] =
+        internal::DeliverBytes(request, value->view().subspan(r.begin, r.length()));
   }
-  return std::optional<uint64_t>(r.length());
-}
-
-Result<bool> MemoryStore::GetReusing(std::string_view key, ByteRange range,
-                                      Buffer& into) {
-  into.Clear();
-  TZ_RETURN_NOT_OK(ValidateKey(key));
-  std::shared_ptr<const Buffer> value = Find(key);
-  if (!value) return false;
-  internal::ResolvedRange r = internal::ResolveByteRange(range, value->size());
-  into.Assign(value->view().subspan(r.begin, r.length()));
-  return true;
+  return Status::OK();
 }
 
 Result<std::optional<uint64_t>> MemoryStore::Size(std::string_view key) {

@@ -3,7 +3,7 @@
 // against.
 //
 // Thread safety: safe from many threads. A reader-writer lock guards the map;
-// values are immutable shared buffers, so a Get copies its bytes after the
+// values are immutable shared buffers, so a read copies its bytes after the
 // lock is released and a concurrent Set never tears them.
 #pragma once
 
@@ -18,11 +18,8 @@ namespace turbozarr {
 
 class MemoryStore final : public Store {
  public:
-  Result<std::optional<Buffer>> Get(std::string_view key,
-                                    ByteRange range = ByteRange::Full()) override;
-  Result<std::optional<uint64_t>> GetInto(std::string_view key, ByteRange range,
-                                          MutableByteView out) override;
-  Result<bool> GetReusing(std::string_view key, ByteRange range, Buffer& into) override;
+  Status Read(std::span<const ReadRequest> requests,
+              std::span<ReadAnswer> answers) override;
   Result<std::optional<uint64_t>> Size(std::string_view key) override;
   Status Set(std::string_view key, ByteView value) override;
   Status SetBuffer(std::string_view key, Buffer value) override;

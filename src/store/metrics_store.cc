@@ -14,36 +14,24 @@ class MetricsStoreImpl final : public MetricsStore, public internal::ForwardingS
   explicit MetricsStoreImpl(std::shared_ptr<Store> inner)
       : ForwardingStore(std::move(inner)) {}
 
-  Result<std::optional<Buffer>> Get(std::string_view key, ByteRange range) override {
+  Status Read(std::span<const ReadRequest> requests,
+              std::span<ReadAnswer> answers) override {
     Timer t(*this);
-    Result<std::optional<Buffer>> r = ForwardingStore::Get(key, range);
-    CountRead(r.ok() && !r->has_value(), r.ok() && r->has_value() ? (*r)->size() : 0);
-    return r;
-  }
-  Result<std::optional<uint64_t>> GetInto(std::string_view key, ByteRange range,
-                                          MutableByteView out) override {
-    Timer t(*this);
-    Result<std::optional<uint64_t>> r = ForwardingStore::GetInto(key, range, out);
-    const bool found = r.ok() && r->has_value();
-    CountRead(r.ok() && !found, found && **r == out.size() ? out.size() : 0);
-    return r;
-  }
-  Result<bool> GetReusing(std::string_view key, ByteRange range, Buffer& into) override {
-    Timer t(*this);
-    Result<bool> r = inner().GetReusing(key, range, into);
-    CountRead(r.ok() && !*r, r.ok() && *r ? into.size() : 0);
-    return r;
-  }
-  Result<std::vector<std::optional<Buffer>>> GetMany(
-      std::span<const KeyRange> reads) override {
-    Timer t(*this);
-    Add(get_many_calls_, 1);
-    Result<std::vector<std::optional<Buffer>>> r = ForwardingStore::GetMany(reads);
-    if (r.ok()) {
-      for (const std::optional<Buffer>& v : *r)
-        CountRead(!v.has_value(), v ? v->size() : 0);
+    if (requests.size() != 1) Add(get_many_calls_, 1);
+    Status s = ForwardingStore::Read(requests, answers);
+    if (!s.ok()) {
+      Add(gets_, requests.size());
+      return s;
     }
-    return r;
+    for (size_t i = 0; i < requests.size(); ++i) {
+      const ReadAnswer& a = answers[i];
+      // Caller memory holds the bytes only when the part fits it exactly.
+      const bool delivered =
+          a.found && (requests[i].target != ReadTarget::kCallerMemory ||
+                      a.length == requests[i].memory.size());
+      CountRead(!a.found, delivered ? a.length : 0);
+    }
+    return s;
   }
   Status Set(std::string_view key, ByteView value) override {
     Timer t(*this);

@@ -17,17 +17,15 @@ class ReadOnlyStore final : public internal::ForwardingStore {
   explicit ReadOnlyStore(std::shared_ptr<Store> inner)
       : ForwardingStore(std::move(inner)) {}
 
-  // Reads are unchanged, so the wrapped store's own reuse applies
-  // (ForwardingStore leaves GetReusing to go through Get, for wrappers that
-  // change Get).
-  Result<bool> GetReusing(std::string_view key, ByteRange range, Buffer& into) override {
-    return inner().GetReusing(key, range, into);
-  }
   Status Set(std::string_view key, ByteView value) override;
   Status Erase(std::string_view key) override;
   Status ErasePrefix(std::string_view prefix) override;
   Status Flush() override { return Status::OK(); }  // nothing written through us
-  bool IsWritable() const override { return false; }
+  StoreCapabilities Capabilities() const override {
+    StoreCapabilities c = ForwardingStore::Capabilities();
+    c.writable = false;
+    return c;
+  }
 };
 
 // The refusal every read-only store gives: InvalidArgument naming the store,

@@ -3,6 +3,8 @@
 #include <cctype>
 #include <chrono>
 
+#include "store/url_encoding.h"
+
 namespace turbozarr {
 
 namespace {
@@ -101,7 +103,7 @@ Result<std::unique_ptr<S3Client>> S3Client::Make(std::string bucket, S3Options o
   }
   if (path_style) {
     c->authority_ = host;
-    c->base_path_ = endpoint_path + "/" + sigv4::UriEncode(bucket, true);
+    c->base_path_ = endpoint_path + "/" + PercentEncode(bucket, Slash::kEncode);
   } else {
     c->authority_ = bucket + "." + host;
     c->base_path_ = endpoint_path;
@@ -125,7 +127,7 @@ HttpRequest S3Client::Request(std::string_view method, std::string_view object_k
   r.method = std::string(method);
   std::string path = base_path_;
   if (!object_key.empty() || path.empty())
-    path += "/" + sigv4::UriEncode(object_key, false);
+    path += "/" + PercentEncode(object_key, Slash::kKeep);
   const std::string canonical_query = sigv4::CanonicalQuery(query);
   r.url = scheme_ + "://" + authority_ + path;
   if (!canonical_query.empty()) r.url += "?" + canonical_query;

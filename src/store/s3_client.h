@@ -21,6 +21,7 @@
 #include "store/http_transport.h"
 #include "store/s3_xml.h"
 #include "store/sigv4.h"
+#include "turbozarr/remote_store.h"
 #include "turbozarr/store.h"
 
 namespace turbozarr {

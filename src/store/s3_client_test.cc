@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "testing/aws_test_environment.h"
+#include "turbozarr/remote_store.h"
 
 namespace turbozarr {
 namespace {

@@ -14,7 +14,7 @@ namespace {
 
 constexpr size_t kDeleteBatch = 1000;  // DeleteObjects' limit
 
-// How many requests of a GetMany are signed and queued at once, per unit of
+// How many requests of a batch are signed and queued at once, per unit of
 // transport concurrency.
 constexpr size_t kWindowPerConnection = 8;
 
@@ -35,76 +35,66 @@ std::string S3Store::ListPrefix(std::string_view prefix) const {
   return p;
 }
 
-int S3Store::PreferredRequestsInFlight() const {
-  return std::max(1, client_->options().http.max_concurrency);
+StoreCapabilities S3Store::Capabilities() const {
+  return {.writable = true,
+          .requests_in_flight = std::max(1, client_->options().http.max_concurrency)};
 }
 
 namespace {
 
 // What a GET or HEAD of an object tells: absent, or (part of) its value.
-Result<std::optional<FetchedBytes>> Interpret(const S3Client& client,
-                                              std::string_view object_key,
-                                              const HttpRequest& req,
-                                              Result<HttpResponse> result) {
+Result<std::optional<internal::FetchedBytes>> Interpret(const S3Client& client,
+                                                        std::string_view object_key,
+                                                        const HttpRequest& req,
+                                                        Result<HttpResponse> result) {
   if (!result.ok()) return result.status();
   HttpResponse& r = *result;
   if (r.status == 404) {
     // A missing bucket is a broken store, not a missing key.
     if (S3Client::ErrorCode(r) == "NoSuchBucket")
       return client.Error(req.method, object_key, r);
-    return std::optional<FetchedBytes>();
+    return std::optional<internal::FetchedBytes>();
   }
   if (r.status != 416 && !Is2xx(r.status)) return client.Error(req.method, object_key, r);
-  return std::optional<FetchedBytes>(FetchedFromResponse(req, std::move(r)));
+  return std::optional<internal::FetchedBytes>(
+      internal::FetchedFromResponse(req, std::move(r)));
 }
 
 }  // namespace
 
-Result<std::optional<Buffer>> S3Store::Get(std::string_view key, ByteRange range) {
-  TZ_RETURN_NOT_OK(ValidateKey(key));
-  const std::string object = ObjectKey(key);
-  HttpRequest req = client_->Request(range.length == 0 ? "HEAD" : "GET", object);
-  if (range.length > 0 && !range.IsFull()) req.range = range;
-  Result<HttpResponse> r = client_->transport().Fetch(req);
-  TZ_ASSIGN_OR_RETURN(std::optional<FetchedBytes> f,
-                      Interpret(*client_, object, req, std::move(r)));
-  if (!f) return std::optional<Buffer>();
-  return std::optional<Buffer>(SliceFetched(*f, range, /*take=*/true));
-}
-
-Result<std::vector<std::optional<Buffer>>> S3Store::GetMany(
-    std::span<const KeyRange> reads) {
-  for (const KeyRange& r : reads) TZ_RETURN_NOT_OK(ValidateKey(r.key));
+Status S3Store::Read(std::span<const ReadRequest> requests,
+                     std::span<ReadAnswer> answers) {
+  for (const ReadRequest& r : requests) TZ_RETURN_NOT_OK(ValidateKey(r.key));
   const HttpOptions& opt = client_->options().http;
-  const std::vector<PlannedRead> plan =
-      PlanReads(reads, opt.coalesce_gap, opt.coalesce_max);
-  std::vector<std::optional<Buffer>> out(reads.size());
+  auto fetch = [&](std::span<const internal::PlannedRead> plan,
+                   std::span<std::optional<internal::FetchedBytes>> out) -> Status {
+    std::vector<std::string> objects;
+    std::vector<HttpRequest> reqs;
+    objects.reserve(plan.size());
+    reqs.reserve(plan.size());
+    for (const internal::PlannedRead& p : plan) {
+      objects.push_back(ObjectKey(p.key));
+      reqs.push_back(client_->Request(internal::PlannedMethod(p), objects.back()));
+      reqs.back().range = internal::PlannedRange(p);
+    }
+    std::vector<Result<HttpResponse>> responses;
+    if (reqs.size() == 1) {
+      responses.push_back(client_->transport().Fetch(reqs[0]));
+    } else {
+      responses = client_->transport().FetchMany(reqs);
+    }
+    for (size_t k = 0; k < plan.size(); ++k) {
+      TZ_ASSIGN_OR_RETURN(
+          out[k], Interpret(*client_, objects[k], reqs[k], std::move(responses[k])));
+    }
+    return Status::OK();
+  };
+  // Requests are signed a window at a time, so that a huge batch never holds
+  // more signed requests or bodies than keep the connections busy.
   const size_t window =
       kWindowPerConnection * static_cast<size_t>(std::max(1, opt.max_concurrency));
-  for (size_t start = 0; start < plan.size(); start += window) {
-    const size_t stop = std::min(plan.size(), start + window);
-    std::vector<std::string> objects;
-    std::vector<HttpRequest> requests;
-    objects.reserve(stop - start);
-    requests.reserve(stop - start);
-    for (size_t p = start; p < stop; ++p) {
-      objects.push_back(ObjectKey(plan[p].key));
-      requests.push_back(client_->Request(plan[p].head ? "HEAD" : "GET", objects.back()));
-      if (!plan[p].head && !plan[p].range.IsFull()) requests.back().range = plan[p].range;
-    }
-    std::vector<Result<HttpResponse>> responses =
-        client_->transport().FetchMany(requests);
-    for (size_t p = start; p < stop; ++p) {
-      const size_t k = p - start;
-      TZ_ASSIGN_OR_RETURN(
-          std::optional<FetchedBytes> f,
-          Interpret(*client_, objects[k], requests[k], std::move(responses[k])));
-      if (!f) continue;  // absent: every read of it stays nullopt
-      const bool take = plan[p].members.size() == 1;
-      for (size_t i : plan[p].members) out[i] = SliceFetched(*f, reads[i].range, take);
-    }
-  }
-  return out;
+  return internal::ReadPlanned(requests, answers, {opt.coalesce_gap, opt.coalesce_max},
+                               window, fetch);
 }
 
 Result<std::optional<uint64_t>> S3Store::Size(std::string_view key) {

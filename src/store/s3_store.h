@@ -1,11 +1,12 @@
 // S3Store: a Store over the objects of one S3 bucket below a key prefix.
 //
-// Store key "a/b" is object "<prefix>/a/b". Get is a GET (a Range request for
-// a byte range, HEAD for an empty one); 404 NoSuchKey means absent, while
+// Store key "a/b" is object "<prefix>/a/b". A read is a GET (a Range request
+// for a byte range, HEAD for an empty one); 404 NoSuchKey means absent, while
 // NoSuchBucket and every other failure is an error naming bucket, key, HTTP
-// status and S3 error code. GetMany plans its reads like the HTTP store
-// (neighbouring ranges of one key merged) and keeps the requests in flight
-// together, in windows so that no signature grows stale in the queue. Size is
+// status and S3 error code. A batch is planned like the HTTP store's
+// (ReadPlanned: neighbouring ranges of one key merged) and its requests kept
+// in flight together, in windows so that no signature grows stale in the
+// queue. Size is
 // a HEAD. Set is one PUT, or above S3Options::multipart_threshold a multipart
 // upload whose parts go up several at once (see s3_multipart.h); S3 makes
 // both atomic per key. Erase is a DELETE (absent is fine). List and
@@ -21,6 +22,7 @@
 #include <string>
 
 #include "store/s3_client.h"
+#include "turbozarr/remote_store.h"
 #include "turbozarr/store.h"
 
 namespace turbozarr {
@@ -30,18 +32,16 @@ class S3Store final : public Store {
   // REQUIRES: `prefix` is "" or a valid key (MakeS3Store checks).
   S3Store(std::unique_ptr<S3Client> client, std::string prefix);
 
-  Result<std::optional<Buffer>> Get(std::string_view key,
-                                    ByteRange range = ByteRange::Full()) override;
-  Result<std::vector<std::optional<Buffer>>> GetMany(
-      std::span<const KeyRange> reads) override;
+  Status Read(std::span<const ReadRequest> requests,
+              std::span<ReadAnswer> answers) override;
   Result<std::optional<uint64_t>> Size(std::string_view key) override;
   Status Set(std::string_view key, ByteView value) override;
   Status Erase(std::string_view key) override;
   Status ErasePrefix(std::string_view prefix) override;
   Result<std::vector<std::string>> List(std::string_view prefix) override;
   Result<DirectoryListing> ListDirectory(std::string_view prefix) override;
-  // Readers batch their Gets into GetMany calls this large.
-  int PreferredRequestsInFlight() const override;
+  // Readers batch their reads into Read calls of max_concurrency.
+  StoreCapabilities Capabilities() const override;
   // "s3://bucket/prefix"
   std::string Describe() const override { return client_->Describe(prefix_); }
 

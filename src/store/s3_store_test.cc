@@ -14,6 +14,8 @@
 #include "testing/aws_test_environment.h"
 #include "testing/moto_server.h"
 #include "testing/store_conformance.h"
+#include "turbozarr/open_store.h"
+#include "turbozarr/remote_store.h"
 
 namespace turbozarr {
 namespace {
@@ -248,8 +250,9 @@ TEST_F(S3StoreTest, RangedReadsAndGetMany) {
   ASSERT_TRUE((*got)[62].has_value());
   EXPECT_EQ((*got)[62]->size(), 0u);
   EXPECT_EQ((*got)[63]->chars(), v);
-  EXPECT_EQ(store->PreferredRequestsInFlight(), 2);
-  EXPECT_EQ(store_->PreferredRequestsInFlight(), moto_->Options().http.max_concurrency);
+  EXPECT_EQ(store->Capabilities().requests_in_flight, 2);
+  EXPECT_EQ(store_->Capabilities().requests_in_flight,
+            moto_->Options().http.max_concurrency);
 }
 
 TEST_F(S3StoreTest, KeysThatNeedEscaping) {

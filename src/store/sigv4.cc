@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "store/store_internal.h"
+#include "store/url_encoding.h"
 
 namespace turbozarr::sigv4 {
 
@@ -74,31 +75,12 @@ std::string Base64Md5(ByteView data) {
   return std::string(reinterpret_cast<const char*>(b64), static_cast<size_t>(n));
 }
 
-std::string UriEncode(std::string_view s, bool encode_slash) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(s.size() + s.size() / 4);
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    const bool unreserved = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-                            (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' ||
-                            c == '~';
-    if (unreserved || (c == '/' && !encode_slash)) {
-      out += ch;
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
-
 std::string CanonicalQuery(const QueryParams& params) {
   std::vector<std::pair<std::string, std::string>> encoded;
   encoded.reserve(params.size());
   for (const auto& [name, value] : params) {
-    encoded.emplace_back(UriEncode(name, true), UriEncode(value, true));
+    encoded.emplace_back(PercentEncode(name, Slash::kEncode),
+                         PercentEncode(value, Slash::kEncode));
   }
   std::sort(encoded.begin(), encoded.end());
   std::string out;

@@ -9,7 +9,8 @@
 // region, service and "aws4_request", starting from "AWS4" + secret), and the
 // signature (hex HMAC of the string to sign). SigV4Signer::Sign runs them all
 // and answers the headers to send. SHA-256, HMAC and MD5 come from OpenSSL's
-// libcrypto.
+// libcrypto. Paths and query parameters are encoded with PercentEncode
+// (url_encoding.h), SigV4's UriEncode, which the URLs sent use too.
 //
 // Thread safety: pure functions; a SigV4Signer is immutable after
 // construction and may sign from many threads at once.
@@ -42,10 +43,6 @@ inline std::string HexEncode(const Digest& d) {
 std::string Sha256Hex(ByteView data);
 // Base64 of the MD5 of `data`: a Content-MD5 header value.
 std::string Base64Md5(ByteView data);
-
-// Percent-encodes every byte but A-Z a-z 0-9 - . _ ~ (and '/' unless
-// `encode_slash`), with upper-case hex, as SigV4 requires.
-std::string UriEncode(std::string_view s, bool encode_slash);
 
 // Query parameters, unencoded, as name and value ("" for a bare name).
 using QueryParams = std::vector<std::pair<std::string, std::string>>;

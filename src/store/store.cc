@@ -95,40 +95,95 @@ std::string AsciiLower(std::string_view s) {
   return out;
 }
 
+MutableByteView PrepareBuffer(const ReadRequest& request, size_t n) {
+  if (request.target == ReadTarget::kNewBuffer) {
+    // Let the old buffer go before the new one is made, so that the two are
+    // never held (and page-faulted) at once.
+    *request.buffer = Buffer();
+    *request.buffer = Buffer(n);
+  } else {
+    // Keeps the capacity; nothing old is worth copying on growth. (Large
+    // Buffers grow in size classes, so chunks of slightly different sizes
+    // share one block: see internal::AllocateBufferBytes.)
+    request.buffer->Clear();
+    request.buffer->Resize(n);
+  }
+  return request.buffer->mutable_view();
+}
+
+ReadAnswer DeliverBytes(const ReadRequest& request, ByteView part) {
+  if (request.target == ReadTarget::kCallerMemory) {
+    if (part.size() == request.memory.size() && !part.empty()) {
+      std::memcpy(request.memory.data(), part.data(), part.size());
+    }
+  } else if (request.target == ReadTarget::kReuseBuffer) {
+    request.buffer->Clear();
+    request.buffer->Assign(part);
+  } else {
+    *request.buffer = Buffer(part);
+  }
+  return {true, part.size()};
+}
+
+ReadAnswer DeliverBuffer(const ReadRequest& request, Buffer&& part) {
+  if (request.target == ReadTarget::kCallerMemory)
+    return DeliverBytes(request, part.view());
+  const uint64_t n = part.size();
+  *request.buffer = std::move(part);
+  return {true, n};
+}
+
+ReadAnswer Absent(const ReadRequest& request) {
+  if (request.target == ReadTarget::kNewBuffer) {
+    *request.buffer = Buffer();
+  } else if (request.target == ReadTarget::kReuseBuffer) {
+    request.buffer->Clear();
+  }
+  return {};
+}
+
 }  // namespace internal
 
-Result<std::vector<std::optional<Buffer>>> Store::GetMany(
-    std::span<const KeyRange> reads) {
-  std::vector<std::optional<Buffer>> out;
-  out.reserve(reads.size());
-  for (const KeyRange& r : reads) {
-    TZ_ASSIGN_OR_RETURN(std::optional<Buffer> value, Get(r.key, r.range));
-    out.push_back(std::move(value));
-  }
-  return out;
+Result<std::optional<Buffer>> Store::Get(std::string_view key, ByteRange range) {
+  Buffer out;
+  const ReadRequest request = ReadRequest::NewBuffer(key, range, out);
+  ReadAnswer answer;
+  TZ_RETURN_NOT_OK(Read({&request, 1}, {&answer, 1}));
+  if (!answer.found) return std::optional<Buffer>();
+  return std::optional<Buffer>(std::move(out));
 }
 
 Result<std::optional<uint64_t>> Store::GetInto(std::string_view key, ByteRange range,
-                                                MutableByteView out) {
-  TZ_ASSIGN_OR_RETURN(std::optional<Buffer> value, Get(key, range));
-  if (!value) return std::optional<uint64_t>();
-  if (value->size() == out.size() && !out.empty()) {
-    std::memcpy(out.data(), value->data(), out.size());
-  }
-  return std::optional<uint64_t>(value->size());
+                                               MutableByteView out) {
+  const ReadRequest request = ReadRequest::Into(key, range, out);
+  ReadAnswer answer;
+  TZ_RETURN_NOT_OK(Read({&request, 1}, {&answer, 1}));
+  if (!answer.found) return std::optional<uint64_t>();
+  return std::optional<uint64_t>(answer.length);
 }
 
 Result<bool> Store::GetReusing(std::string_view key, ByteRange range, Buffer& into) {
-  // Nothing to reuse: let the old buffer go before Get makes a new one, so
-  // that the two are never held (and page-faulted) at once.
-  into = Buffer();
-  TZ_ASSIGN_OR_RETURN(std::optional<Buffer> value, Get(key, range));
-  if (!value) {
-    into.Clear();
-    return false;
+  const ReadRequest request = ReadRequest::Reusing(key, range, into);
+  ReadAnswer answer;
+  TZ_RETURN_NOT_OK(Read({&request, 1}, {&answer, 1}));
+  if (!answer.found) into.Clear();
+  return answer.found;
+}
+
+Result<std::vector<std::optional<Buffer>>> Store::GetMany(
+    std::span<const KeyRange> reads) {
+  std::vector<Buffer> values(reads.size());
+  std::vector<ReadRequest> requests(reads.size());
+  for (size_t i = 0; i < reads.size(); ++i) {
+    requests[i] = ReadRequest::NewBuffer(reads[i].key, reads[i].range, values[i]);
   }
-  into = std::move(*value);
-  return true;
+  std::vector<ReadAnswer> answers(reads.size());
+  TZ_RETURN_NOT_OK(Read(requests, answers));
+  std::vector<std::optional<Buffer>> out(reads.size());
+  for (size_t i = 0; i < reads.size(); ++i) {
+    if (answers[i].found) out[i] = std::move(values[i]);
+  }
+  return out;
 }
 
 Result<std::optional<uint64_t>> Store::Size(std::string_view key) {

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -28,6 +30,37 @@ struct ResolvedRange {
   uint64_t length() const { return end - begin; }
 };
 ResolvedRange ResolveByteRange(const ByteRange& range, uint64_t size);
+
+// Filling a ReadRequest's target, the same way in every store.
+//
+// Sizes a buffer target (kNewBuffer: a fresh buffer; kReuseBuffer: the
+// caller's, its memory reused) to `n` bytes and answers its memory, for a
+// store that reads into it. REQUIRES: a buffer target.
+MutableByteView PrepareBuffer(const ReadRequest& request, size_t n);
+// Copies `part`, bytes the store has at hand, into the target (a memory
+// target only when the sizes match). Answers found with part's length.
+ReadAnswer DeliverBytes(const ReadRequest& request, ByteView part);
+// Hands over `part`, a buffer the store made for this read: buffer targets
+// take it without a copy, a memory target gets a copy.
+ReadAnswer DeliverBuffer(const ReadRequest& request, Buffer&& part);
+// The answer for an absent key: buffer targets are left empty.
+ReadAnswer Absent(const ReadRequest& request);
+
+// Serves each request with `fetch(key, range)`, a
+// Result<std::optional<Buffer>> of the selected part, handing its buffer to
+// the target: for stores whose reads make a buffer anyway (zip entries are
+// inflated or read whole), one after the other.
+template <typename Fetch>
+Status ReadEachIntoBuffers(std::span<const ReadRequest> requests,
+                           std::span<ReadAnswer> answers, Fetch&& fetch) {
+  for (size_t i = 0; i < requests.size(); ++i) {
+    Result<std::optional<Buffer>> value = fetch(requests[i].key, requests[i].range);
+    if (!value.ok()) return value.status();
+    answers[i] = value->has_value() ? DeliverBuffer(requests[i], std::move(**value))
+                                    : Absent(requests[i]);
+  }
+  return Status::OK();
+}
 
 // `s` with ASCII letters in lower case (HTTP header names, AWS setting names).
 std::string AsciiLower(std::string_view s);

@@ -1,3 +1,4 @@
+#include "turbozarr/open_store.h"
 #include "turbozarr/store.h"
 
 #include <gtest/gtest.h>
@@ -123,7 +124,7 @@ TEST(OpenStoreTest, HttpUrlsOpenReadOnlyHttpStores) {
   for (const char* url : {"http://host/x.zarr", "HTTPS://host/x"}) {
     auto r = OpenStore(url);  // opening sends no request
     ASSERT_TRUE(r.ok()) << url << ": " << r.status().ToString();
-    EXPECT_FALSE((*r)->IsWritable()) << url;
+    EXPECT_FALSE((*r)->Capabilities().writable) << url;
     EXPECT_EQ((*r)->Describe(), url);
   }
   EXPECT_EQ(OpenStore("http://").status().code(), StatusCode::kInvalidArgument);
@@ -186,7 +187,7 @@ TEST_F(OpenStoreFilesTest, ZipUrlsAndZipPathsOpenZipStores) {
     auto w = OpenStore("zip://" + archive);
     ASSERT_TRUE(w.ok()) << w.status().ToString();
     EXPECT_EQ((*w)->Describe(), "zip://" + archive);
-    EXPECT_TRUE((*w)->IsWritable());
+    EXPECT_TRUE((*w)->Capabilities().writable);
     ASSERT_TRUE((*w)->Set("g/zarr.json", AsBytes("{}")).ok());
     ASSERT_TRUE((*w)->Flush().ok());
   }
@@ -196,7 +197,7 @@ TEST_F(OpenStoreFilesTest, ZipUrlsAndZipPathsOpenZipStores) {
     auto r = OpenStore(url);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     EXPECT_EQ((*r)->Describe(), "zip://" + archive);
-    EXPECT_FALSE((*r)->IsWritable()) << "an existing archive opens read-only";
+    EXPECT_FALSE((*r)->Capabilities().writable) << "an existing archive opens read-only";
     auto got = (*r)->Get("g/zarr.json");
     ASSERT_TRUE(got.ok() && got->has_value());
     EXPECT_EQ((*got)->chars(), "{}");
@@ -228,7 +229,7 @@ TEST_F(OpenStoreFilesTest, ReadOnlyRefusesWritesToEveryStore) {
     auto r = OpenStore(url, ro);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     Store& s = **r;
-    EXPECT_FALSE(s.IsWritable());
+    EXPECT_FALSE(s.Capabilities().writable);
     Status set = s.Set("k", AsBytes("x"));
     EXPECT_EQ(set.code(), StatusCode::kInvalidArgument);
     EXPECT_NE(set.message().find("read-only"), std::string::npos) << set.message();
@@ -260,7 +261,7 @@ TEST_F(OpenStoreFilesTest, TruncateStartsANewArchive) {
   {
     auto w = OpenStore(archive, truncate);
     ASSERT_TRUE(w.ok());
-    EXPECT_TRUE((*w)->IsWritable());
+    EXPECT_TRUE((*w)->Capabilities().writable);
     auto keys = (*w)->List("");
     ASSERT_TRUE(keys.ok());
     EXPECT_TRUE(keys->empty()) << "a truncated archive starts empty";
@@ -276,7 +277,7 @@ TEST_F(OpenStoreFilesTest, TruncateStartsANewArchive) {
   both.read_only = both.truncate = true;
   auto ro = OpenStore(archive, both);
   ASSERT_TRUE(ro.ok());
-  EXPECT_FALSE((*ro)->IsWritable());
+  EXPECT_FALSE((*ro)->Capabilities().writable);
 }
 
 }  // namespace

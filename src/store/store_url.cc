@@ -9,6 +9,7 @@
 
 #include "store/read_only_store.h"
 #include "store/zip_store.h"
+#include "turbozarr/open_store.h"
 
 namespace turbozarr {
 namespace internal {
@@ -105,12 +106,8 @@ Result<std::shared_ptr<Store>> OpenS3Url(const StoreUrl& url,
 }
 
 constexpr StoreScheme kSchemes[] = {
-    {"file", OpenFileUrl},
-    {"memory", OpenMemoryUrl},
-    {"zip", OpenZipUrl},
-    {"http", OpenHttpUrl},
-    {"https", OpenHttpUrl},
-    {"s3", OpenS3Url},
+    {"file", OpenFileUrl}, {"memory", OpenMemoryUrl}, {"zip", OpenZipUrl},
+    {"http", OpenHttpUrl}, {"https", OpenHttpUrl},    {"s3", OpenS3Url},
 };
 
 Result<std::shared_ptr<Store>> OpenWithScheme(const StoreUrl& url,
@@ -162,7 +159,7 @@ Result<std::shared_ptr<Store>> OpenStore(std::string_view url,
       parts.scheme.empty() ? internal::OpenLocalPath(parts.rest, options)
                            : internal::OpenWithScheme(parts, options);
   if (!store.ok()) return store;
-  if (options.read_only && (*store)->IsWritable()) {
+  if (options.read_only && (*store)->Capabilities().writable) {
     return std::shared_ptr<Store>(std::make_shared<ReadOnlyStore>(std::move(*store)));
   }
   return store;

@@ -9,6 +9,7 @@
 #include <span>
 #include <string_view>
 
+#include "turbozarr/open_store.h"
 #include "turbozarr/status.h"
 #include "turbozarr/store.h"
 

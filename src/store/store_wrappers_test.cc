@@ -57,15 +57,16 @@ double SecondsOf(const std::function<void()>& fn) {
 class InFlightStore final : public internal::ForwardingStore {
  public:
   InFlightStore() : ForwardingStore(MakeMemoryStore()) {}
-  Result<std::optional<Buffer>> Get(std::string_view key, ByteRange range) override {
+  Status Read(std::span<const ReadRequest> requests,
+              std::span<ReadAnswer> answers) override {
     int now = ++in_flight_;
     int seen = max_.load();
     while (now > seen && !max_.compare_exchange_weak(seen, now)) {
     }
     std::this_thread::sleep_for(milliseconds(2));
-    auto r = ForwardingStore::Get(key, range);
+    Status s = ForwardingStore::Read(requests, answers);
     --in_flight_;
-    return r;
+    return s;
   }
   int max_in_flight() const { return max_; }
 

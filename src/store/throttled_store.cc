@@ -14,7 +14,7 @@
 namespace turbozarr {
 namespace {
 
-// GetMany's connections when the options leave them unlimited.
+// A batch's connections when the options leave them unlimited.
 constexpr int kUnlimitedGetManyConnections = 64;
 
 class ThrottledStore final : public internal::ForwardingStore {
@@ -22,51 +22,27 @@ class ThrottledStore final : public internal::ForwardingStore {
   ThrottledStore(std::shared_ptr<Store> inner, ThrottleOptions options)
       : ForwardingStore(std::move(inner)), options_(options) {}
 
-  Result<std::optional<Buffer>> Get(std::string_view key, ByteRange range) override {
-    Connection c(*this);
-    Result<std::optional<Buffer>> r = ForwardingStore::Get(key, range);
-    Transfer(r.ok() && r->has_value() ? (*r)->size() : 0);
-    return r;
-  }
-
-  Result<std::optional<uint64_t>> GetInto(std::string_view key, ByteRange range,
-                                          MutableByteView out) override {
-    Connection c(*this);
-    Result<std::optional<uint64_t>> r = ForwardingStore::GetInto(key, range, out);
-    Transfer(r.ok() && r->has_value() ? **r : 0);
-    return r;
-  }
-
-  Result<bool> GetReusing(std::string_view key, ByteRange range, Buffer& into) override {
-    Connection c(*this);
-    Result<bool> r = inner().GetReusing(key, range, into);
-    Transfer(r.ok() && *r ? into.size() : 0);
-    return r;
-  }
-
-  // Up to `connections` requests at once, each on a thread of its own, as a
-  // remote store's parallel connections would serve them.
-  Result<std::vector<std::optional<Buffer>>> GetMany(
-      std::span<const KeyRange> reads) override {
-    std::vector<std::optional<Buffer>> out(reads.size());
+  // One request alone takes a connection on the calling thread. A batch
+  // runs up to `connections` requests at once, each on a thread of its own,
+  // as a remote store's parallel connections would serve them.
+  Status Read(std::span<const ReadRequest> requests,
+              std::span<ReadAnswer> answers) override {
+    if (requests.size() == 1) return ReadOne(requests[0], answers[0]);
     const int limit =
         options_.connections > 0 ? options_.connections : kUnlimitedGetManyConnections;
-    const size_t workers = std::min<size_t>(static_cast<size_t>(limit), reads.size());
+    const size_t workers = std::min<size_t>(static_cast<size_t>(limit), requests.size());
     std::atomic<size_t> next{0};
     std::mutex mu;
     Status first_error;
-    size_t first_error_index = reads.size();
+    size_t first_error_index = requests.size();
     auto work = [&] {
-      for (size_t i; (i = next.fetch_add(1)) < reads.size();) {
-        Result<std::optional<Buffer>> r = Get(reads[i].key, reads[i].range);
-        if (r.ok()) {
-          out[i] = std::move(*r);
-          continue;
-        }
+      for (size_t i; (i = next.fetch_add(1)) < requests.size();) {
+        Status s = ReadOne(requests[i], answers[i]);
+        if (s.ok()) continue;
         std::lock_guard<std::mutex> lock(mu);
         if (i < first_error_index) {
           first_error_index = i;
-          first_error = r.status();
+          first_error = std::move(s);
         }
       }
     };
@@ -74,8 +50,7 @@ class ThrottledStore final : public internal::ForwardingStore {
     for (size_t w = 1; w < workers; ++w) threads.emplace_back(work);
     work();
     for (auto& t : threads) t.join();
-    if (!first_error.ok()) return first_error;
-    return out;
+    return first_error;
   }
 
   Result<std::optional<uint64_t>> Size(std::string_view key) override {
@@ -106,12 +81,21 @@ class ThrottledStore final : public internal::ForwardingStore {
   std::string Describe() const override {
     return "throttled(" + ForwardingStore::Describe() + ")";
   }
-  int PreferredRequestsInFlight() const override {
-    return options_.connections > 0 ? options_.connections
-                                    : kUnlimitedGetManyConnections;
+  StoreCapabilities Capabilities() const override {
+    StoreCapabilities c = ForwardingStore::Capabilities();
+    c.requests_in_flight =
+        options_.connections > 0 ? options_.connections : kUnlimitedGetManyConnections;
+    return c;
   }
 
  private:
+  Status ReadOne(const ReadRequest& request, ReadAnswer& answer) {
+    Connection c(*this);
+    Status s = ForwardingStore::Read({&request, 1}, {&answer, 1});
+    Transfer(s.ok() && answer.found ? answer.length : 0);
+    return s;
+  }
+
   // Holds one of the connections for its lifetime.
   class Connection {
    public:

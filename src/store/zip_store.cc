@@ -87,7 +87,14 @@ const zip::Entry* ZipStore::Find(std::string_view key) const {
   return it != entries_.end() && it->name == key ? &*it : nullptr;
 }
 
-Result<std::optional<Buffer>> ZipStore::Get(std::string_view key, ByteRange range) {
+Status ZipStore::Read(std::span<const ReadRequest> requests,
+                      std::span<ReadAnswer> answers) {
+  return internal::ReadEachIntoBuffers(
+      requests, answers,
+      [this](std::string_view key, ByteRange range) { return ReadValue(key, range); });
+}
+
+Result<std::optional<Buffer>> ZipStore::ReadValue(std::string_view key, ByteRange range) {
   TZ_RETURN_NOT_OK(ValidateKey(key));
   const zip::Entry* e = Find(key);
   if (e == nullptr) return std::optional<Buffer>();

@@ -37,21 +37,23 @@ class ZipStore final : public Store {
   static Result<std::shared_ptr<ZipStore>> Open(const std::string& path);
   ~ZipStore() override;
 
-  Result<std::optional<Buffer>> Get(std::string_view key,
-                                    ByteRange range = ByteRange::Full()) override;
+  Status Read(std::span<const ReadRequest> requests,
+              std::span<ReadAnswer> answers) override;
   Result<std::optional<uint64_t>> Size(std::string_view key) override;
   // Writes are refused (InvalidArgument): an existing archive is read-only.
   Status Set(std::string_view key, ByteView value) override;
   Status Erase(std::string_view key) override;
   Status ErasePrefix(std::string_view prefix) override;
   Result<std::vector<std::string>> List(std::string_view prefix) override;
-  bool IsWritable() const override { return false; }
+  StoreCapabilities Capabilities() const override { return {.writable = false}; }
   std::string Describe() const override { return "zip://" + path_; }
 
   // The entries, sorted by name (for tests and tools).
   const std::vector<zip::Entry>& entries() const { return entries_; }
 
  private:
+  // The part of `key`'s value that `range` selects, nullopt if absent.
+  Result<std::optional<Buffer>> ReadValue(std::string_view key, ByteRange range);
   ZipStore(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
   const zip::Entry* Find(std::string_view key) const;
   Status RefuseWrite(std::string_view operation, std::string_view key) const;

@@ -158,7 +158,7 @@ TEST_F(ZipStoreTest, RefusesWritesWithAMessageThatSaysWhy) {
   std::string path = Write(BuildArchive({{"k", "v"}}));
   auto store = Open(path);
   ASSERT_TRUE(store);
-  EXPECT_FALSE(store->IsWritable());
+  EXPECT_FALSE(store->Capabilities().writable);
   Status set = store->Set("k", AsBytes("new"));
   EXPECT_EQ(set.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(set.message().find("zip://" + path), std::string::npos) << set.message();

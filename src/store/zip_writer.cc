@@ -90,7 +90,15 @@ Status ZipWriter::CreateFileLocked() {
   return Status::OK();
 }
 
-Result<std::optional<Buffer>> ZipWriter::Get(std::string_view key, ByteRange range) {
+Status ZipWriter::Read(std::span<const ReadRequest> requests,
+                       std::span<ReadAnswer> answers) {
+  return internal::ReadEachIntoBuffers(
+      requests, answers,
+      [this](std::string_view key, ByteRange range) { return ReadValue(key, range); });
+}
+
+Result<std::optional<Buffer>> ZipWriter::ReadValue(std::string_view key,
+                                                   ByteRange range) {
   TZ_RETURN_NOT_OK(ValidateKey(key));
   Slot slot;
   int fd;

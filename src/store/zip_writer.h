@@ -42,8 +42,8 @@ class ZipWriter final : public Store {
   ZipWriter(std::string path, bool exclusive, bool force_zip64);
   ~ZipWriter() override;
 
-  Result<std::optional<Buffer>> Get(std::string_view key,
-                                    ByteRange range = ByteRange::Full()) override;
+  Status Read(std::span<const ReadRequest> requests,
+              std::span<ReadAnswer> answers) override;
   Result<std::optional<uint64_t>> Size(std::string_view key) override;
   Status Set(std::string_view key, ByteView value) override;
   Status Erase(std::string_view key) override;
@@ -52,6 +52,8 @@ class ZipWriter final : public Store {
   std::string Describe() const override { return "zip://" + path_; }
 
  private:
+  // The part of `key`'s value that `range` selects, nullopt if absent.
+  Result<std::optional<Buffer>> ReadValue(std::string_view key, ByteRange range);
   struct Slot {
     zip::Entry entry;
     uint64_t data_offset = 0;

@@ -12,6 +12,7 @@
 
 #include "store/zip_store.h"
 #include "testing/store_conformance.h"
+#include "turbozarr/open_store.h"
 
 namespace turbozarr {
 namespace {
@@ -40,14 +41,14 @@ INSTANTIATE_TEST_SUITE_P(
         // Reads served by the writer, from the entries it wrote.
         StoreFactory{"zip_writer",
                      [](const std::string& dir) { return MakeWriter(dir, false); },
-                     StoreCapabilities{.erase = false}},
+                     ConformanceTraits{.erase = false}},
         // Reads from the finished archive, opened again.
         StoreFactory{"zip_reopened",
                      [](const std::string& dir) { return MakeWriter(dir, false); },
-                     StoreCapabilities{.erase = false}, Reopen},
+                     ConformanceTraits{.erase = false}, Reopen},
         StoreFactory{"zip64_reopened",
                      [](const std::string& dir) { return MakeWriter(dir, true); },
-                     StoreCapabilities{.erase = false}, Reopen}),
+                     ConformanceTraits{.erase = false}, Reopen}),
     StoreFactoryName);
 
 std::string ReadFile(const std::string& path) {

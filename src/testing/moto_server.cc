@@ -19,6 +19,7 @@
 #include "store/http_transport.h"
 #include "store/s3_xml.h"
 #include "store/sigv4.h"
+#include "store/url_encoding.h"
 #include "testing/loopback_port.h"
 
 #ifndef TURBOZARR_VENV_PYTHON
@@ -81,7 +82,7 @@ std::string FormEncode(const std::vector<std::pair<std::string, std::string>>& f
   std::string out;
   for (const auto& [name, value] : fields) {
     if (!out.empty()) out += '&';
-    out += sigv4::UriEncode(name, true) + "=" + sigv4::UriEncode(value, true);
+    out += PercentEncode(name, Slash::kEncode) + "=" + PercentEncode(value, Slash::kEncode);
   }
   return out;
 }
@@ -243,7 +244,7 @@ Status MotoServer::CreateBucket(const std::string& bucket) const {
                                   "s3");
   sigv4::CanonicalInput in;
   in.method = "PUT";
-  in.path = "/" + sigv4::UriEncode(bucket, true);
+  in.path = "/" + PercentEncode(bucket, Slash::kEncode);
   in.headers = {{"host", host}};
   in.payload_hash = sigv4::Sha256Hex({});
   sigv4::SignedRequest s = signer.Sign(in, std::chrono::system_clock::now());

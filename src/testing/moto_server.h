@@ -28,6 +28,7 @@
 #include <memory>
 #include <string>
 
+#include "turbozarr/remote_store.h"
 #include "turbozarr/status.h"
 #include "turbozarr/store.h"
 

@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "testing/read_checks.h"
 #include "testing/store_conformance.h"
 
 namespace turbozarr {
@@ -229,8 +230,12 @@ TEST_P(ReadOnlyStoreConformanceTest, GetManyOfManyNeighbouringRanges) {
   EXPECT_EQ(wrong, 0) << "of " << reads.size() << " reads";
 }
 
+TEST_P(ReadOnlyStoreConformanceTest, ReadServesEveryTargetAndRange) {
+  testing_reads::ExpectEveryReadTarget(store(), Contents(), "missing/key");
+}
+
 TEST_P(ReadOnlyStoreConformanceTest, WritesAreRefusedWhenReadOnly) {
-  if (store().IsWritable()) GTEST_SKIP() << "the store is writable";
+  if (store().Capabilities().writable) GTEST_SKIP() << "the store is writable";
   for (Status s : {store().Set("k", AsBytes("new")), store().Set("fresh", AsBytes("v")),
                    store().Erase("k"), store().ErasePrefix("a")}) {
     EXPECT_FALSE(s.ok());

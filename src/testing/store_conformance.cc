@@ -6,10 +6,13 @@
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "testing/read_checks.h"
 
 namespace turbozarr {
 
@@ -222,7 +225,7 @@ TEST_P(StoreConformanceTest, Size) {
 }
 
 TEST_P(StoreConformanceTest, Erase) {
-  if (!capabilities().erase) GTEST_SKIP() << "the store cannot erase keys";
+  if (!traits().erase) GTEST_SKIP() << "the store cannot erase keys";
   MustSet(store(), "a/b/c", "1");
   MustSet(store(), "a/b/d", "2");
   MustSet(store(), "top", "3");
@@ -244,7 +247,7 @@ TEST_P(StoreConformanceTest, Erase) {
 }
 
 TEST_P(StoreConformanceTest, ErasePrefix) {
-  if (!capabilities().erase) GTEST_SKIP() << "the store cannot erase keys";
+  if (!traits().erase) GTEST_SKIP() << "the store cannot erase keys";
   for (const char* k : {"a/x", "a/y/z", "ab/x", "a.b", "b", "c/a/x"}) {
     MustSet(store(), k, k);
   }
@@ -261,7 +264,7 @@ TEST_P(StoreConformanceTest, ErasePrefix) {
 }
 
 TEST_P(StoreConformanceTest, EraseIsRefusedWithoutRemovingAnything) {
-  if (capabilities().erase) GTEST_SKIP() << "the store can erase keys";
+  if (traits().erase) GTEST_SKIP() << "the store can erase keys";
   MustSet(store(), "a/b", "1");
   MustSet(store(), "top", "2");
   Status erase = store().Erase("a/b");
@@ -324,8 +327,8 @@ TEST_P(StoreConformanceTest, ListDirectory) {
 }
 
 TEST_P(StoreConformanceTest, BadKeysAreRefused) {
-  const std::string bad[] = {"",   "/a",    "a/",     "a//b",   "./a",
-                             "..", "a/../b", "a/./b", "a\\b",   std::string("a\0b", 3)};
+  const std::string bad[] = {"",   "/a",     "a/",    "a//b", "./a",
+                             "..", "a/../b", "a/./b", "a\\b", std::string("a\0b", 3)};
   auto check_all = [&] {
     for (const std::string& key : bad) {
       SCOPED_TRACE("key '" + key + "'");
@@ -347,8 +350,15 @@ TEST_P(StoreConformanceTest, BadKeysAreRefused) {
 }
 
 TEST_P(StoreConformanceTest, UnusualButValidKeys) {
-  Strings keys = {".zarray", "a/.zattrs", "..a", "a..b", "key with spaces",
-                  "\xC3\xBC" "nicode", "c/0.0.1", "x/-1"};
+  Strings keys = {".zarray",
+                  "a/.zattrs",
+                  "..a",
+                  "a..b",
+                  "key with spaces",
+                  "\xC3\xBC"
+                  "nicode",
+                  "c/0.0.1",
+                  "x/-1"};
   for (const std::string& k : keys) MustSet(store(), k, "v:" + k);
   ASSERT_NO_FATAL_FAILURE(Reopen());
   for (const std::string& k : keys) EXPECT_EQ(GetString(store(), k), "v:" + k);
@@ -376,6 +386,16 @@ TEST_P(StoreConformanceTest, GetManyAnswersInOrder) {
   EXPECT_EQ((*r)[3]->chars(), "e");
   std::vector<KeyRange> bad = {{"k1", ByteRange::Full()}, {"/bad", ByteRange::Full()}};
   EXPECT_EQ(store().GetMany(bad).status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST_P(StoreConformanceTest, ReadServesEveryTargetAndRange) {
+  std::string big(300'000, '\0');
+  for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>(i * 7 + (i >> 10));
+  const std::map<std::string, std::string> contents = {
+      {"k", "0123456789"}, {"e", ""}, {"a/b/c", "abc"}, {"big", big}};
+  for (const auto& [key, value] : contents) MustSet(store(), key, value);
+  ASSERT_NO_FATAL_FAILURE(Reopen());
+  testing_reads::ExpectEveryReadTarget(store(), contents, "a/b/missing");
 }
 
 TEST_P(StoreConformanceTest, DescribeIsNotEmpty) {
@@ -459,7 +479,7 @@ TEST_P(StoreConformanceTest, ConcurrentGetsOfManyKeys) {
 }
 
 TEST_P(StoreConformanceTest, ConcurrentWritersAndErasersInOneDirectory) {
-  if (!capabilities().erase) GTEST_SKIP() << "the store cannot erase keys";
+  if (!traits().erase) GTEST_SKIP() << "the store cannot erase keys";
   // Erase prunes directories that Set is about to write into.
   constexpr int kThreads = 4;
   std::atomic<int> failures{0};

@@ -15,20 +15,20 @@
 // Thread safety: test code; each test owns its store and scratch directory.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <functional>
 #include <memory>
 #include <ostream>
 #include <string>
 
-#include <gtest/gtest.h>
-
 #include "turbozarr/store.h"
 
 namespace turbozarr {
 
-// What a store can do beyond Get/Set/List; the suite checks each capability a
-// store claims, and that a store without one refuses cleanly.
-struct StoreCapabilities {
+// What the suite expects of a store beyond reads, Set and List; it checks each
+// trait a store claims, and that a store without one refuses cleanly.
+struct ConformanceTraits {
   // Erase and ErasePrefix remove keys that are present. Without it they must
   // answer Unsupported for present keys, leave them in place, and still
   // accept absent keys (a write-once zip archive).
@@ -41,7 +41,7 @@ struct StoreFactory {
   // Makes an empty, writable store. `scratch_dir` is a fresh empty directory
   // that is removed after the test; stores that need no files ignore it.
   std::function<Result<std::shared_ptr<Store>>(const std::string& scratch_dir)> make;
-  StoreCapabilities capabilities = {};
+  ConformanceTraits traits = {};
   // Optional: the store whose reads the tests check, made from the store they
   // wrote (a zip archive flushed and opened afresh, read-only). Tests call it
   // after their writes. Null: reads go to the store that was written.
@@ -63,7 +63,7 @@ class StoreConformanceTest : public ::testing::TestWithParam<StoreFactory> {
   // Replaces the store with the factory's reopened one (if it has a reopen);
   // call as ASSERT_NO_FATAL_FAILURE(Reopen()).
   void Reopen();
-  const StoreCapabilities& capabilities() const { return GetParam().capabilities; }
+  const ConformanceTraits& traits() const { return GetParam().traits; }
 
   std::string scratch_dir_;
   std::shared_ptr<Store> store_;

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "testing/read_only_store_conformance.h"
+#include "turbozarr/remote_store.h"
 
 namespace turbozarr {
 namespace {

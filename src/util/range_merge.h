@@ -1,6 +1,6 @@
 // Merging byte ranges of one value into fewer, larger reads: the one rule
 // that the sharded read path (the inner chunks of a shard) and the stores
-// that read over HTTP (the ranges of one key in a GetMany) both apply, each
+// that read over HTTP (the ranges of one key in a batched Read) both apply, each
 // with its own limits.
 //
 // Ranges sorted by offset are cut into runs of consecutive ranges. A range

@@ -7,6 +7,8 @@
 #include <numeric>
 
 #include "codec/sharding/sharding_codec.h"
+#include "store/read_plan.h"
+#include "store/store_internal.h"
 
 namespace turbozarr {
 namespace {
@@ -19,7 +21,7 @@ std::string SpanName(uint64_t offset, uint64_t nbytes) {
 }
 
 // The bytes [begin, end) of a value of `size` bytes that `range` selects,
-// cut short at its end as Store::Get does.
+// cut short at its end as Store::Read does.
 ByteSpan Select(ByteRange range, uint64_t size) {
   if (range.suffix) {
     const uint64_t n = std::min(range.length, size);
@@ -220,114 +222,95 @@ Result<std::optional<ByteSpan>> ShardStore::Resolve(std::string_view key,
   return std::optional<ByteSpan>(ByteSpan{span->offset + part.offset, part.length});
 }
 
-Result<std::optional<Buffer>> ShardStore::ReadSpan(ByteSpan span) const {
+Status ShardStore::Read(std::span<const ReadRequest> requests,
+                        std::span<ReadAnswer> answers) {
+  // Each request becomes a read of the value holding the shard, with the
+  // caller's own target, so that one inner chunk read alone lands straight
+  // where the caller wants it (a pread into its array on a local store).
+  auto translate = [&](size_t i) -> Result<std::optional<ReadRequest>> {
+    TZ_ASSIGN_OR_RETURN(std::optional<ByteSpan> span,
+                        Resolve(requests[i].key, requests[i].range));
+    if (!span) {
+      answers[i] = internal::Absent(requests[i]);
+      return std::optional<ReadRequest>();
+    }
+    ReadRequest stored = requests[i];
+    stored.key = where_.key;
+    stored.range = ByteRange::Of(span->offset, span->length);
+    return std::optional<ReadRequest>(stored);
+  };
+  if (requests.size() == 1) {  // no batch to gather: no allocation
+    TZ_ASSIGN_OR_RETURN(std::optional<ReadRequest> stored, translate(0));
+    if (!stored) return Status::OK();
+    return ReadStored({&*stored, 1}, answers);
+  }
+  std::vector<ReadRequest> stored;
+  std::vector<size_t> from;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    TZ_ASSIGN_OR_RETURN(std::optional<ReadRequest> r, translate(i));
+    if (!r) continue;
+    stored.push_back(*r);
+    from.push_back(i);
+  }
+  std::vector<ReadAnswer> got(stored.size());
+  TZ_RETURN_NOT_OK(ReadStored(stored, got));
+  for (size_t k = 0; k < from.size(); ++k) answers[from[k]] = got[k];
+  return Status::OK();
+}
+
+Status ShardStore::ReadStored(std::span<const ReadRequest> requests,
+                              std::span<ReadAnswer> answers) const {
+  auto past_end = [&](const ByteRange& r) {
+    return Status::Corruption(where_.name + ": bytes " + SpanName(r.offset, r.length) +
+                              " run past the end of the shard");
+  };
   if (where_.held) {
     const ByteView value = *where_.held;
-    if (span.offset > value.size() || span.length > value.size() - span.offset) {
-      return Status::Corruption(where_.name + ": bytes " +
-                                SpanName(span.offset, span.length) +
-                                " run past the end of the shard");
+    for (size_t i = 0; i < requests.size(); ++i) {
+      const ByteRange& r = requests[i].range;
+      if (r.offset > value.size() || r.length > value.size() - r.offset) {
+        return past_end(r);
+      }
+      answers[i] = internal::DeliverBytes(requests[i], value.subspan(r.offset, r.length));
     }
-    return std::optional<Buffer>(Buffer(value.subspan(span.offset, span.length)));
+    return Status::OK();
   }
-  Result<std::optional<Buffer>> got =
-      where_.store->Get(where_.key, ByteRange::Of(span.offset, span.length));
-  if (!got.ok()) return got.status().WithContext(where_.name);
-  if (!got->has_value()) {
-    return Status::IOError(where_.name +
-                           ": the shard disappeared while it was being read");
-  }
-  if ((*got)->size() != span.length) {
-    return Status::Corruption(where_.name + ": bytes " +
-                              SpanName(span.offset, span.length) +
-                              " run past the end of the shard");
-  }
-  return got;
-}
-
-Result<std::optional<Buffer>> ShardStore::Get(std::string_view key, ByteRange range) {
-  TZ_ASSIGN_OR_RETURN(std::optional<ByteSpan> span, Resolve(key, range));
-  if (!span) return std::optional<Buffer>();
-  return ReadSpan(*span);
-}
-
-Result<std::vector<std::optional<Buffer>>> ShardStore::GetMany(
-    std::span<const KeyRange> reads) {
-  // The stored ranges sorted by offset, merged into runs, each run fetched
-  // with one read of the store holding the shard (all in one GetMany, so a
-  // remote store keeps them in flight together), and sliced back.
-  std::vector<std::optional<Buffer>> answers(reads.size());
-  std::vector<size_t> order;
-  std::vector<ByteSpan> spans(reads.size());
-  for (size_t i = 0; i < reads.size(); ++i) {
-    TZ_ASSIGN_OR_RETURN(std::optional<ByteSpan> span,
-                        Resolve(reads[i].key, reads[i].range));
-    if (!span) continue;
-    spans[i] = *span;
-    order.push_back(i);
-  }
-  std::sort(order.begin(), order.end(),
-            [&](size_t a, size_t b) { return spans[a].offset < spans[b].offset; });
-  std::vector<ByteSpan> sorted(order.size());
-  for (size_t k = 0; k < order.size(); ++k) sorted[k] = spans[order[k]];
-  const std::vector<MergedRun> runs =
-      MergeRuns(sorted, std::numeric_limits<uint64_t>::max());
-  std::vector<Buffer> fetched(runs.size());
-  if (where_.held) {
-    for (size_t r = 0; r < runs.size(); ++r) {
-      TZ_ASSIGN_OR_RETURN(std::optional<Buffer> bytes,
-                          ReadSpan({runs[r].begin, runs[r].end - runs[r].begin}));
-      fetched[r] = std::move(*bytes);
-    }
+  Status read;
+  if (requests.size() == 1) {
+    read = where_.store->Read(requests, answers);
   } else {
-    std::vector<KeyRange> run_reads;
-    for (const MergedRun& run : runs) {
-      run_reads.push_back({where_.key, ByteRange::Of(run.begin, run.end - run.begin)});
-    }
-    Result<std::vector<std::optional<Buffer>>> got = where_.store->GetMany(run_reads);
-    if (!got.ok()) return got.status().WithContext(where_.name);
-    for (size_t r = 0; r < runs.size(); ++r) {
-      if (!(*got)[r].has_value()) {
-        return Status::IOError(where_.name +
-                               ": the shard disappeared while it was being read");
+    // Neighbouring inner chunks are fetched as one merged read, all in one
+    // batch (so a remote store keeps them in flight together), and cut back
+    // out by the rule the remote stores apply.
+    auto fetch = [&](std::span<const internal::PlannedRead> plan,
+                     std::span<std::optional<internal::FetchedBytes>> out) -> Status {
+      std::vector<Buffer> bodies(plan.size());
+      std::vector<ReadRequest> runs(plan.size());
+      for (size_t k = 0; k < plan.size(); ++k) {
+        runs[k] = ReadRequest::NewBuffer(plan[k].key, plan[k].range, bodies[k]);
       }
-      fetched[r] = std::move(*(*got)[r]);
-    }
-  }
-  for (size_t r = 0; r < runs.size(); ++r) {
-    const ByteView run = fetched[r].view();
-    for (size_t k = runs[r].first; k < runs[r].last; ++k) {
-      const uint64_t rel = sorted[k].offset - runs[r].begin;
-      if (rel > run.size() || sorted[k].length > run.size() - rel) {
-        return Status::Corruption(where_.name + ": bytes " +
-                                  SpanName(sorted[k].offset, sorted[k].length) +
-                                  " run past the end of the shard");
+      std::vector<ReadAnswer> found(plan.size());
+      TZ_RETURN_NOT_OK(where_.store->Read(runs, found));
+      for (size_t k = 0; k < plan.size(); ++k) {
+        if (!found[k].found) continue;
+        out[k] =
+            internal::FetchedBytes{std::move(bodies[k]), plan[k].range.offset, false};
       }
-      answers[order[k]] = Buffer(run.subspan(rel, sorted[k].length));
+      return Status::OK();
+    };
+    read = internal::ReadPlanned(requests, answers,
+                                 {kMaxMergeGap, std::numeric_limits<uint64_t>::max()},
+                                 requests.size(), fetch);
+  }
+  if (!read.ok()) return read.WithContext(where_.name);
+  for (size_t i = 0; i < requests.size(); ++i) {
+    if (!answers[i].found) {
+      return Status::IOError(where_.name +
+                             ": the shard disappeared while it was being read");
     }
+    if (answers[i].length != requests[i].range.length) return past_end(requests[i].range);
   }
-  return answers;
-}
-
-Result<std::optional<uint64_t>> ShardStore::GetInto(std::string_view key, ByteRange range,
-                                                    MutableByteView out) {
-  TZ_ASSIGN_OR_RETURN(std::optional<ByteSpan> span, Resolve(key, range));
-  if (!span) return std::optional<uint64_t>();
-  if (span->length != out.size() || where_.held) {
-    TZ_ASSIGN_OR_RETURN(std::optional<Buffer> bytes, ReadSpan(*span));
-    if (bytes->size() == out.size() && !out.empty()) {
-      std::memcpy(out.data(), bytes->data(), out.size());
-    }
-    return std::optional<uint64_t>(bytes->size());
-  }
-  Result<std::optional<uint64_t>> got =
-      where_.store->GetInto(where_.key, ByteRange::Of(span->offset, span->length), out);
-  if (!got.ok()) return got.status().WithContext(where_.name);
-  if (!got->has_value()) {
-    return Status::IOError(where_.name +
-                           ": the shard disappeared while it was being read");
-  }
-  return got;
+  return Status::OK();
 }
 
 Result<std::optional<uint64_t>> ShardStore::Size(std::string_view key) {
@@ -358,8 +341,10 @@ Result<std::vector<std::string>> ShardStore::List(std::string_view prefix) {
   return keys;
 }
 
-int ShardStore::PreferredRequestsInFlight() const {
-  return where_.held ? 0 : where_.store->PreferredRequestsInFlight();
+StoreCapabilities ShardStore::Capabilities() const {
+  return {.writable = false,
+          .requests_in_flight =
+              where_.held ? 0 : where_.store->Capabilities().requests_in_flight};
 }
 
 std::string ShardStore::Describe() const {

@@ -8,15 +8,16 @@
 // (IndexRead) or taken from the whole shard when that was fetched instead
 // (FromBytes: one round trip rather than two when a read wants all of it;
 // the shard is then held in memory and answers from there). Inner chunks are
-// ranged reads of the value that holds the shard, and GetMany merges the
-// ranges of neighbouring inner chunks into one read by the one range-merge
-// rule (util/range_merge.h, gap kMaxMergeGap). A shard whose inner chunks
+// ranged reads of the value that holds the shard (one read alone goes
+// straight to its target), and a batch merges the ranges of neighbouring
+// inner chunks into one read by the rule the remote stores apply too
+// (ReadPlanned, store/read_plan.h; gap kMaxMergeGap). A shard whose inner chunks
 // are shards again (nested sharding) opens them as shard stores in turn
 // (InnerLocation): their reads go straight to the same stored value, so a
 // partial read of a nested shard fetches only the bytes it needs.
 //
 // Readers that fetch many inner chunks at once (the array's read pipeline)
-// use the pieces GetMany is made of: Locate gives where an inner chunk's
+// use the pieces a batched Read is made of: Locate gives where an inner chunk's
 // bytes lie in the stored value, and MergeRuns cuts sorted spans into
 // reads, so that a merged read lands in one buffer and its inner chunks are
 // decoded straight out of it.
@@ -119,23 +120,20 @@ class ShardStore final : public Store {
   Result<int64_t> ParseInnerKey(std::string_view key) const;
 
   // Cuts the spans of one shard, sorted by offset, into merged reads of at
-  // most `max_bytes` (unless one span is more), by the rule GetMany applies.
+  // most `max_bytes` (unless one span is more), by the rule Read applies.
   static std::vector<MergedRun> MergeRuns(std::span<const ByteSpan> spans,
                                           uint64_t max_bytes);
 
   // Store. Writes answer InvalidArgument: a shard is rewritten whole by its
   // array (shard_writer.h).
-  Result<std::optional<Buffer>> Get(std::string_view key, ByteRange range) override;
-  Result<std::vector<std::optional<Buffer>>> GetMany(
-      std::span<const KeyRange> reads) override;
-  Result<std::optional<uint64_t>> GetInto(std::string_view key, ByteRange range,
-                                          MutableByteView out) override;
+  Status Read(std::span<const ReadRequest> requests,
+              std::span<ReadAnswer> answers) override;
   Result<std::optional<uint64_t>> Size(std::string_view key) override;
   Status Set(std::string_view key, ByteView value) override;
   Status Erase(std::string_view key) override;
   Result<std::vector<std::string>> List(std::string_view prefix) override;
-  bool IsWritable() const override { return false; }
-  int PreferredRequestsInFlight() const override;
+  // Read-only; in flight as the store holding the shard (0 when held).
+  StoreCapabilities Capabilities() const override;
   std::string Describe() const override;
 
   ShardStore(Location where, ShardedChain sharding, std::vector<ByteSpan> entries);
@@ -144,8 +142,12 @@ class ShardStore final : public Store {
   // The absolute span that `range` selects of inner chunk `key`; nullopt
   // when the inner chunk is not stored.
   Result<std::optional<ByteSpan>> Resolve(std::string_view key, ByteRange range) const;
-  // Bytes [span) of the stored value, from memory or from the store.
-  Result<std::optional<Buffer>> ReadSpan(ByteSpan span) const;
+  // Serves `requests`, reads of ranges of the stored value that holds the
+  // shard: from memory, or from the store (several merged into one read
+  // where neighbours). Each must find all its bytes: a shorter answer is
+  // Corruption, an absent value an IOError, both naming the shard.
+  Status ReadStored(std::span<const ReadRequest> requests,
+                    std::span<ReadAnswer> answers) const;
 
   Location where_;
   ShardedChain sharding_;
