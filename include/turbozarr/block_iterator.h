@@ -76,6 +76,7 @@
 
 #include "turbozarr/array.h"
 #include "turbozarr/buffer.h"
+#include "turbozarr/config.h"
 #include "turbozarr/selection.h"
 #include "turbozarr/status.h"
 
@@ -89,6 +90,9 @@ struct IterateOptions {
   // multiples of the chunk shape work but decode a chunk once per block that
   // touches it.
   std::vector<int64_t> block_shape;
+  // The threads each block's read runs on (turbozarr/config.h); null: the
+  // process-wide pool, taken anew for each block.
+  std::shared_ptr<ThreadPool> pool;
 };
 
 struct Block {

@@ -2,14 +2,13 @@
 
 #include <chrono>
 #include <cstring>
-#include <mutex>
 #include <random>
-#include <set>
 #include <thread>
 
 #include <gtest/gtest.h>
 
 #include "store/forwarding_store.h"
+#include "testing/thread_set.h"
 #include "turbozarr/config.h"
 
 namespace turbozarr {
@@ -275,21 +274,11 @@ class ThreadRecordingStore final : public internal::ForwardingStore {
  public:
   ThreadRecordingStore() : ForwardingStore(MakeMemoryStore()) {}
   Status Set(std::string_view key, ByteView value) override {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      threads_.insert(std::this_thread::get_id());
-    }
+    threads.Add();
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
     return ForwardingStore::Set(key, value);
   }
-  size_t threads() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return threads_.size();
-  }
-
- private:
-  std::mutex mu_;
-  std::set<std::thread::id> threads_;
+  testing::ThreadSet threads;
 };
 
 TEST(ArrayTest, OperationsRunOnThePoolTheirOptionsName) {
@@ -308,7 +297,7 @@ TEST(ArrayTest, OperationsRunOnThePoolTheirOptionsName) {
   ASSERT_TRUE((*array)->Write(Selection::All({64, 64}), data.data(), write).ok());
   // The 64 chunks were stored from more than the calling thread, which is
   // all the process-wide pool has.
-  EXPECT_GT(store->threads(), 1u);
+  EXPECT_GT(store->threads.size(), 1u);
   ReadOptions read;
   read.pool = *pool;
   std::vector<int32_t> out(64 * 64);

@@ -17,6 +17,7 @@
 
 #include "array/block_plan.h"
 #include "turbozarr/config.h"
+#include "util/thread_pool.h"
 
 namespace turbozarr {
 namespace {
@@ -55,6 +56,7 @@ struct BlockIterator::Impl {
   std::shared_ptr<const Array> array;
   internal::BlockPlan plan;
   uint64_t budget = 0;
+  ReadOptions read;  // each block's read: the pool it runs on
 
   std::mutex mu;
   std::condition_variable lane_cv;   // budget freed, or stopping
@@ -106,7 +108,8 @@ struct BlockIterator::Impl {
       AdviseHugePages(block.data);
       Status status = array->Read(
           block.selection,
-          ElementSpan(block.data.data(), array->dtype(), block.selection.num_elements()));
+          ElementSpan(block.data.data(), array->dtype(), block.selection.num_elements()),
+          read);
       if (!status.ok()) {
         status = status.WithContext("block " + std::to_string(index) + " " +
                                     block.selection.ToString());
@@ -166,8 +169,10 @@ Result<BlockIterator> BlockIterator::Make(std::shared_ptr<const Array> array,
   impl->array = std::move(array);
   impl->plan = std::move(plan);
   impl->budget = options.readahead_bytes;
+  impl->read.pool = options.pool;
   // One lane when the pool is one thread: a second would decode beside it.
-  const int64_t lanes = std::min<int64_t>({kLanes, Threads(), impl->plan.num_blocks()});
+  const int threads = options.pool ? options.pool->concurrency() : Threads();
+  const int64_t lanes = std::min<int64_t>({kLanes, threads, impl->plan.num_blocks()});
   for (int64_t i = 0; i < lanes; ++i) {
     impl->lanes.emplace_back([p = impl.get()] { p->LaneLoop(); });
   }

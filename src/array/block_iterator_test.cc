@@ -13,7 +13,10 @@
 #include <string>
 #include <thread>
 
+#include "store/forwarding_store.h"
 #include "testing/int32_array_fixtures.h"
+#include "testing/thread_set.h"
+#include "turbozarr/config.h"
 
 namespace turbozarr {
 namespace {
@@ -499,6 +502,54 @@ TEST(BlockIteratorTest, ErrorsNameTheBlockArrayAndChunk) {
   auto again = it->Next();
   ASSERT_FALSE(again.ok());
   EXPECT_EQ(again.status(), bad.status());
+}
+
+// Records the threads that read chunks.
+class ReadThreadsStore final : public internal::ForwardingStore {
+ public:
+  ReadThreadsStore() : ForwardingStore(MakeMemoryStore()) {}
+  Status Read(std::span<const ReadRequest> requests,
+              std::span<ReadAnswer> answers) override {
+    threads.Add();
+    // Slow enough that every thread of a pool gets to work.
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+    return ForwardingStore::Read(requests, answers);
+  }
+  testing::ThreadSet threads;
+};
+
+TEST(BlockIteratorTest, BlocksAreReadOnThePoolTheOptionsName) {
+  ASSERT_TRUE(SetThreads(1).ok());
+  auto pool = MakeThreadPool(3);
+  ASSERT_TRUE(pool.ok()) << pool.status().ToString();
+  for (const bool given : {false, true}) {
+    SCOPED_TRACE(given ? "a pool of 3" : "the process-wide pool of 1");
+    auto store = std::make_shared<ReadThreadsStore>();
+    auto a = MakeArray(store, Metadata({64, 64}, {8, 8}));
+    ASSERT_NE(a, nullptr);
+    store->threads.Clear();  // the reads of creating the array
+    IterateOptions options = Options(64 * 64 * 4, {16, 64});
+    if (given) options.pool = *pool;
+    auto it = BlockIterator::Make(a, Selection::All({64, 64}), options);
+    ASSERT_TRUE(it.ok()) << it.status().ToString();
+    std::vector<int32_t> all;
+    while (true) {
+      auto b = it->Next();
+      ASSERT_TRUE(b.ok()) << b.status().ToString();
+      if (!b->has_value()) break;
+      const int32_t* v = reinterpret_cast<const int32_t*>((*b)->data.data());
+      all.insert(all.end(), v, v + (*b)->selection.num_elements());
+    }
+    EXPECT_EQ(all, Pattern(64 * 64));
+    // One lane reads each block inline on the pool of one; a pool of three
+    // reads on more threads.
+    if (given) {
+      EXPECT_GT(store->threads.size(), 1u);
+    } else {
+      EXPECT_EQ(store->threads.size(), 1u);
+    }
+  }
+  EXPECT_TRUE(SetThreads(2).ok());
 }
 
 }  // namespace
