@@ -109,8 +109,7 @@ Status CopyByUnits(const Array& source, Array& dest, const CopyOptions& options)
   };
 
   // Held to the end: SetThreads may put another pool in its place meanwhile.
-  const std::shared_ptr<ThreadPool> pool =
-      options.write.pool ? options.write.pool : ThreadPool::Default();
+  const std::shared_ptr<ThreadPool> pool = ThreadPool::OrDefault(options.write.pool);
   const uint64_t unit_bytes = unit_elements * dtype.size();
   // Half the budget for the units decoded, half for their encoded forms.
   if (unit_bytes * static_cast<uint64_t>(pool->concurrency()) <=
@@ -191,14 +190,11 @@ std::vector<int64_t> CopyBlockShape(const Array& source, const Array& dest,
   };
   // The read of the next block and the write of this one each run on the
   // pool with their calling thread: concurrency + 1 threads hold buffers.
+  const int threads = ThreadPool::OrDefault(options.write.pool)->concurrency();
   return internal::PlanCopyBlock(
       source.shape(), src_unit, dst_unit, element_bytes,
-      internal::CopyBlockBudget(options.memory_budget,
-                                (options.write.pool ? options.write.pool
-                                                    : ThreadPool::Default())
-                                        ->concurrency() +
-                                    1,
-                                bytes_of(src_unit), bytes_of(dst_unit)));
+      internal::CopyBlockBudget(options.memory_budget, threads + 1, bytes_of(src_unit),
+                                bytes_of(dst_unit)));
 }
 
 Result<CopyReport> CopyArray(const Array& source, Array& dest,

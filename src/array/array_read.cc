@@ -28,8 +28,7 @@ Status Array::Read(const Selection& selection, ElementSpan destination,
   void* const out = destination.data();
 
   // Held to the end: SetThreads may put another pool in its place meanwhile.
-  const std::shared_ptr<ThreadPool> pool =
-      options.pool ? options.pool : ThreadPool::Default();
+  const std::shared_ptr<ThreadPool> pool = ThreadPool::OrDefault(options.pool);
   if (const std::optional<ShardedChain> sharding = ShardedChain::Of(chain_)) {
     return internal::ReadShardedSelection(*this, *sharding, selection, out, *pool);
   }

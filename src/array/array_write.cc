@@ -27,8 +27,7 @@ Status Array::Write(const Selection& selection, const void* src,
   }
 
   // Held to the end: SetThreads may put another pool in its place meanwhile.
-  const std::shared_ptr<ThreadPool> pool =
-      options.pool ? options.pool : ThreadPool::Default();
+  const std::shared_ptr<ThreadPool> pool = ThreadPool::OrDefault(options.pool);
   if (const std::optional<ShardedChain> sharding = ShardedChain::Of(chain_)) {
     return internal::WriteShardedSelection(*this, *sharding, selection, src, options,
                                            *pool);

@@ -171,7 +171,7 @@ Result<BlockIterator> BlockIterator::Make(std::shared_ptr<const Array> array,
   impl->budget = options.readahead_bytes;
   impl->read.pool = options.pool;
   // One lane when the pool is one thread: a second would decode beside it.
-  const int threads = options.pool ? options.pool->concurrency() : Threads();
+  const int threads = ThreadPool::OrDefault(options.pool)->concurrency();
   const int64_t lanes = std::min<int64_t>({kLanes, threads, impl->plan.num_blocks()});
   for (int64_t i = 0; i < lanes; ++i) {
     impl->lanes.emplace_back([p = impl.get()] { p->LaneLoop(); });

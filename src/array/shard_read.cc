@@ -69,10 +69,12 @@ class ShardedRead {
   // shards, then reads the inner chunks of the last level.
   Status Run() {
     std::vector<ShardToOpen> level;
+    const std::string context = array_.Describe();  // leads every shard's name
     for (ChunkProjection& p : PlanChunks(selection_, m_.shape, m_.chunk_shape)) {
       std::vector<int64_t> extent = ChunkExtent(p.chunk_coords, m_.chunk_shape, m_.shape);
-      level.push_back({ShardStore::At(array_.store(), array_.ChunkKey(p.chunk_coords)),
-                       std::move(p), std::move(extent)});
+      level.push_back(
+          {ShardStore::At(array_.store(), array_.ChunkKey(p.chunk_coords), context),
+           std::move(p), std::move(extent)});
     }
     ShardedChain sharding = top_;
     while (true) {
@@ -90,15 +92,6 @@ class ShardedRead {
   }
 
  private:
-  std::string Where(const ShardStore::Location& where) const {
-    return array_.Describe() + ", " + where.name;
-  }
-
-  // A shard store's error (which names the shard) with the array named too.
-  Status InArray(const Status& s) const {
-    return Status(s.code(), array_.Describe() + ", " + s.message());
-  }
-
   void Fill(const ChunkProjection& p, const std::vector<int64_t>& chunk_shape) const {
     FillBlock(m_.dtype, m_.fill_value, ChunkRegion::Make(p, chunk_shape, block_shape_),
               out_);
@@ -154,7 +147,7 @@ class ShardedRead {
       return pool_.ParallelFor(static_cast<int64_t>(level.size()), [&](int64_t s) {
         Result<std::shared_ptr<ShardStore>> store =
             ShardStore::Open(level[s].where, sharding);
-        if (!store.ok()) return InArray(store.status());
+        if (!store.ok()) return store.status();
         return Plan(level[s], sharding, nested, std::move(*store), opened[s]);
       });
     }
@@ -187,7 +180,7 @@ class ShardedRead {
                                    : ShardStore::FromIndex(level[s].where, sharding,
                                                            answers[k]->view());
                 }
-                if (!store.ok()) return InArray(store.status());
+                if (!store.ok()) return store.status();
                 return Plan(level[s], sharding, nested, std::move(*store), opened[s]);
               }));
           // The whole shards' inner chunks now, then their bytes are let go.
@@ -240,7 +233,7 @@ class ShardedRead {
         thread_local Buffer bytes;
         Result<bool> got = where.store->GetReusing(
             where.key, ByteRange::Of(run.begin, run.end - run.begin), bytes);
-        if (!got.ok()) return got.status().WithContext(Where(where));
+        if (!got.ok()) return got.status().WithContext(where.name);
         TZ_RETURN_NOT_OK(CheckPresent(where, *got));
         for (size_t k = run.first; k < run.last; ++k) {
           TZ_RETURN_NOT_OK(DecodeInner(sharding, opened[run.shard], k,
@@ -299,7 +292,7 @@ class ShardedRead {
 
   Status CheckPresent(const ShardStore::Location& where, bool present) const {
     if (present) return Status::OK();
-    return Status::IOError(Where(where) +
+    return Status::IOError(where.name +
                            ": the shard disappeared while it was being read");
   }
 
@@ -310,7 +303,7 @@ class ShardedRead {
     const InnerRead& r = o.reads[k];
     const uint64_t rel = r.span.offset - range.first;
     if (rel > data.size() || r.span.length > data.size() - rel) {
-      return Status::Corruption(Where(o.store->location()) +
+      return Status::Corruption(o.store->location().name +
                                 ": shard index: " + sharding.InnerChunkName(r.linear) +
                                 " at bytes [" + std::to_string(r.span.offset) + ", +" +
                                 std::to_string(r.span.length) +
@@ -320,7 +313,7 @@ class ShardedRead {
         DecodeChunkToBlock(sharding.inner_chain(), data.subspan(rel, r.span.length),
                            r.proj, block_shape_, out_);
     if (!s.ok()) {
-      return s.WithContext(Where(o.store->location()) + ", " +
+      return s.WithContext(o.store->location().name + ", " +
                            sharding.InnerChunkName(r.linear));
     }
     return Status::OK();

@@ -45,11 +45,9 @@ Status TranscodeShard(const Array& source, const Array& dest,
     Status erased = dest.store()->Erase(dst_key);
     return erased.ok() ? erased : in_dest(erased);
   }
-  Result<std::shared_ptr<ShardStore>> old =
-      ShardStore::OverBytes(ShardStore::At(source.store(), src_key), from, stored.view());
-  if (!old.ok()) {
-    return Status(old.status().code(), source.Describe() + ", " + old.status().message());
-  }
+  Result<std::shared_ptr<ShardStore>> old = ShardStore::OverBytes(
+      ShardStore::At(source.store(), src_key, source.Describe()), from, stored.view());
+  if (!old.ok()) return old.status();
 
   const size_t element_size = source.dtype().size();
   const std::vector<int64_t> extent =

@@ -151,12 +151,10 @@ class ShardedWrite {
     Result<std::optional<Buffer>> got = array_.store()->Get(sw.key);
     if (!got.ok()) return got.status().WithContext(Where(sw));
     if (!got->has_value()) return Status::OK();
-    Result<std::shared_ptr<ShardStore>> old = ShardStore::FromBytes(
-        ShardStore::At(array_.store(), sw.key), sharding_, std::move(**got));
-    if (!old.ok()) {
-      return Status(old.status().code(),
-                    array_.Describe() + ", " + old.status().message());
-    }
+    Result<std::shared_ptr<ShardStore>> old =
+        ShardStore::FromBytes(ShardStore::At(array_.store(), sw.key, array_.Describe()),
+                              sharding_, std::move(**got));
+    if (!old.ok()) return old.status();
     sw.old = std::move(*old);
     return Status::OK();
   }

@@ -60,6 +60,12 @@ class ThreadPool {
   // The process-wide pool, of turbozarr/config.h's Threads() (workers plus
   // the caller); made on first use. Hold it for the whole operation.
   static std::shared_ptr<ThreadPool> Default();
+  // The pool an operation runs on: `chosen` (its options' pool), else the
+  // process-wide one. Hold it for the whole operation.
+  static std::shared_ptr<ThreadPool> OrDefault(
+      const std::shared_ptr<ThreadPool>& chosen) {
+    return chosen ? chosen : Default();
+  }
 
  private:
   void WorkerLoop();

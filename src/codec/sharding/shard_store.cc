@@ -20,27 +20,17 @@ std::string SpanName(uint64_t offset, uint64_t nbytes) {
   return "[" + std::to_string(offset) + ", +" + std::to_string(nbytes) + ")";
 }
 
-// The bytes [begin, end) of a value of `size` bytes that `range` selects,
-// cut short at its end as Store::Read does.
-ByteSpan Select(ByteRange range, uint64_t size) {
-  if (range.suffix) {
-    const uint64_t n = std::min(range.length, size);
-    return {size - n, n};
-  }
-  const uint64_t begin = std::min(range.offset, size);
-  const uint64_t n = std::min(range.length, size - begin);
-  return {begin, n};
-}
-
 }  // namespace
 
 ShardStore::ShardStore(Location where, ShardedChain sharding,
                        std::vector<ByteSpan> entries)
     : where_(std::move(where)), sharding_(sharding), entries_(std::move(entries)) {}
 
-ShardStore::Location ShardStore::At(std::shared_ptr<Store> store, std::string key) {
+ShardStore::Location ShardStore::At(std::shared_ptr<Store> store, std::string key,
+                                    std::string_view context) {
   Location where;
-  where.name = "chunk '" + key + "'";
+  where.name =
+      (context.empty() ? "" : std::string(context) + ", ") + "chunk '" + key + "'";
   where.store = std::move(store);
   where.key = std::move(key);
   return where;
@@ -65,42 +55,26 @@ std::optional<ByteView> ShardStore::HeldIndex(const Location& where,
       where.size ? ByteSpan{where.offset, *where.size}
                  : ByteSpan{where.offset, value.size() - std::min<uint64_t>(
                                                              where.offset, value.size())};
-  const ByteSpan index = Select(sharding.IndexRange(shard.length), shard.length);
-  return value.subspan(shard.offset + index.offset, index.length);
+  const internal::ResolvedRange index =
+      internal::ResolveByteRange(sharding.IndexRange(shard.length), shard.length);
+  return value.subspan(shard.offset + index.begin, index.length());
 }
 
 Result<std::shared_ptr<ShardStore>> ShardStore::FromIndex(Location where,
                                                           ShardedChain sharding,
                                                           ByteView index) {
   const ShardingCodec& codec = sharding.codec();
-  const uint64_t index_size = sharding.index_size();
-  if (index.size() != index_size) {
-    return Status::Corruption(where.name + ": shard of " + std::to_string(index.size()) +
-                              " bytes is smaller than its " + std::to_string(index_size) +
-                              "-byte index");
+  // A short answer to the index read: the stored value is shorter still.
+  if (index.size() < codec.index_size()) {
+    return codec.CheckShardSize(index.size()).WithContext(where.name);
   }
   Result<std::vector<ShardingCodec::IndexEntry>> decoded =
       codec.DecodeIndex(index, where.size);
   if (!decoded.ok()) return decoded.status().WithContext(where.name);
-  const bool index_at_start =
-      codec.index_location() == ShardingCodec::IndexLocation::kStart;
   std::vector<ByteSpan> entries(decoded->size());
   for (size_t i = 0; i < entries.size(); ++i) {
     const ShardingCodec::IndexEntry& e = (*decoded)[i];
-    if (e.missing()) {
-      entries[i] = {0, kNotStored};
-      continue;
-    }
-    // Without the shard's size only these checks are possible here; a range
-    // past the end shows up as a short read.
-    constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
-    if ((index_at_start && e.offset < index_size) || e.offset > kMax - where.offset ||
-        e.nbytes > kMax - where.offset - e.offset) {
-      return Status::Corruption(
-          where.name + ": shard index: " + codec.InnerChunkName(static_cast<int64_t>(i)) +
-          " at bytes " + SpanName(e.offset, e.nbytes) + " lies outside the shard's data");
-    }
-    entries[i] = {e.offset, e.nbytes};
+    entries[i] = e.missing() ? ByteSpan{0, kNotStored} : ByteSpan{e.offset, e.nbytes};
   }
   return std::make_shared<ShardStore>(std::move(where), sharding, std::move(entries));
 }
@@ -120,21 +94,16 @@ Result<std::shared_ptr<ShardStore>> ShardStore::OverBytes(Location where,
   where.offset = 0;
   where.size = shard.size();
   where.held = shard;
-  if (shard.size() < sharding.index_size()) {
-    return Status::Corruption(where.name + ": shard of " + std::to_string(shard.size()) +
-                              " bytes is smaller than its " +
-                              std::to_string(sharding.index_size()) + "-byte index");
-  }
+  TZ_RETURN_NOT_OK(sharding.codec().CheckShardSize(shard.size()).WithContext(where.name));
   const std::optional<ByteView> index = HeldIndex(where, sharding);
   return FromIndex(std::move(where), sharding, *index);
 }
 
 Result<std::shared_ptr<ShardStore>> ShardStore::Open(Location where,
                                                      ShardedChain sharding) {
-  if (where.size && *where.size < sharding.index_size()) {
-    return Status::Corruption(where.name + ": shard of " + std::to_string(*where.size) +
-                              " bytes is smaller than its " +
-                              std::to_string(sharding.index_size()) + "-byte index");
+  if (where.size) {
+    TZ_RETURN_NOT_OK(
+        sharding.codec().CheckShardSize(*where.size).WithContext(where.name));
   }
   if (const std::optional<ByteView> index = HeldIndex(where, sharding)) {
     return FromIndex(std::move(where), sharding, *index);
@@ -218,8 +187,8 @@ Result<std::optional<ByteSpan>> ShardStore::Resolve(std::string_view key,
   TZ_ASSIGN_OR_RETURN(int64_t linear, ParseInnerKey(key));
   const std::optional<ByteSpan> span = Locate(linear);
   if (!span) return std::optional<ByteSpan>();
-  const ByteSpan part = Select(range, span->length);
-  return std::optional<ByteSpan>(ByteSpan{span->offset + part.offset, part.length});
+  const internal::ResolvedRange part = internal::ResolveByteRange(range, span->length);
+  return std::optional<ByteSpan>(ByteSpan{span->offset + part.begin, part.length()});
 }
 
 Status ShardStore::Read(std::span<const ReadRequest> requests,
@@ -348,8 +317,7 @@ StoreCapabilities ShardStore::Capabilities() const {
 }
 
 std::string ShardStore::Describe() const {
-  return "shard " + where_.name.substr(where_.name.find(' ') + 1) + " in " +
-         where_.store->Describe();
+  return "the shard of " + where_.name + " in " + where_.store->Describe();
 }
 
 }  // namespace turbozarr

@@ -64,20 +64,20 @@ class ShardStore final : public Store {
     // (ShardStore::OverBytes).
     std::optional<ByteView> held;
     std::shared_ptr<const void> held_owner;
-    // Names the shard in messages: "chunk 'a/c/0/1'", and for a nested
-    // shard its outer shard's name and ", inner chunk [i, j]".
+    // Names the shard in messages, which every error of the store begins
+    // with: "<context>, chunk 'a/c/0/1'", and for a nested shard its outer
+    // shard's name and ", inner chunk [i, j]".
     std::string name;
   };
 
-  // The location of the shard stored as the whole value of `key`.
-  static Location At(std::shared_ptr<Store> store, std::string key);
+  // The location of the shard stored as the whole value of `key`; `context`
+  // (such as "array 'a' in file:///x") leads its name.
+  static Location At(std::shared_ptr<Store> store, std::string key,
+                     std::string_view context = {});
 
   // The reads that fetch the index of the shard at `where`, and all of it.
   static KeyRange IndexRead(const Location& where, const ShardedChain& sharding);
   static KeyRange WholeRead(const Location& where);
-  // The shard's index bytes, when its location holds them in memory.
-  static std::optional<ByteView> HeldIndex(const Location& where,
-                                           const ShardedChain& sharding);
 
   // Opens the shard at `where` from `index`, its index's bytes as IndexRead
   // fetched them. Corruption naming the shard when they are not an index of
@@ -139,6 +139,9 @@ class ShardStore final : public Store {
   ShardStore(Location where, ShardedChain sharding, std::vector<ByteSpan> entries);
 
  private:
+  // The shard's index bytes, when its location holds them in memory.
+  static std::optional<ByteView> HeldIndex(const Location& where,
+                                           const ShardedChain& sharding);
   // The absolute span that `range` selects of inner chunk `key`; nullopt
   // when the inner chunk is not stored.
   Result<std::optional<ByteSpan>> Resolve(std::string_view key, ByteRange range) const;

@@ -22,7 +22,6 @@ void ShardWriter::LayOutInPlace(std::span<const int64_t> linears, uint64_t inner
     places_[static_cast<size_t>(linear)] = {e.offset, e.nbytes};
   }
   placed_linears_.assign(linears.begin(), linears.end());
-  placed_size_ = layout.shard_size;
   placed_ = Buffer(layout.shard_size);
 }
 
@@ -50,7 +49,7 @@ Result<std::optional<Buffer>> ShardWriter::Finish() {
   }
   if (all_placed && !others) {
     ShardingCodec::Layout layout;
-    layout.shard_size = placed_size_;
+    layout.shard_size = placed_.size();
     layout.entries.resize(bytes_.size());
     for (int64_t linear : placed_linears_) {
       const ByteSpan& p = places_[static_cast<size_t>(linear)];

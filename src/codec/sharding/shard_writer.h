@@ -63,7 +63,6 @@ class ShardWriter {
   Buffer placed_;
   std::vector<ByteSpan> places_;
   std::vector<int64_t> placed_linears_;
-  uint64_t placed_size_ = 0;
 };
 
 }  // namespace turbozarr

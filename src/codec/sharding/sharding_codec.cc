@@ -1,6 +1,7 @@
 #include "codec/sharding/sharding_codec.h"
 
 #include <cstring>
+#include <limits>
 
 #include "codec/raw_bytes.h"
 #include "codec/sharding/shard_layout.h"
@@ -152,16 +153,13 @@ Result<std::vector<ShardingCodec::IndexEntry>> ShardingCodec::DecodeIndex(
   if (!decoded.ok()) return decoded.status().WithContext("shard index");
   const Buffer& raw = decoded->bytes;
   const int64_t n = num_inner_chunks();
-  // Stored data lies between the index and the other end of the shard.
-  uint64_t data_begin = 0;
-  uint64_t data_end = 0;
+  // Stored data lies between the index and the other end of the shard; with
+  // the shard's size unknown, only the index's own bytes at the start (and
+  // the end of 64-bit offsets) bound it.
+  uint64_t data_begin = index_location_ == IndexLocation::kStart ? index_size_ : 0;
+  uint64_t data_end = std::numeric_limits<uint64_t>::max();
   if (shard_size) {
-    if (*shard_size < index_size_) {
-      return Status::Corruption("shard of " + std::to_string(*shard_size) +
-                                " bytes is smaller than its " +
-                                std::to_string(index_size_) + "-byte index");
-    }
-    data_begin = index_location_ == IndexLocation::kStart ? index_size_ : 0;
+    TZ_RETURN_NOT_OK(CheckShardSize(*shard_size));
     data_end = index_location_ == IndexLocation::kStart ? *shard_size
                                                         : *shard_size - index_size_;
   }
@@ -180,12 +178,13 @@ Result<std::vector<ShardingCodec::IndexEntry>> ShardingCodec::DecodeIndex(
                                 std::to_string(e.nbytes) +
                                 "; only one is the empty marker");
     }
-    if (shard_size && (e.offset < data_begin || e.offset > data_end ||
-                       e.nbytes > data_end - e.offset)) {
+    if (e.offset < data_begin || e.offset > data_end || e.nbytes > data_end - e.offset) {
       return Status::Corruption(
           "shard index: " + InnerChunkName(i) + " at bytes [" + std::to_string(e.offset) +
-          ", +" + std::to_string(e.nbytes) + ") lies outside the shard's data [" +
-          std::to_string(data_begin) + ", " + std::to_string(data_end) + ")");
+          ", +" + std::to_string(e.nbytes) + ") lies outside the shard's data" +
+          (shard_size
+               ? " [" + std::to_string(data_begin) + ", " + std::to_string(data_end) + ")"
+               : std::string()));
     }
     entries[i] = e;
   }
@@ -226,9 +225,9 @@ ShardingCodec::Layout ShardingCodec::LayOut(
 Status ShardingCodec::PlaceIndex(const Layout& layout, MutableByteView shard) const {
   TZ_ASSIGN_OR_RETURN(Buffer index, EncodeIndex(layout.entries));
   if (index.size() != index_size_ || shard.size() != layout.shard_size) {
-    return Status::InvalidArgument("codec sharding_indexed: index of " +
-                            std::to_string(index.size()) + " bytes for a shard of " +
-                            std::to_string(shard.size()));
+    return Status::InvalidArgument(
+        "codec sharding_indexed: index of " + std::to_string(index.size()) +
+        " bytes for a shard of " + std::to_string(shard.size()));
   }
   const size_t at =
       index_location_ == IndexLocation::kStart ? 0 : shard.size() - index_size_;
@@ -251,7 +250,8 @@ Result<Buffer> ShardingCodec::Assemble(
   Buffer out(layout.shard_size);
   for (size_t i = 0; i < inner.size(); ++i) {
     if (!inner[i] || inner[i]->empty()) continue;
-    std::memcpy(out.data() + layout.entries[i].offset, inner[i]->data(), inner[i]->size());
+    std::memcpy(out.data() + layout.entries[i].offset, inner[i]->data(),
+                inner[i]->size());
   }
   TZ_RETURN_NOT_OK(PlaceIndex(layout, out.mutable_view()));
   return out;
@@ -303,13 +303,16 @@ Result<Buffer> ShardingCodec::Encode(const ChunkArray& array,
   return Assemble(views);
 }
 
+Status ShardingCodec::CheckShardSize(uint64_t shard_size) const {
+  if (shard_size >= index_size_) return Status::OK();
+  return Status::Corruption("shard of " + std::to_string(shard_size) +
+                            " bytes is smaller than its " + std::to_string(index_size_) +
+                            "-byte index");
+}
+
 Result<std::vector<ShardingCodec::IndexEntry>> ShardingCodec::IndexOfShard(
     ByteView shard) const {
-  if (shard.size() < index_size_) {
-    return Status::Corruption("shard of " + std::to_string(shard.size()) +
-                              " bytes is smaller than its " +
-                              std::to_string(index_size_) + "-byte index");
-  }
+  TZ_RETURN_NOT_OK(CheckShardSize(shard.size()));
   return DecodeIndex(index_location_ == IndexLocation::kStart ? shard.first(index_size_)
                                                               : shard.last(index_size_),
                      shard.size());

@@ -62,10 +62,13 @@ class ShardingCodec final : public ArrayToBytesCodec {
   // The encoded index's size in bytes.
   size_t index_size() const { return index_size_; }
 
+  // Corruption unless a stored shard of `shard_size` bytes can hold the index.
+  Status CheckShardSize(uint64_t shard_size) const;
   // Decodes the encoded index (index_size() bytes) into one entry per inner
-  // chunk, C order. With `shard_size`, every present entry must lie inside
-  // the shard's data (not over the index); problems are Corruption naming
-  // the inner chunk.
+  // chunk, C order. Every present entry must lie inside the shard's data:
+  // with `shard_size`, between the index and the other end; without it, past
+  // an index at the start and within 64-bit offsets. Problems are Corruption
+  // naming the inner chunk.
   Result<std::vector<IndexEntry>> DecodeIndex(ByteView index_bytes,
                                               std::optional<uint64_t> shard_size) const;
   Result<Buffer> EncodeIndex(const std::vector<IndexEntry>& entries) const;
