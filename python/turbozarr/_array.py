@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import json
 import math
+import uuid
 from typing import Any, Iterator
 
 import numpy as np
 
 from turbozarr import _core, _dtypes, _indexing
 from turbozarr._node import Node
+from turbozarr._store import store_spec
 from turbozarr.errors import ReadOnlyError
 
 # Results start on a 64-byte boundary (numpy only promises 16): on some CPUs
@@ -45,6 +47,23 @@ class Array(Node):
         self._variable = self._dtype.kind in "OT"
         #: Store chunks that hold only the fill value (False erases them instead).
         self.write_empty_chunks = False
+
+    _open_core = staticmethod(_core.open_array)
+
+    def _pickled_state(self) -> dict[str, Any]:
+        return {"write_empty_chunks": self.write_empty_chunks}
+
+    def __dask_tokenize__(self) -> tuple:
+        """dask's name for this array: where it lives and its layout (two
+        objects opened on the same URL and path get the same name), or, for
+        stores that do not pickle (memory://), a name of this object alone."""
+        try:
+            url, _, s3 = store_spec(self.store)
+            where: Any = (url, s3)
+        except TypeError:
+            where = self.__dict__.setdefault("_unshared_token", uuid.uuid4().hex)
+        return ("turbozarr.Array", where, self.path, self.shape, str(self._dtype),
+                self.chunks, self.shards)
 
     # -- description -------------------------------------------------------
 

@@ -16,6 +16,8 @@ from turbozarr.errors import NotFoundError, ReadOnlyError
 class Group(Node):
     """A Zarr group. Get one from turbozarr.open/open_group/group."""
 
+    _open_core = staticmethod(_core.open_group)
+
     @property
     def is_consolidated(self) -> bool:
         return self._core.is_consolidated

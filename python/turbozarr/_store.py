@@ -17,6 +17,14 @@ Wrappers change how a store is reached: ``ThrottledStore`` (a slow network
 made of a fast store), ``MetricsStore`` (counts requests and bytes) and
 ``CachingStore`` (an LRU of values read). Each takes and gives a store that
 ``open_array``, ``create_array`` and the other functions accept.
+
+Arrays and groups pickle as where they live (``store_spec``): the store's URL
+and whether it was opened read-only, plus, for s3:// URLs, the keyword
+options ``open_store`` was last given for that URL in this process. Stores
+with nothing to name them by refuse: "memory://" (its keys live in this
+process only), zip archives being written (one process writes an archive),
+and the throttled and caching wrappers (their state belongs to this process).
+A MetricsStore pickles as the store it counts, without its counts.
 """
 
 from __future__ import annotations
@@ -28,6 +36,15 @@ from turbozarr import _core
 from turbozarr.errors import AlreadyExistsError
 
 Store = _core.Store
+
+# The keyword options open_store was last given per s3:// store URL (as the
+# store describes itself), so that a pickled array reopens its store with
+# them in another process. Stores are not weakly referenceable, so the URL is
+# the key.
+_S3_OPTIONS_BY_URL: dict[str, dict[str, Any]] = {}
+
+# URL schemes of stores that another process can reopen by URL alone.
+_REOPENABLE = ("file://", "zip://", "http://", "https://", "s3://")
 
 _ADDRESSING = ("auto", "virtual", "path")
 _S3_OPTION_TYPES: dict[str, tuple[type, ...]] = {
@@ -111,7 +128,10 @@ def open_store(url: str | os.PathLike, *, read_only: bool = False,
     if request_timeout is not None and not request_timeout >= 0:
         raise ValueError(f"request_timeout must be 0 (no limit) or a positive number "
                          f"of seconds, not {request_timeout!r}")
-    return _core.open_store(path, read_only=read_only, truncate=truncate, s3=s3)
+    store = _core.open_store(path, read_only=read_only, truncate=truncate, s3=s3)
+    if s3:
+        _S3_OPTIONS_BY_URL[store.describe()] = dict(s3)
+    return store
 
 
 def MemoryStore() -> Store:  # noqa: N802 (reads like a class, as in zarr-python)
@@ -232,6 +252,35 @@ def as_store(store: Any, *, read_only: bool = False, truncate: bool = False) -> 
     if isinstance(inner, _core.Store):
         return inner
     raise TypeError(f"expected a path, a URL or a turbozarr Store, got {type(store).__name__}")
+
+
+def store_spec(store: Store) -> tuple[str, bool, dict[str, Any]]:
+    """(url, read_only, s3 options): what reopens `store` in another process
+    (see the module docstring); TypeError for stores that cannot be."""
+    url = store.describe()
+    if url == "memory://":
+        raise TypeError("cannot pickle a node of a memory:// store: its keys live in "
+                        "this process only; write it to a directory, zip archive or "
+                        "s3:// store to share it with other processes")
+    if not url.startswith(_REOPENABLE):
+        raise TypeError(f"cannot pickle a node of the store {url}: a throttled or "
+                        f"caching wrapper holds state of this process; pickle the node "
+                        f"opened on the store's URL (and wrap again where it is "
+                        f"unpickled)")
+    if url.startswith("zip://") and store.writable:
+        raise TypeError(f"cannot pickle a node of {url} while the archive is being "
+                        f"written (one process writes a zip archive): close it, then "
+                        f"open it read-only (turbozarr.ZipStore(path)) to share it")
+    s3 = _S3_OPTIONS_BY_URL.get(url, {}) if url.startswith("s3://") else {}
+    return url, not store.writable, dict(s3)
+
+
+def reopen_store(spec: tuple[str, bool, dict[str, Any]]) -> Store:
+    """The store a ``store_spec`` names, opened again."""
+    url, read_only, s3 = spec
+    if s3:
+        return open_store(url, read_only=read_only, **s3)
+    return _core.open_store(url, read_only=read_only, truncate=False, s3={})
 
 
 def normalize_path(path: str) -> str:
