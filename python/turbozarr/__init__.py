@@ -32,6 +32,7 @@ from turbozarr._api import (
     open_group,
 )
 from turbozarr._array import Array
+from turbozarr._dask import store, to_dask  # import dask when first called
 from turbozarr._group import Group
 from turbozarr._store import (
     CachingStore,
@@ -88,4 +89,6 @@ __all__ = [
     "open_array",
     "open_group",
     "open_store",
+    "store",
+    "to_dask",
 ]
