@@ -187,13 +187,15 @@ class _KeyScheme:
         return 1
 
     def split(self, key: str) -> tuple[str, tuple[int, ...]]:
-        parts = key.split("/")
+        # rsplit: the path before the chunk key may hold any number of '/'.
         n = self.segments()
-        path, chunk_key = "/".join(parts[:-n]), "/".join(parts[-n:])
+        parts = key.rsplit("/", n)
+        path = parts[0] if len(parts) > n else ""
         if self.ndim == 0:
             return path, ()
-        body = chunk_key[len(self.prefix):]
-        return path, tuple(int(c) for c in body.split(self.separator))
+        if self.separator == "/":
+            return path, tuple(map(int, parts[-self.ndim:]))
+        return path, tuple(map(int, parts[-1][len(self.prefix):].split(self.separator)))
 
 
 # -- turning a batch into engine selections -----------------------------------
@@ -212,11 +214,7 @@ def _dim_range(sel: Any, extent: int) -> tuple[int, int, int] | None:
     return None
 
 
-def _as_tuple(selection: Any) -> tuple[Any, ...]:
-    return selection if isinstance(selection, tuple) else (selection,)
-
-
-@dataclass
+@dataclass(slots=True)
 class _Item:
     coords: tuple[int, ...]
     spec: ArraySpec
@@ -238,65 +236,78 @@ def _one_box(items: list[_Item], chunk_shape: tuple[int, ...],
     output block of the batch (one (start, stop, step) per array dimension),
     or None when the batch is not such a box.
 
-    It is one when, per dimension, every item's selection is a slice (or the
-    same integer dimension, dropped from the output) of one common step, each
-    item's first element lands where the box's start and step put it, and
-    the items (distinct chunks, so disjoint) fill the whole output."""
+    It is one when the items are the Cartesian product of one selection per
+    chunk row along each dimension (every chunk at grid index i along d
+    selects the same slice, or the same integer of a dimension dropped from
+    the output), the slices share one step per dimension, each lands where
+    the box's start and step put its first element, and together they fill
+    the output. A pass over the items only gathers the selection per grid
+    index; the checks then run per dimension, not per chunk."""
     ndim = len(array_shape)
     if drop_axes or not items or len(items[0].chunk_selection) != ndim:
         return None
-    kept = [d for d in range(ndim) if not _is_integer(items[0].chunk_selection[d])]
+    kept = tuple(d for d in range(ndim) if not _is_integer(items[0].chunk_selection[d]))
     if len(kept) != len(out_shape):
         return None
     out_axis = {d: k for k, d in enumerate(kept)}
-    steps: list[int | None] = [None] * ndim
-    starts: list[set[int]] = [set() for _ in range(ndim)]
-    # Per dimension, (first element in the array, first position in the output).
-    firsts: list[list[tuple[int, int]]] = [[] for _ in range(ndim)]
-    covered = 0
+    # Per dimension: grid index -> (selection in the chunk, selection in the output).
+    rows: list[dict[int, tuple[Any, Any]]] = [{} for _ in range(ndim)]
+    seen = set()
+    no_output = (None,) * ndim
     for item in items:
-        if len(item.chunk_selection) != ndim or len(item.out_selection) != len(kept):
+        cs, out, coords = item.chunk_selection, item.out_selection, item.coords
+        if len(cs) != ndim or len(out) != len(kept):
             return None
-        volume = 1
+        outs = no_output if not kept else [None] * ndim
+        for k, d in enumerate(kept):
+            outs[d] = out[k]
         for d in range(ndim):
-            sel = item.chunk_selection[d]
+            entry = (cs[d], outs[d])
+            if isinstance(entry[0], np.ndarray) or isinstance(entry[1], np.ndarray):
+                return None  # integer arrays: not a box
+            previous = rows[d].setdefault(coords[d], entry)
+            if previous is not entry and previous != entry:
+                return None
+        seen.add(coords)
+    if len(seen) != len(items) or len(items) != math.prod(len(r) for r in rows):
+        return None
+    box = []
+    for d in range(ndim):
+        step = None
+        starts = set()
+        filled = 0
+        n = out_shape[out_axis[d]] if d in out_axis else 1
+        for index, (sel, out) in rows[d].items():
             if _is_integer(sel) == (d in out_axis):
                 return None
             r = _dim_range(sel, chunk_shape[d])
             if r is None:
                 return None
-            start, stop, step = r
-            count = len(range(start, stop, step))
-            volume *= count
+            start, stop, s = r
+            count = len(range(start, stop, s))
             out_start = 0
             if d in out_axis:
-                o = item.out_selection[out_axis[d]]
-                if not isinstance(o, slice):
+                if not isinstance(out, slice):
                     return None
-                out_start, out_stop, out_step = o.indices(out_shape[out_axis[d]])
+                out_start, out_stop, out_step = out.indices(n)
                 if out_step != 1 or out_stop - out_start != count:
                     return None
             if count > 1:
-                if steps[d] is None:
-                    steps[d] = step
-                elif steps[d] != step:
+                if step is None:
+                    step = s
+                elif step != s:
                     return None
-            firsts[d].append((item.coords[d] * chunk_shape[d] + start, out_start))
-        covered += volume
-    if covered != math.prod(out_shape):
-        return None
-    box = []
-    for d in range(ndim):
-        step = steps[d] or 1
-        starts[d] = {first - out_start * step for first, out_start in firsts[d]}
-        if len(starts[d]) != 1:
+            filled += count
+            starts.add((index * chunk_shape[d] + start, out_start))
+        step = step or 1
+        origins = {first - out_start * step for first, out_start in starts}
+        if filled != n or len(origins) != 1:
             return None
-        start = starts[d].pop()
-        n = out_shape[out_axis[d]] if d in out_axis else 1
-        stop = start + (n - 1) * step + 1
-        if start < 0 or stop > array_shape[d]:
+        origin = origins.pop()
+        stop = origin + (n - 1) * step + 1
+        if origin < 0 or stop > array_shape[d]:
             return None
-        box.append((start, stop, step))
+        box.append((origin, stop, step))
     return box
 
 
@@ -510,20 +521,21 @@ class ZarrCodecPipeline(CodecPipeline):
     def _items(self, batch: Iterable[BatchItem]) -> tuple[list[_Item], _Engine]:
         if self._unsupported is not None:
             raise _Unsupported(self._unsupported)
+        split = self._scheme.split  # type: ignore[union-attr]
         items: list[_Item] = []
-        engine = None
+        path = None
         for getter, spec, chunk_sel, out_sel, complete in batch:
             key = getter.path
-            path, coords = self._scheme.split(key)  # type: ignore[union-attr]
-            if engine is None:
-                engine = self._engine(path)
-            elif path != engine.path:
+            item_path, coords = split(key)
+            if path is None:
+                path = item_path
+            elif item_path != path:
                 raise _Unsupported("a batch over several arrays")
-            items.append(_Item(coords, spec, _as_tuple(chunk_sel), _as_tuple(out_sel),
+            items.append(_Item(coords, spec,
+                               chunk_sel if type(chunk_sel) is tuple else (chunk_sel,),
+                               out_sel if type(out_sel) is tuple else (out_sel,),
                                complete, key, getter))
-        if engine is None:
-            engine = self._engine("")
-        return items, engine
+        return items, self._engine(path or "")
 
     def _engine(self, path: str) -> _Engine:
         engine = self._engines.get(path)
