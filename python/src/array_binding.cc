@@ -316,6 +316,18 @@ void BindArray(nb::module_& m) {
         return Unwrap(Array::Open(std::move(store), path));
       },
       nb::arg("store"), nb::arg("path"));
+  // For a caller that holds the metadata already (zarr-python's codec
+  // pipeline): nothing is read from or written to the store.
+  m.def(
+      "array_from_metadata",
+      [](std::shared_ptr<Store> store, const std::string& path, int zarr_format,
+         const std::string& metadata_json, const std::string& zattrs_json) {
+        ArrayMetadata metadata =
+            ParseArrayMetadataArgs(zarr_format, metadata_json, zattrs_json, path);
+        return Unwrap(Array::FromMetadata(std::move(store), path, std::move(metadata)));
+      },
+      nb::arg("store"), nb::arg("path"), nb::arg("zarr_format"), nb::arg("metadata_json"),
+      nb::arg("zattrs_json") = "null");
   m.def(
       "create_array",
       [](std::shared_ptr<Store> store, const std::string& path, int zarr_format,

@@ -58,6 +58,17 @@ from turbozarr.errors import (
 
 __version__ = "0.1.0"
 
+
+def __getattr__(name: str):
+    # zarr-python's codec pipeline (turbozarr.ZarrCodecPipeline) needs
+    # zarr-python 3.4; importing turbozarr alone does not import zarr.
+    if name == "ZarrCodecPipeline":
+        from turbozarr.zarr_pipeline import ZarrCodecPipeline
+
+        return ZarrCodecPipeline
+    raise AttributeError(f"module 'turbozarr' has no attribute {name!r}")
+
+
 __all__ = [
     "AlreadyExistsError",
     "Array",
@@ -76,6 +87,7 @@ __all__ = [
     "ThrottledStore",
     "TurbozarrError",
     "UnsupportedError",
+    "ZarrCodecPipeline",
     "ZipStore",
     "array",
     "config",

@@ -1,0 +1,142 @@
+"""Runs zarr-python's own test suite (the tests/ of its source release on
+PyPI, for the zarr-python installed here) with its default codec pipeline
+and with turbozarr's, and compares them test by test.
+
+    python scripts/zarr_suite/run.py              # both runs, then compare
+    python scripts/zarr_suite/run.py --only turbozarr -k sharding
+
+A test that passes on the default pipeline must pass on turbozarr's unless
+scripts/zarr_suite/known_differences.txt lists it with the reason; the run
+fails otherwise, and also when a listed test no longer differs (so the list
+stays true). The counts are printed and written to <work>/summary.txt.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata
+import os
+import subprocess
+import sys
+import tarfile
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+KNOWN = HERE / "known_differences.txt"
+
+
+def source_tree(work: Path, version: str) -> Path:
+    """zarr-python's source release for `version`, fetched once."""
+    tree = work / f"zarr-{version}"
+    if (tree / "tests").is_dir():
+        return tree
+    work.mkdir(parents=True, exist_ok=True)
+    subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps",
+                    "--no-binary", ":all:", f"zarr=={version}", "-d", str(work)],
+                   check=True)
+    with tarfile.open(work / f"zarr-{version}.tar.gz") as archive:
+        archive.extractall(work, filter="data")
+    return tree
+
+
+def run_suite(tree: Path, pipeline: str, report: Path, jobs: int,
+              extra: list[str]) -> float:
+    env = dict(os.environ)
+    paths = [str(REPO / "python")]
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests",
+               "--ignore=tests/benchmarks", f"--junitxml={report}", "-o",
+               "addopts=--benchmark-disable --doctest-modules "
+               "--ignore=tests/test_regression/scripts --ignore=src/zarr/_cli"]
+    if jobs > 1:
+        command += ["-n", str(jobs)]
+    if pipeline == "turbozarr":
+        paths.append(str(HERE))
+        command += ["-p", "turbozarr_pipeline_plugin"]
+    env["PYTHONPATH"] = os.pathsep.join(paths + [env.get("PYTHONPATH", "")])
+    started = time.monotonic()
+    subprocess.run(command + extra, cwd=tree, env=env, check=False)
+    return time.monotonic() - started
+
+
+def outcomes(report: Path) -> dict[str, str]:
+    """test id -> passed, failed, skipped or error."""
+    result = {}
+    for case in ET.parse(report).getroot().iter("testcase"):
+        name = f"{case.get('classname')}::{case.get('name')}"
+        state = "passed"
+        for child in case:
+            if child.tag in ("failure", "error", "skipped"):
+                state = {"failure": "failed"}.get(child.tag, child.tag)
+        result[name] = state
+    return result
+
+
+def known_differences() -> dict[str, str]:
+    """Listed test ids (a prefix ending in '*' lists every test it starts) and
+    their reasons."""
+    known = {}
+    for line in KNOWN.read_text().splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            test, _, reason = line.partition(" -- ")
+            known[test.strip()] = reason.strip()
+    return known
+
+
+def listed(test: str, known: dict[str, str]) -> str | None:
+    for pattern in known:
+        if test == pattern or (pattern.endswith("*") and test.startswith(pattern[:-1])):
+            return pattern
+    return None
+
+
+def compare(default: dict[str, str], ours: dict[str, str], summary: Path) -> int:
+    known = known_differences()
+    count = lambda runs, s: sum(1 for v in runs.values() if v == s)  # noqa: E731
+    lines = [f"{'':28}{'passed':>8}{'failed':>8}{'error':>8}{'skipped':>8}"]
+    for label, runs in (("default pipeline", default), ("turbozarr pipeline", ours)):
+        lines.append(f"{label:28}" + "".join(
+            f"{count(runs, s):8}" for s in ("passed", "failed", "error", "skipped")))
+    regressions = sorted(t for t, s in default.items()
+                         if s == "passed" and ours.get(t, "missing") != "passed")
+    unexplained = [t for t in regressions if listed(t, known) is None]
+    used = {listed(t, known) for t in regressions}
+    stale = sorted(p for p in known if p not in used)
+    lines.append(f"passing with the default pipeline, not with turbozarr's: "
+                 f"{len(regressions)} ({len(regressions) - len(unexplained)} listed "
+                 f"in {KNOWN.name})")
+    lines += [f"  UNEXPLAINED {t}: {ours.get(t, 'missing')}" for t in unexplained]
+    lines += [f"  STALE entry (no longer differs) {p}" for p in stale]
+    text = "\n".join(lines)
+    print(text)
+    summary.write_text(text + "\n")
+    return 1 if unexplained or stale else 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--work", type=Path, default=REPO / "build" / "zarr-python-suite")
+    parser.add_argument("--only", choices=["default", "turbozarr"])
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("pytest_args", nargs="*")
+    args = parser.parse_args()
+    version = importlib.metadata.version("zarr")
+    tree = source_tree(args.work, version)
+    reports = {}
+    for pipeline in ("default", "turbozarr"):
+        if args.only in (None, pipeline):
+            reports[pipeline] = args.work / f"{pipeline}.xml"
+            seconds = run_suite(tree, pipeline, reports[pipeline], args.jobs,
+                                args.pytest_args)
+            print(f"zarr-python {version} suite, {pipeline} pipeline: {seconds:.0f} s")
+    if args.only is not None:
+        return 0
+    return compare(outcomes(reports["default"]), outcomes(reports["turbozarr"]),
+                   args.work / "summary.txt")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
