@@ -148,7 +148,8 @@ def assert_same_encoding(expected: xr.Dataset, actual: xr.Dataset, sharded_ok=Tr
     {},
     {"mask_and_scale": False, "decode_times": False, "decode_timedelta": False},
     {"drop_variables": ["name", "v"], "decode_coords": False, "concat_characters": False},
-], ids=["decoded", "raw", "dropped"])
+    {"decode_cf": False},
+], ids=["decoded", "raw", "dropped", "undecoded"])
 def test_same_dataset_as_engine_zarr(stores, case, options) -> None:
     path = stores[case]
     consolidated = case[1]
@@ -404,6 +405,8 @@ def test_not_a_zarr_group(tmp_path) -> None:
         xr.open_dataset(a.store, engine=E)
     with pytest.raises(ValueError, match="read-only"):
         xr.open_dataset(plain, engine=E, mode="r+")
+    with pytest.raises(TypeError, match="not bytes"):
+        xr.open_dataset(str(plain).encode(), engine=E)
 
 
 def test_array_without_dimension_names(tmp_path) -> None:

@@ -68,6 +68,9 @@ class _Location:
                  storage_options: dict[str, Any] | None, zarr_format: int | None):
         if isinstance(source, MetricsStore):
             source = source.store
+        if not isinstance(source, (str, os.PathLike, _core.Store)):
+            raise TypeError("engine turbozarr opens a path, a URL or a turbozarr Store, "
+                            f"not {type(source).__name__}")
         self.url = None if isinstance(source, _core.Store) else os.fspath(source)
         self._store = source if self.url is None else None
         self.group = normalize_path(group)
