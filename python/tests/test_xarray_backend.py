@@ -44,7 +44,8 @@ def source_dataset() -> xr.Dataset:
     """One of everything xarray encodes: CF times and timedeltas, packed
     integers (scale_factor/add_offset/_FillValue), NaNs under a float
     _FillValue, integer _FillValue, strings (variable and fixed width,
-    unicode and bytes), dimension and non-dimension coordinates, attributes."""
+    unicode and bytes), complex, bool, float16, uint64, a 0-d variable,
+    dimension and non-dimension coordinates, attributes."""
     rng = np.random.default_rng(7)
     v = rng.standard_normal((NT, NX, NY)).astype("f4")
     v[0, 0, :3] = np.nan
@@ -64,6 +65,11 @@ def source_dataset() -> xr.Dataset:
             "when": (("t",), times),
             "lag": (("t",), (np.arange(NT) * np.timedelta64(90, "m")).astype("m8[ns]"),
                     {"note": "a timedelta"}),
+            "wave": (("x",), np.array([1 + 2j, 3, np.nan, 5, 6j, -1j, 0], dtype="c16")),
+            "mask": (("y",), np.arange(NY) % 3 == 0),
+            "half": (("y",), np.linspace(-1, 1, NY, dtype="f2")),
+            "big": (("y",), np.arange(NY, dtype="u8") * 2**60),
+            "scalar": ((), 3.5, {"kind": "0-d"}),
         },
         coords={
             "t": pd.date_range("2000-01-01", periods=NT, freq="D"),
@@ -162,6 +168,17 @@ def test_same_dataset_as_engine_zarr(stores, case, options) -> None:
         assert actual[name].dtype == expected[name].dtype, name
 
 
+def test_v2_big_endian(tmp_path) -> None:
+    ds = source_dataset()[["v", "temp"]]
+    path = tmp_path / "big_endian.zarr"
+    ds.to_zarr(path, zarr_format=2, encoding={"v": {"dtype": ">f4"}, "temp": {"dtype": ">i4"}})
+    expected = xr.open_dataset(path, engine="zarr")
+    actual = xr.open_dataset(path, engine=E)
+    assert tz.open_array(str(path / "v")).dtype == np.dtype(">f4")  # as stored
+    assert_same_encoding(expected, actual)
+    xr.testing.assert_identical(actual.load(), expected.load())
+
+
 def test_values_are_the_written_ones(stores) -> None:
     # Not only the same as engine="zarr": what was written.
     ds = source_dataset()
@@ -190,6 +207,14 @@ def test_dask_chunks_follow_preferred_chunks(stores, case) -> None:
     # through pickle, as dask.distributed ships the graph
     again = pickle.loads(pickle.dumps(actual))
     xr.testing.assert_identical(again.compute(), expected.compute())
+
+
+def test_dask_processes_scheduler(stores) -> None:
+    # Every task pickled into other processes, which open the store again.
+    pytest.importorskip("dask")
+    path = stores[(3, True, "sharded")]
+    actual = xr.open_dataset(path, engine=E, chunks={}).compute(scheduler="processes")
+    xr.testing.assert_identical(actual, xr.open_dataset(path, engine="zarr").load())
 
 
 def test_pickle_round_trip_of_lazy_dataset(stores) -> None:
