@@ -357,3 +357,27 @@ def test_http_reads_go_through_the_engine(http_root, shards, rng, monkeypatch):
         np.testing.assert_array_equal(remote[3:33:4, 5], expected[3:33:4, 5])
         np.testing.assert_array_equal(remote.vindex[[0, 39], [1, 38]], expected[[0, 39], [1, 38]])
     assert calls == ["read"] * 3
+
+
+@pytest.mark.parametrize("zarr_format", [2, 3])
+def test_strings_run_on_the_engine(tmp_path, zarr_format, monkeypatch):
+    words = np.array([["alpha", "", "γάμμα"], ["delta", "epsilon", "z" * 300]] * 5)
+    arrays = {}
+    calls = engine_calls(monkeypatch)
+    for pipeline in (DEFAULT, PIPELINE):
+        with zarr.config.set({"codec_pipeline.path": pipeline}):
+            z = zarr.create_array(tmp_path / pipeline, shape=words.shape, chunks=(3, 2),
+                                  dtype=str, zarr_format=zarr_format)
+            z[:7] = words[:7]
+            z.vindex[[9, 8], [0, 2]] = ["x", "yy"]
+            arrays[pipeline] = z
+    assert stored(arrays[DEFAULT].store) == stored(arrays[PIPELINE].store)
+    with zarr.config.set({"codec_pipeline.path": PIPELINE}):
+        for sel in [(slice(None),), (slice(1, 9, 2), 2), (4, slice(None))]:
+            expected = arrays[DEFAULT][sel]
+            got = arrays[PIPELINE][sel]
+            assert got.dtype == expected.dtype
+            np.testing.assert_array_equal(got, expected)
+        got = arrays[PIPELINE].oindex[[0, 9], [2, 0]]
+        np.testing.assert_array_equal(got, arrays[DEFAULT].oindex[[0, 9], [2, 0]])
+    assert calls.count("write") == 2 and calls.count("read") == 4

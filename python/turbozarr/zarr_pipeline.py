@@ -461,9 +461,8 @@ class ZarrCodecPipeline(CodecPipeline):
         elif not isinstance(metadata, ArrayV2Metadata):
             raise _Unsupported(f"metadata {type(metadata).__name__}")
         dtype = metadata.dtype.to_native_dtype()
-        # Variable-length strings and bytes, datetimes and structured types
-        # take zarr-python's pipeline for now.
-        if dtype.kind in "OTmMV" or dtype.fields is not None:
+        # Datetimes and structured types take zarr-python's pipeline for now.
+        if dtype.kind in "mMV" or dtype.fields is not None:
             raise _Unsupported(f"data type {metadata.dtype} ({dtype})")
 
     def __getstate__(self) -> dict[str, Any]:
@@ -643,28 +642,48 @@ def _present(engine: _Engine, items: list[_Item]) -> list[bool]:
 #    inside every engine call) ---------------------------------------------------
 
 
+def _read_block(array: Array, ranges: list[tuple[int, int, int]]) -> np.ndarray:
+    """The box `ranges` of the array as a new block (strings as numpy
+    StringDType or object arrays, as turbozarr.Array gives them)."""
+    shape = tuple(len(range(*r)) for r in ranges)
+    if array._variable:  # noqa: SLF001
+        values = array._core.read_objects(ranges) if math.prod(shape) else []  # noqa: SLF001
+        block = np.empty(len(values), dtype=array.dtype)
+        block[:] = values
+        return block.reshape(shape)
+    block = _aligned_empty(shape, array._native)  # noqa: SLF001
+    if block.size:
+        array._core.read_into(ranges, block)  # noqa: SLF001
+    return block
+
+
+def _write_block(array: Array, ranges: list[tuple[int, int, int]], block: np.ndarray,
+                 write_empty: bool) -> None:
+    """Writes `block`, of the box's shape, into the box `ranges`."""
+    if array._variable:  # noqa: SLF001
+        array._core.write_objects(ranges, block.ravel().tolist(), write_empty)  # noqa: SLF001
+    else:
+        array._core.write_from(ranges, np.ascontiguousarray(block, dtype=array._native),  # noqa: SLF001
+                               write_empty)
+
+
 def _read(engine: _Engine, items: list[_Item], out: np.ndarray,
           drop_axes: tuple[int, ...]) -> None:
     if not items or out.size == 0:
         return
     array = engine.array
-    native = array._native  # noqa: SLF001 (the engine's element type)
     box = _one_box(items, engine.chunk_shape, engine.shape, out.shape, drop_axes)
     if box is not None:
-        block_shape = tuple(len(range(*r)) for r in box)
-        if out.dtype == native and out.flags.c_contiguous and out.flags.writeable:
-            array._core.read_into(box, out.reshape(block_shape))  # noqa: SLF001
+        direct = (not array._variable and out.dtype == array._native  # noqa: SLF001
+                  and out.flags.c_contiguous and out.flags.writeable)
+        if direct:  # decoded straight into zarr-python's buffer
+            array._core.read_into(box, out.reshape([len(range(*r)) for r in box]))  # noqa: SLF001
         else:
-            block = _aligned_empty(block_shape, native)
-            array._core.read_into(box, block)  # noqa: SLF001
-            out[...] = block.reshape(out.shape)
+            out[...] = _read_block(array, box).reshape(out.shape)
         return
     for item in items:
         ranges, local = _bounding_box(item, engine.chunk_shape, engine.shape)
-        block = _aligned_empty(tuple(len(range(*r)) for r in ranges), native)
-        if block.size:
-            array._core.read_into(ranges, block)  # noqa: SLF001
-        selected = block[local]
+        selected = _read_block(array, ranges)[local]
         if drop_axes:
             selected = selected.squeeze(axis=drop_axes)
         out[item.out_selection] = selected
@@ -675,33 +694,21 @@ def _write(engine: _Engine, items: list[_Item], value: np.ndarray,
     if not items:
         return
     array = engine.array
-    native = array._native  # noqa: SLF001
     write_empty = items[0].spec.config.write_empty_chunks
-    if value.shape == ():
-        out_shape = None
-    else:
-        out_shape = value.shape
+    # A scalar value fills the box that the output selections make.
+    out_shape = value.shape if value.shape != () else _output_shape(items)
     box = None
     if out_shape is not None:
         box = _one_box(items, engine.chunk_shape, engine.shape, out_shape, drop_axes)
-    else:
-        # A scalar: the box the output selections would make of it.
-        shape = _output_shape(items)
-        if shape is not None:
-            box = _one_box(items, engine.chunk_shape, engine.shape, shape, drop_axes)
-            out_shape = shape
     if box is not None:
-        block_shape = tuple(len(range(*r)) for r in box)
-        block = np.ascontiguousarray(np.broadcast_to(value, out_shape), dtype=native)
-        array._core.write_from(box, block.reshape(block_shape),  # noqa: SLF001
-                               write_empty_chunks=write_empty)
+        block = np.broadcast_to(value, out_shape).reshape([len(range(*r)) for r in box])
+        _write_block(array, box, block, write_empty)
         return
     for item in items:
         ranges, local = _bounding_box(item, engine.chunk_shape, engine.shape)
-        block = _aligned_empty(tuple(len(range(*r)) for r in ranges), native)
+        block = _read_block(array, ranges)
         if block.size == 0:
             continue
-        array._core.read_into(ranges, block)  # noqa: SLF001
         if value.shape == ():
             part = value
         else:
@@ -710,7 +717,7 @@ def _write(engine: _Engine, items: list[_Item], value: np.ndarray,
                 part = part[tuple(None if d in drop_axes else slice(None)
                                   for d in range(len(ranges)))]
         block[local] = part
-        array._core.write_from(ranges, block, write_empty_chunks=write_empty)  # noqa: SLF001
+        _write_block(array, ranges, block, write_empty)
 
 
 def _output_shape(items: list[_Item]) -> tuple[int, ...] | None:
