@@ -282,3 +282,23 @@ def test_environment_variable_selects_the_pipeline(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                          text=True, check=True).stdout
     assert out.split() == ["ZarrCodecPipeline", "[0,", "1,", "2,", "3]"]
+
+
+def test_a_product_batch_is_one_box_and_a_gap_or_a_stray_selection_is_not():
+    # chunks (4, 5) of an (8, 15) array: the 2 x 3 chunks of a full read
+    def item(i, j):
+        return zarr_pipeline._Item((i, j), None, (slice(0, 4, 1), slice(0, 5, 1)),
+                                   (slice(4 * i, 4 * i + 4), slice(5 * j, 5 * j + 5)),
+                                   True, f"c/{i}/{j}", None)
+
+    def box(items):
+        return zarr_pipeline._one_box(items, (4, 5), (8, 15), (8, 15), ())
+
+    items = [item(i, j) for i in range(2) for j in range(3)]
+    assert box(items) == [(0, 8, 1), (0, 15, 1)]
+    assert box(items[::-1]) == [(0, 8, 1), (0, 15, 1)]
+    assert box(items[:-1]) is None  # a chunk missing
+    # one chunk's selection disagrees with its row's: not a product, and no box
+    odd = item(1, 2)
+    odd.chunk_selection = (slice(0, 3, 1), slice(0, 5, 1))
+    assert box(items[:-1] + [odd]) is None
