@@ -54,6 +54,9 @@ class Driver(zarr_python.Driver):
         self.tz = turbozarr
 
     def pipeline_settings(self) -> dict[str, Any]:
+        # zarr-python finds a pipeline class in its registry, which the module
+        # defining it joins when imported (turbozarr imports it on first use).
+        self.tz.ZarrCodecPipeline  # noqa: B018
         self.tz.config.set_threads(self.threads)
         self.notes.append(f"set_threads({self.threads})")
         return {"codec_pipeline.path": "turbozarr.ZarrCodecPipeline",
