@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import sys
 
 from turbozarr_bench import cli
 
@@ -96,3 +97,32 @@ def test_an_environment_that_cannot_install_reads_unavailable(tmp_path, write_to
     assert "install failed" in by["zarr-python"]["reason"]
     assert by["fake-a"]["status"] == "ok"
     assert "UNAVAILABLE" in out
+
+
+def test_a_missing_python_version_reads_unavailable_with_where_it_looked(tmp_path,
+                                                                           monkeypatch):
+    import types
+
+    from turbozarr_bench import adapters, envs
+
+    module = types.ModuleType("needs_python")
+    module.ENV, module.PYTHON, module.REQUIRES = "venv", "2.1", ("zarr==3.4.2",)
+    module.PROJECT_PATH = True
+    monkeypatch.setitem(adapters.EXTRA, "needs-python", module)
+    e = envs.plan("needs-python", {}, tmp_path)
+    assert not e.ready and e.path is None
+    assert "no Python 2.1 interpreter found" in e.reason and "[env.needs-python]" in e.reason
+    assert e.pythonpath == [str(envs.REPO_ROOT / "python")]
+    envs.prepare([e], log=lambda line: None)  # nothing to install: stays unavailable
+    assert not e.ready and not tmp_path.joinpath("needs-python").exists()
+    # a named interpreter is used as given (and its venv keyed by it)
+    e = envs.plan("needs-python", {"python": sys.executable}, tmp_path)
+    assert e.base_python == sys.executable and e.path is not None
+
+
+def test_find_python_checks_the_version_it_finds():
+    from turbozarr_bench import envs
+
+    here = "%d.%d" % sys.version_info[:2]
+    found = envs.find_python(here)
+    assert found and envs._version_of(found) == here

@@ -4,7 +4,12 @@ Kinds (an adapter's ENV):
 - venv: `python -m venv` + `pip install <requires>` into
   `<env_dir>/<impl>-<hash of interpreter and pins>`; the hash changes with the
   pins, so a config that pins other versions gets its own environment and the
-  old one stays cached. A `.installed` marker (with `pip freeze`) is written
+  old one stays cached. The interpreter is [env.<impl>] python, else one of
+  the adapter's PYTHON version ("3.12": zarr-python 3.4 needs it) found by
+  find_python, else the harness's own; an adapter whose version is nowhere
+  to be found reads `unavailable` with the places looked in. An adapter with
+  PROJECT_PATH = True also gets the repository's python/ directory on its
+  PYTHONPATH (the in-place build, as a project environment). A `.installed` marker (with `pip freeze`) is written
   last; a directory without one is a failed or interrupted install and is
   rebuilt.
 - project: the harness's own interpreter with the repository's python/
@@ -86,11 +91,59 @@ class Env:
     def describe(self) -> str:
         if self.kind == "venv":
             state = "cached" if self.ready else "to install"
-            return f"{self.impl}: venv {self.path} ({state}) <- {' '.join(self.requires)}"
+            if self.path is None:
+                return f"{self.impl}: UNAVAILABLE - {self.reason}"
+            extra = f" + PYTHONPATH {':'.join(self.pythonpath)}" if self.pythonpath else ""
+            return (f"{self.impl}: venv {self.path} ({state}) <- {' '.join(self.requires)}"
+                    f"{extra}")
         if self.kind == "project":
             return (f"{self.impl}: project interpreter {self.python} + PYTHONPATH "
                     f"{':'.join(self.pythonpath)}")
         return f"{self.impl}: binary {self.binary}"
+
+
+def _version_of(python: str) -> str:
+    """"3.12" for a Python 3.12 interpreter; "" if it does not run."""
+    try:
+        out = subprocess.run([python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+                             capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return out.stdout.strip() if out.returncode == 0 else ""
+
+
+def python_candidates(version: str) -> list[str]:
+    """Where a Python `version` ("3.12") may be, in order: the base interpreter
+    of the repository's `.venv<digits>` (e.g. .venv312), `python<version>` on
+    PATH, pyenv's versions directory."""
+    found: list[str] = []
+    cfg = REPO_ROOT / (".venv" + version.replace(".", "")) / "pyvenv.cfg"
+    if cfg.is_file():
+        keys = dict(line.split("=", 1) for line in cfg.read_text().splitlines() if "=" in line)
+        keys = {k.strip(): v.strip() for k, v in keys.items()}
+        if keys.get("executable"):
+            found.append(keys["executable"])
+        if keys.get("home"):
+            found.append(os.path.join(keys["home"], f"python{version}"))
+    on_path = shutil.which(f"python{version}")
+    if on_path:
+        found.append(on_path)
+    pyenv = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
+    if pyenv.is_dir():
+        for d in sorted(pyenv.glob(f"{version}.*"), reverse=True):
+            found.append(str(d / "bin" / f"python{version}"))
+    return list(dict.fromkeys(found))
+
+
+_found_python: dict[str, str] = {}
+
+
+def find_python(version: str) -> str:
+    """The first candidate that runs and is Python `version`, or ""."""
+    if version not in _found_python:
+        _found_python[version] = next(
+            (p for p in python_candidates(version) if _version_of(p) == version), "")
+    return _found_python[version]
 
 
 def plan(impl: str, env_config: dict[str, Any], env_dir: Path) -> Env:
@@ -113,12 +166,24 @@ def plan(impl: str, env_config: dict[str, Any], env_dir: Path) -> Env:
         return Env(impl, kind, python=sys.executable, ready=True,
                    pythonpath=list(getattr(module, "PYTHONPATH", [])))
     requires = tuple(env_config.get("requires", getattr(module, "REQUIRES", ())))
-    base_python = env_config.get("python", sys.executable)
+    paths = [str(REPO_ROOT / "python")] if getattr(module, "PROJECT_PATH", False) else []
+    paths = [str((REPO_ROOT / p).resolve()) if not os.path.isabs(p) else p
+             for p in env_config.get("pythonpath", paths)]
+    version = getattr(module, "PYTHON", "")
+    base_python = env_config.get("python") or (find_python(version) if version
+                                               else sys.executable)
+    if not base_python:
+        looked = ", ".join(python_candidates(version)) or "nowhere: no candidate exists"
+        return Env(impl, kind, requires=requires, pythonpath=paths,
+                   reason=f"no Python {version} interpreter found (looked in: {looked}; "
+                          f"tried .venv{version.replace('.', '')}, python{version} on PATH, "
+                          f"pyenv's versions); set [env.{impl}] python")
     key = json.dumps({"python": _python_identity(base_python), "requires": sorted(requires)})
     digest = hashlib.sha256(key.encode()).hexdigest()[:10]
     path = env_dir / f"{impl}-{digest}"
     python = str(path / "bin" / "python")
-    e = Env(impl, kind, requires=requires, base_python=base_python, path=path, python=python)
+    e = Env(impl, kind, requires=requires, base_python=base_python, path=path, python=python,
+            pythonpath=paths)
     marker = path / ".installed"
     if marker.is_file():
         e.ready = True
@@ -206,7 +271,7 @@ def prepare(envs: list[Env], log: Callable[[str], None] = print) -> None:
     """Installs what is missing (in parallel: mostly waiting on downloads) and
     checks each environment imports its library. Never raises: a broken
     environment is left with ready False and a reason."""
-    todo = [e for e in envs if e.kind == "venv" and not e.ready]
+    todo = [e for e in envs if e.kind == "venv" and not e.ready and e.path is not None]
     if todo:
         with ThreadPoolExecutor(min(3, len(todo))) as pool:
             list(pool.map(lambda e: _install_venv(e, log), todo))

@@ -381,3 +381,23 @@ def test_strings_run_on_the_engine(tmp_path, zarr_format, monkeypatch):
         got = arrays[PIPELINE].oindex[[0, 9], [2, 0]]
         np.testing.assert_array_equal(got, arrays[DEFAULT].oindex[[0, 9], [2, 0]])
     assert calls.count("write") == 2 and calls.count("read") == 4
+
+
+def test_a_product_batch_is_one_box_and_a_gap_or_a_stray_selection_is_not():
+    # chunks (4, 5) of an (8, 15) array: the 2 x 3 chunks of a full read
+    def item(i, j):
+        return zarr_pipeline._Item((i, j), None, (slice(0, 4, 1), slice(0, 5, 1)),
+                                   (slice(4 * i, 4 * i + 4), slice(5 * j, 5 * j + 5)),
+                                   True, f"c/{i}/{j}", None)
+
+    def box(items):
+        return zarr_pipeline._one_box(items, (4, 5), (8, 15), (8, 15), ())
+
+    items = [item(i, j) for i in range(2) for j in range(3)]
+    assert box(items) == [(0, 8, 1), (0, 15, 1)]
+    assert box(items[::-1]) == [(0, 8, 1), (0, 15, 1)]
+    assert box(items[:-1]) is None  # a chunk missing
+    # one chunk's selection disagrees with its row's: not a product, and no box
+    odd = item(1, 2)
+    odd.chunk_selection = (slice(0, 3, 1), slice(0, 5, 1))
+    assert box(items[:-1] + [odd]) is None

@@ -14,6 +14,7 @@ MODULES = {
     "turbozarr-cli": "turbozarr_bench.adapters.turbozarr_cli",
     "zarr-python": "turbozarr_bench.adapters.zarr_python",
     "zarrs": "turbozarr_bench.adapters.zarrs_pipeline",
+    "zarr-python-turbozarr": "turbozarr_bench.adapters.zarr_python_turbozarr",
     "tensorstore": "turbozarr_bench.adapters.tensorstore_api",
     "numpy": "turbozarr_bench.adapters.numpy_load",
 }

@@ -27,6 +27,17 @@ NOTE = ("turbozarr Python API, threads from turbozarr.config.set_threads; "
         "round trips stream with Array.iter_blocks")
 
 
+def turbozarr_versions(tz) -> dict[str, str]:
+    """turbozarr's version and which build ran: the extension module and when
+    and how it was built."""
+    v = {"turbozarr": tz.__version__}
+    core = getattr(tz._core, "__file__", "")
+    if core:
+        stamp = time.strftime("%Y-%m-%dT%H:%M", time.localtime(os.path.getmtime(core)))
+        v["turbozarr_core"] = f"{core} (built {stamp}, {build_optimization(core)})"
+    return v
+
+
 class Driver(_Base):
     def __init__(self, case):
         super().__init__(case)
@@ -40,11 +51,7 @@ class Driver(_Base):
 
     def versions(self) -> dict[str, str]:
         v = super().versions()
-        v["turbozarr"] = self.tz.__version__
-        core = getattr(self.tz._core, "__file__", "")
-        if core:  # which build ran: the extension module and when it was built
-            stamp = time.strftime("%Y-%m-%dT%H:%M", time.localtime(os.path.getmtime(core)))
-            v["turbozarr_core"] = f"{core} (built {stamp}, {build_optimization(core)})"
+        v.update(turbozarr_versions(self.tz))
         return v
 
     def memory_source(self, path: str) -> Any:

@@ -22,15 +22,20 @@ NAME = "zarr-python"
 ENV = "venv"
 # fsspec + aiohttp and obstore are the two HTTP stores of the `remote` axis.
 REMOTE_REQUIRES = ("fsspec==2026.9.0", "aiohttp==3.14.5", "obstore==0.12.1")
-REQUIRES = ("zarr==3.1.6", "numcodecs==0.16.6", "numpy==2.4.6", *REMOTE_REQUIRES)
+# zarr-python 3.4 needs Python 3.12: the venv is built from one (envs.find_python).
+# numcodecs 0.16.6 meets zarr 3.4.2's numcodecs>=0.16.6,!=0.17.0. The harness's
+# own write audit still reads back with the .venv's zarr 3.1.6 (Python 3.11).
+ZARR = "zarr==3.4.2"
+PYTHON = "3.12"
+REQUIRES = (ZARR, "numcodecs==0.16.6", "numpy==2.4.6", *REMOTE_REQUIRES)
 SUPPORTS = frozenset(ALL_OPS)
 FORMATS = frozenset({"zarr2", "zarr3"})
 STORES = frozenset({"local", "memory", "zip", "http"})
 OPTIONS = {"pipeline": ["batched", "fused"], "remote": ["fsspec", "obstore"]}
 OPTION_STORES = {"remote": ("http",)}
-NOTE = ("zarr-python sync API; pipeline = batched (default) or fused (needs a zarr that "
-        "ships FusedCodecPipeline: checked in the child); over HTTP, remote = fsspec "
-        "(default) or obstore")
+NOTE = ("zarr-python 3.4 sync API; pipeline = batched (default) or fused (a zarr without "
+        "FusedCodecPipeline reads unsupported: checked in the child); over HTTP, "
+        "remote = fsspec (default) or obstore")
 
 # remote -> the distributions it needs, for the versions cell
 REMOTE_PACKAGES = {"fsspec": ("fsspec", "aiohttp"), "obstore": ("obstore",)}

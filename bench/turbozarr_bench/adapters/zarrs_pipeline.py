@@ -24,7 +24,9 @@ from turbozarr_bench.adapters.base import ALL_OPS, Unsupported
 
 NAME = "zarrs"
 ENV = "venv"
-REQUIRES = ("zarr==3.1.6", "numcodecs==0.16.6", "zarrs==0.2.3", "numpy==2.4.6",
+# zarrs 0.2.3 asks zarr>=3.1: it runs on the same zarr 3.4.2 and Python 3.12.
+PYTHON = zarr_python.PYTHON
+REQUIRES = (zarr_python.ZARR, "numcodecs==0.16.6", "zarrs==0.2.3", "numpy==2.4.6",
             *zarr_python.REMOTE_REQUIRES)
 SUPPORTS = frozenset(ALL_OPS)
 FORMATS = frozenset({"zarr2", "zarr3"})
