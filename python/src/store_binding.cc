@@ -1,6 +1,12 @@
 // Store bindings: opening stores by URL or path (with S3 options), the store
 // wrappers (throttled, metrics, caching), flushing, and raw key access (used
 // by tests and tools to inspect stored chunks or damage them on purpose).
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
 #include <chrono>
 #include <cmath>
 #include <memory>
@@ -9,13 +15,9 @@
 #include <string_view>
 #include <vector>
 
-#include <nanobind/nanobind.h>
-#include <nanobind/stl/shared_ptr.h>
-#include <nanobind/stl/string.h>
-#include <nanobind/stl/vector.h>
-
 #include "bindings.h"
 #include "errors.h"
+#include "py_buffer.h"
 #include "turbozarr/open_store.h"
 #include "turbozarr/store.h"
 #include "turbozarr/store_wrappers.h"
@@ -78,6 +80,15 @@ MetricsStore& AsMetricsStore(Store& s) {
   return *m;
 }
 
+// The value of `key`, fetched with the GIL released.
+std::optional<Buffer> FetchValue(Store& s, const std::string& key) {
+  Result<std::optional<Buffer>> r = [&] {
+    nb::gil_scoped_release release;
+    return s.Get(key);
+  }();
+  return Unwrap(std::move(r));
+}
+
 }  // namespace
 
 void BindStore(nb::module_& m) {
@@ -85,23 +96,35 @@ void BindStore(nb::module_& m) {
       .def(
           "get",
           [](Store& s, const std::string& key) -> nb::object {
-            Result<std::optional<Buffer>> r = [&] {
-              nb::gil_scoped_release release;
-              return s.Get(key);
-            }();
-            std::optional<Buffer> value = Unwrap(std::move(r));
+            std::optional<Buffer> value = FetchValue(s, key);
             if (!value) return nb::none();
             return nb::bytes(reinterpret_cast<const char*>(value->data()), value->size());
           },
           nb::arg("key"), "The value of `key` as bytes, or None if absent.")
       .def(
+          "get_array",
+          [](Store& s, const std::string& key) -> nb::object {
+            std::optional<Buffer> value = FetchValue(s, key);
+            if (!value) return nb::none();
+            // The array owns the fetched buffer: no copy of the value.
+            auto* owned = new Buffer(std::move(*value));
+            nb::capsule owner(owned,
+                              [](void* p) noexcept { delete static_cast<Buffer*>(p); });
+            const size_t shape[1] = {owned->size()};
+            return nb::cast(nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>>(
+                reinterpret_cast<uint8_t*>(owned->data()), 1, shape, owner));
+          },
+          nb::arg("key"),
+          "The value of `key` as a numpy uint8 array that owns it (no copy), or None.")
+      .def(
           "set",
-          [](Store& s, const std::string& key, nb::bytes value) {
-            // The bytes object is immutable and held by the caller's frame, so
-            // its buffer stays valid without the GIL.
-            std::string_view bytes(value.c_str(), value.size());
+          [](Store& s, const std::string& key, nb::handle value) {
+            // Any C-contiguous buffer (bytes, numpy, memoryview); the view
+            // holds it while the GIL is released.
+            PyBufferView bytes(value, /*writable=*/false);
             nb::gil_scoped_release release;
-            Check(s.Set(key, AsBytes(bytes)));
+            Check(s.Set(key, ByteView(static_cast<const std::byte*>(bytes.data()),
+                                      bytes.size())));
           },
           nb::arg("key"), nb::arg("value"))
       .def(

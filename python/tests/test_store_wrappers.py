@@ -144,3 +144,20 @@ def test_a_cache_too_small_to_hold_a_chunk_reads_through(rng):
     assert counted.metrics()["gets"] == 12
     with pytest.raises(ValueError, match="capacity_bytes"):
         tz.CachingStore(inner, capacity_bytes=-1)
+
+
+def test_store_set_takes_any_buffer_and_get_array_shares_the_value():
+    store = tz.MemoryStore()
+    values = np.arange(1000, dtype=np.uint16)
+    store.set("a", values)               # a numpy array, no bytes() first
+    store.set("b", memoryview(b"xyz"))
+    assert store.get("a") == values.tobytes()
+    got = store.get_array("a")
+    assert got.dtype == np.uint8 and got.shape == (2000,)
+    assert got.tobytes() == values.tobytes()
+    assert store.get_array("b").tobytes() == b"xyz"
+    assert store.get_array("missing") is None
+    del store                            # the array owns its bytes
+    assert got.view(np.uint16)[999] == 999
+    with pytest.raises(ValueError, match="not C-contiguous"):
+        tz.MemoryStore().set("c", np.arange(10)[::2])

@@ -601,7 +601,7 @@ async def _stage(engine: _Engine, items: list[_Item]) -> list[bool]:
             buffer = await item.setter.get(prototype=prototype)
         if buffer is None:
             return False
-        engine.store.set(item.key, buffer.to_bytes())
+        engine.store.set(item.key, buffer.as_numpy_array())  # one copy, into the engine
         return True
 
     return list(await asyncio.gather(*(fetch(i) for i in items)))
@@ -613,11 +613,11 @@ async def _write_back(engine: _Engine, items: list[_Item]) -> None:
     prototype = default_buffer_prototype()
 
     async def put(item: _Item) -> None:
-        data = engine.store.get(item.key)
+        data = engine.store.get_array(item.key)  # the engine's bytes, not a copy
         if data is None:
             await item.setter.delete()
         else:
-            await item.setter.set(prototype.buffer.from_bytes(data))
+            await item.setter.set(prototype.buffer.from_array_like(data))
 
     await asyncio.gather(*(put(i) for i in items))
 
