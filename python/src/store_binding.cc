@@ -1,12 +1,6 @@
 // Store bindings: opening stores by URL or path (with S3 options), the store
 // wrappers (throttled, metrics, caching), flushing, and raw key access (used
 // by tests and tools to inspect stored chunks or damage them on purpose).
-#include <nanobind/nanobind.h>
-#include <nanobind/ndarray.h>
-#include <nanobind/stl/shared_ptr.h>
-#include <nanobind/stl/string.h>
-#include <nanobind/stl/vector.h>
-
 #include <chrono>
 #include <cmath>
 #include <memory>
@@ -14,6 +8,12 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include "bindings.h"
 #include "errors.h"
