@@ -401,3 +401,28 @@ def test_a_product_batch_is_one_box_and_a_gap_or_a_stray_selection_is_not():
     odd = item(1, 2)
     odd.chunk_selection = (slice(0, 3, 1), slice(0, 5, 1))
     assert box(items[:-1] + [odd]) is None
+
+
+@pytest.mark.parametrize("store_kind", ["local", "memory"])
+def test_resize_in_place_and_masks(tmp_path, store_kind):
+    """zarr-python resizes an array keeping its pipeline: reads and writes
+    after the resize see the new shape, and cells a shrink left in a kept
+    chunk come back when the array grows, as with zarr-python's pipeline."""
+    results = {}
+    for pipeline in (DEFAULT, PIPELINE):
+        with zarr.config.set({"codec_pipeline.path": pipeline}):
+            z = zarr.create_array(make_store(store_kind, tmp_path, pipeline), shape=(10,),
+                                  chunks=(2,), shards=(4,), dtype="i2", fill_value=0)
+            z[:] = np.arange(1, 11)
+            z.resize((6,))
+            z[:5] = 7
+            z.resize((12,))
+            z[10:] = 3
+            mask = np.zeros(12, dtype=bool)
+            mask[[1, 5, 11]] = True
+            z.oindex[mask] = -1
+            results[pipeline] = (z[:], z.oindex[mask], z.get_mask_selection(mask))
+    for got, expected in zip(results[PIPELINE], results[DEFAULT]):
+        np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(results[PIPELINE][0],
+                                  [7, -1, 7, 7, 7, -1, 7, 8, 0, 0, 3, -1])

@@ -152,6 +152,13 @@ def _engine_store(store: Store) -> tuple[Any | None, str]:
     return None, f"a {kind} is read and written by zarr-python"
 
 
+def _location(store: Store) -> Any:
+    """Where zarr-python's store keeps its bytes, as far as the engine's
+    store over them depends on it."""
+    return (getattr(store, "root", None), getattr(store, "path", None),
+            getattr(store, "_zmode", None))
+
+
 # -- chunk keys ----------------------------------------------------------------
 
 
@@ -334,7 +341,12 @@ def _bounding_box(item: _Item, chunk_shape: tuple[int, ...],
             continue
         indices = np.asarray(sel)
         if indices.dtype == bool:
-            raise _Unsupported("a boolean chunk selection")
+            # A mask along one dimension picks the same elements as its
+            # positions (zarr-python turns masks into positions as soon as
+            # two dimensions carry arrays).
+            if indices.ndim != 1:
+                raise _Unsupported(f"a {indices.ndim}-dimensional mask within a chunk")
+            indices = np.flatnonzero(indices)
         if indices.size == 0:
             ranges.append((origin, origin, 1))
             local.append(indices.astype(np.intp))
@@ -383,31 +395,46 @@ class _Engine:
     def __init__(self, metadata: ArrayMetadata, core_store: Any, path: str) -> None:
         documents = metadata.to_buffer_dict(default_buffer_prototype())
         if isinstance(metadata, ArrayV3Metadata):
-            self._documents = (3, documents["zarr.json"].to_bytes().decode(), "null")
+            self._format, key, self._attributes = 3, "zarr.json", "null"
         else:
+            self._format, key = 2, ".zarray"
             attrs = documents.get(".zattrs")
-            self._documents = (2, documents[".zarray"].to_bytes().decode(),
-                               attrs.to_bytes().decode() if attrs is not None else "null")
+            self._attributes = attrs.to_bytes().decode() if attrs is not None else "null"
+        self._document = json.loads(documents[key].to_bytes())
         self.path = path
         self.staged = core_store is None
-        # Staged arrays get a memory store of their own per call (staged()).
+        # Staged arrays get a memory store of their own per call (for_call).
         self.store = _core.memory_store() if self.staged else core_store
+        self.shape = tuple(metadata.shape)
         try:
-            core = _core.array_from_metadata(self.store, path, *self._documents)
+            self.array = self._open(self.store, self.shape)
         except Exception as e:  # noqa: BLE001 (any refusal of the metadata is a reason)
             raise _Unsupported(str(e)) from e
-        self.array = Array(core)
-        self.chunk_shape = tuple(core.chunk_shape)
-        self.shape = tuple(core.shape)
+        self.chunk_shape = tuple(self.array._core.chunk_shape)  # noqa: SLF001
+        self._by_shape: dict[tuple[int, ...], _Engine] = {}
 
-    def staged_copy(self) -> _Engine:
-        """The same array over a new, empty memory store, for one call's
-        staged chunks (calls may run at once)."""
-        copy = object.__new__(_Engine)
-        copy.__dict__.update(self.__dict__)
-        copy.store = _core.memory_store()
-        copy.array = Array(_core.array_from_metadata(copy.store, self.path, *self._documents))
-        return copy
+    def _open(self, store: Any, shape: tuple[int, ...]) -> Array:
+        document = dict(self._document, shape=list(shape))
+        return Array(_core.array_from_metadata(store, self.path, self._format,
+                                               json.dumps(document), self._attributes))
+
+    def for_call(self, shape: tuple[int, ...]) -> _Engine:
+        """The array as one call sees it: of `shape` (zarr-python resizes an
+        array in place, keeping its pipeline, so the shape a call needs comes
+        from the call), over a memory store of its own when staged (calls
+        may run at once)."""
+        if not self.staged and shape == self.shape:
+            return self
+        engine = None if self.staged else self._by_shape.get(shape)
+        if engine is None:
+            engine = object.__new__(_Engine)
+            engine.__dict__.update(self.__dict__)
+            engine.store = _core.memory_store() if self.staged else self.store
+            engine.shape = shape
+            engine.array = self._open(engine.store, shape)
+            if not self.staged:
+                self._by_shape = {shape: engine}  # the newest shape only
+        return engine
 
 
 @dataclass
@@ -417,11 +444,14 @@ class ZarrCodecPipeline(CodecPipeline):
     metadata: ArrayMetadata
     store: Store | None
     fallback: BatchedCodecPipeline
-    _unsupported: str | None = None
-    _engines: dict[str, _Engine] = field(default_factory=dict, repr=False)
-    _scheme: _KeyScheme | None = field(default=None, repr=False)
-    _core_store: Any = field(default=None, repr=False)
-    _logged: bool = field(default=False, repr=False)
+    # What the pipeline works out for itself: not part of its identity (two
+    # pipelines of the same array and store are equal, as zarr-python's are).
+    _unsupported: str | None = field(default=None, compare=False)
+    _engines: dict[str, _Engine] = field(default_factory=dict, repr=False, compare=False)
+    _scheme: _KeyScheme | None = field(default=None, repr=False, compare=False)
+    _core_store: Any = field(default=None, repr=False, compare=False)
+    _logged: bool = field(default=False, repr=False, compare=False)
+    _location: Any = field(default=None, repr=False, compare=False)
 
     # -- construction (zarr-python calls from_array_metadata_and_store) --------
 
@@ -444,6 +474,7 @@ class ZarrCodecPipeline(CodecPipeline):
             self._check_metadata()
             self._scheme = _KeyScheme.of(self.metadata)
             if self.store is not None:
+                self._location = _location(self.store)
                 self._core_store, reason = _engine_store(self.store)
                 if self._core_store is None:
                     logger.debug("%s: staged through zarr-python's store: %s",
@@ -518,6 +549,11 @@ class ZarrCodecPipeline(CodecPipeline):
             logger.debug("%s: zarr-python's pipeline runs it: %s", self._name(), reason)
 
     def _items(self, batch: Iterable[BatchItem]) -> tuple[list[_Item], _Engine]:
+        if self.store is not None and _location(self.store) != self._location:
+            # The store moved (LocalStore.move): the engine follows it.
+            self._engines.clear()
+            self._unsupported = None
+            self._prepare()
         if self._unsupported is not None:
             raise _Unsupported(self._unsupported)
         split = self._scheme.split  # type: ignore[union-attr]
@@ -536,6 +572,16 @@ class ZarrCodecPipeline(CodecPipeline):
                                complete, key, getter))
         return items, self._engine(path or "")
 
+    def _call_shape(self, engine: _Engine, items: list[_Item]) -> tuple[int, ...]:
+        """The array's shape as far as this call can tell: the shape the
+        pipeline was made with, grown to hold every chunk the call touches
+        (reads are exact either way; see the module docstring for writes)."""
+        if not items or not engine.shape:
+            return engine.shape
+        top = map(max, zip(*(item.coords for item in items)))
+        return tuple(max(extent, (last + 1) * chunk)
+                     for extent, last, chunk in zip(engine.shape, top, engine.chunk_shape))
+
     def _engine(self, path: str) -> _Engine:
         engine = self._engines.get(path)
         if engine is None:
@@ -550,21 +596,22 @@ class ZarrCodecPipeline(CodecPipeline):
         array = buffer.as_ndarray_like()
         if not isinstance(array, np.ndarray):
             raise _Unsupported(f"{what} of type {type(array).__name__}")
-        return items, (engine.staged_copy() if engine.staged else engine), array
+        return items, engine.for_call(self._call_shape(engine, items)), array
 
     async def read(self, batch_info: Iterable[BatchItem], out: NDBuffer,
                    drop_axes: tuple[int, ...] = ()) -> Sequence[GetResult]:
         batch = list(batch_info)
         try:
             items, engine, target = self._for_engine(batch, out, "output")
+            plan = _plan(engine, items, target.shape, drop_axes)
         except _Unsupported as e:
             self._refuse(str(e))
             return await self.fallback.read(batch, out, drop_axes)
         if engine.staged:
             present = await _stage(engine, items)
-            await asyncio.to_thread(_read, engine, items, target, drop_axes)
+            await asyncio.to_thread(_read, engine, plan, target, drop_axes)
             return tuple({"status": "present" if p else "missing"} for p in present)
-        await asyncio.to_thread(_read, engine, items, target, drop_axes)
+        await asyncio.to_thread(_read, engine, plan, target, drop_axes)
         if not all(item.spec.config.read_missing_chunks for item in items):
             present = await asyncio.to_thread(_present, engine, items)
             return tuple({"status": "present" if p else "missing"} for p in present)
@@ -573,17 +620,33 @@ class ZarrCodecPipeline(CodecPipeline):
     async def write(self, batch_info: Iterable[BatchItem], value: NDBuffer,
                     drop_axes: tuple[int, ...] = ()) -> None:
         batch = list(batch_info)
+        if not batch:
+            return
         try:
             items, engine, source = self._for_engine(batch, value, "values")
+            # A scalar value fills the box that the output selections make.
+            shape = source.shape if source.shape != () else _output_shape(items)
+            plan = _plan(engine, items, shape, drop_axes)
         except _Unsupported as e:
             self._refuse(str(e))
             await self.fallback.write(batch, value, drop_axes)
             return
         if engine.staged:
-            await _stage(engine, [i for i in items if not i.complete])
-        await asyncio.to_thread(_write, engine, items, source, drop_axes)
+            # The engine reads what it merges into: every chunk not written whole.
+            await _stage(engine, [i for i in items
+                                  if not _whole_chunk(i, engine.chunk_shape)])
+        await asyncio.to_thread(_write, engine, plan, source, shape,
+                                items[0].spec.config.write_empty_chunks, drop_axes)
         if engine.staged:
             await _write_back(engine, items)
+
+
+def _whole_chunk(item: _Item, chunk_shape: tuple[int, ...]) -> bool:
+    """Whether the item writes every element of its chunk, the part beyond
+    the array's edge included (zarr-python's "complete" stops at the edge)."""
+    return item.complete and all(
+        isinstance(sel, slice) and sel.indices(n) == (0, n, 1)
+        for sel, n in zip(item.chunk_selection, chunk_shape))
 
 
 # -- staging through zarr-python's store ----------------------------------------
@@ -592,13 +655,12 @@ class ZarrCodecPipeline(CodecPipeline):
 async def _stage(engine: _Engine, items: list[_Item]) -> list[bool]:
     """Copies the chunks of `items` from zarr-python's store into the
     engine's memory store; which were present."""
-    prototype = default_buffer_prototype()
     limit = zarr_config.get("async.concurrency")
     semaphore = asyncio.Semaphore(limit or 64)
 
     async def fetch(item: _Item) -> bool:
         async with semaphore:
-            buffer = await item.setter.get(prototype=prototype)
+            buffer = await item.setter.get(prototype=item.spec.prototype)
         if buffer is None:
             return False
         engine.store.set(item.key, buffer.as_numpy_array())  # one copy, into the engine
@@ -610,14 +672,12 @@ async def _stage(engine: _Engine, items: list[_Item]) -> list[bool]:
 async def _write_back(engine: _Engine, items: list[_Item]) -> None:
     """Copies what the engine wrote for `items` back to zarr-python's store
     (a chunk the engine erased, all fill value, is deleted there too)."""
-    prototype = default_buffer_prototype()
-
     async def put(item: _Item) -> None:
         data = engine.store.get_array(item.key)  # the engine's bytes, not a copy
         if data is None:
             await item.setter.delete()
         else:
-            await item.setter.set(prototype.buffer.from_array_like(data))
+            await item.setter.set(item.spec.prototype.buffer.from_array_like(data))
 
     await asyncio.gather(*(put(i) for i in items))
 
@@ -667,45 +727,57 @@ def _write_block(array: Array, ranges: list[tuple[int, int, int]], block: np.nda
                                write_empty)
 
 
-def _read(engine: _Engine, items: list[_Item], out: np.ndarray,
+@dataclass
+class _Plan:
+    """How the engine runs one call: one box of the array, or a box per
+    chunk around its selection (with the selection within that box)."""
+
+    box: list[tuple[int, int, int]] | None
+    parts: list[tuple[_Item, list[tuple[int, int, int]], tuple[Any, ...]]]
+
+
+def _plan(engine: _Engine, items: list[_Item], out_shape: tuple[int, ...] | None,
+          drop_axes: tuple[int, ...]) -> _Plan:
+    """Made before the call leaves the event loop: a batch the engine cannot
+    express raises _Unsupported here, in time for zarr-python's pipeline."""
+    if out_shape is not None:
+        box = _one_box(items, engine.chunk_shape, engine.shape, out_shape, drop_axes)
+        if box is not None:
+            return _Plan(box, [])
+    return _Plan(None, [(item, *_bounding_box(item, engine.chunk_shape, engine.shape))
+                        for item in items])
+
+
+def _read(engine: _Engine, plan: _Plan, out: np.ndarray,
           drop_axes: tuple[int, ...]) -> None:
-    if not items or out.size == 0:
+    if out.size == 0:
         return
     array = engine.array
-    box = _one_box(items, engine.chunk_shape, engine.shape, out.shape, drop_axes)
-    if box is not None:
+    if plan.box is not None:
         direct = (not array._variable and out.dtype == array._native  # noqa: SLF001
                   and out.flags.c_contiguous and out.flags.writeable)
         if direct:  # decoded straight into zarr-python's buffer
-            array._core.read_into(box, out.reshape([len(range(*r)) for r in box]))  # noqa: SLF001
+            array._core.read_into(plan.box,  # noqa: SLF001
+                                  out.reshape([len(range(*r)) for r in plan.box]))
         else:
-            out[...] = _read_block(array, box).reshape(out.shape)
+            out[...] = _read_block(array, plan.box).reshape(out.shape)
         return
-    for item in items:
-        ranges, local = _bounding_box(item, engine.chunk_shape, engine.shape)
+    for item, ranges, local in plan.parts:
         selected = _read_block(array, ranges)[local]
         if drop_axes:
             selected = selected.squeeze(axis=drop_axes)
         out[item.out_selection] = selected
 
 
-def _write(engine: _Engine, items: list[_Item], value: np.ndarray,
+def _write(engine: _Engine, plan: _Plan, value: np.ndarray,
+           out_shape: tuple[int, ...] | None, write_empty: bool,
            drop_axes: tuple[int, ...]) -> None:
-    if not items:
-        return
     array = engine.array
-    write_empty = items[0].spec.config.write_empty_chunks
-    # A scalar value fills the box that the output selections make.
-    out_shape = value.shape if value.shape != () else _output_shape(items)
-    box = None
-    if out_shape is not None:
-        box = _one_box(items, engine.chunk_shape, engine.shape, out_shape, drop_axes)
-    if box is not None:
-        block = np.broadcast_to(value, out_shape).reshape([len(range(*r)) for r in box])
-        _write_block(array, box, block, write_empty)
+    if plan.box is not None:
+        block = np.broadcast_to(value, out_shape).reshape([len(range(*r)) for r in plan.box])
+        _write_block(array, plan.box, block, write_empty)
         return
-    for item in items:
-        ranges, local = _bounding_box(item, engine.chunk_shape, engine.shape)
+    for item, ranges, local in plan.parts:
         block = _read_block(array, ranges)
         if block.size == 0:
             continue
