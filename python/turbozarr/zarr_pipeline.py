@@ -632,9 +632,13 @@ class ZarrCodecPipeline(CodecPipeline):
             await self.fallback.write(batch, value, drop_axes)
             return
         if engine.staged:
-            # The engine reads what it merges into: every chunk not written whole.
-            await _stage(engine, [i for i in items
-                                  if not _whole_chunk(i, engine.chunk_shape)])
+            # What the engine merges into, as zarr-python reads it: a chunk it
+            # does not write whole (an edge chunk written to the edge is whole);
+            # a shard it does not write whole to its far side (zarr-python keeps
+            # the inner chunks beyond the array's edge).
+            sharded = engine.array.shards is not None
+            await _stage(engine, [i for i in items if not i.complete or (
+                sharded and not _whole_chunk(i, engine.chunk_shape))])
         await asyncio.to_thread(_write, engine, plan, source, shape,
                                 items[0].spec.config.write_empty_chunks, drop_axes)
         if engine.staged:
@@ -644,7 +648,7 @@ class ZarrCodecPipeline(CodecPipeline):
 def _whole_chunk(item: _Item, chunk_shape: tuple[int, ...]) -> bool:
     """Whether the item writes every element of its chunk, the part beyond
     the array's edge included (zarr-python's "complete" stops at the edge)."""
-    return item.complete and all(
+    return all(
         isinstance(sel, slice) and sel.indices(n) == (0, n, 1)
         for sel, n in zip(item.chunk_selection, chunk_shape))
 
