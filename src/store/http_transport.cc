@@ -3,6 +3,7 @@
 #include <curl/curl.h>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <chrono>
 #include <condition_variable>
@@ -27,9 +28,17 @@ using std::chrono::milliseconds;
 // larger one (or a lying one) grows the buffer as bytes arrive.
 constexpr uint64_t kMaxReserve = uint64_t{256} << 20;
 
+// Under a fork-safe lock rather than a once_flag, which a fork in the
+// middle of the first call would copy as "running" forever. Of rank kInner:
+// a fork child renews a driver (and so makes one) under the renewal lock.
 void InitCurlOnce() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+  static std::atomic<bool> done{false};
+  if (done.load(std::memory_order_acquire)) return;
+  static auto* mu = new internal::ForkSafeMutex(internal::ForkLockRank::kInner);
+  std::lock_guard<internal::ForkSafeMutex> lock(*mu);
+  if (done.load(std::memory_order_relaxed)) return;
+  curl_global_init(CURL_GLOBAL_DEFAULT);
+  done.store(true, std::memory_order_release);
 }
 
 bool IsRetryableCurlCode(CURLcode code) {
@@ -444,7 +453,20 @@ void HttpTransport::Driver::CancelAll() {
 HttpTransport::HttpTransport(HttpOptions options)
     : driver_(std::make_unique<Driver>(std::move(options))) {}
 
-HttpTransport::~HttpTransport() = default;
+HttpTransport::~HttpTransport() {
+  // In a fork child the parent's driver thread cannot be stopped, and its
+  // connections must not be closed from here.
+  if (epoch_.Forked()) static_cast<void>(driver_.release());
+}
+
+HttpTransport::Driver& HttpTransport::driver() {
+  epoch_.RenewIfForked([this] {
+    HttpOptions options = driver_->options();
+    static_cast<void>(driver_.release());
+    driver_ = std::make_unique<Driver>(std::move(options));
+  });
+  return *driver_;
+}
 
 const HttpOptions& HttpTransport::options() const { return driver_->options(); }
 
@@ -454,7 +476,7 @@ void HttpTransport::Submit(HttpRequest request, Callback done) {
   t->done = std::move(done);
   std::vector<std::unique_ptr<Transfer>> one;
   one.push_back(std::move(t));
-  driver_->Enqueue(std::move(one));
+  driver().Enqueue(std::move(one));
 }
 
 Result<HttpResponse> HttpTransport::Fetch(HttpRequest request) {
@@ -486,7 +508,7 @@ std::vector<Result<HttpResponse>> HttpTransport::FetchMany(
     };
     transfers.push_back(std::move(t));
   }
-  if (!transfers.empty()) driver_->Enqueue(std::move(transfers));
+  if (!transfers.empty()) driver().Enqueue(std::move(transfers));
   std::unique_lock<std::mutex> lock(batch->mu);
   batch->cv.wait(lock, [&] { return batch->left == 0; });
   std::vector<Result<HttpResponse>> out;
