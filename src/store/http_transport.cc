@@ -157,14 +157,20 @@ std::optional<milliseconds> RetryAfter(const HttpResponse& response) {
   return milliseconds(std::min<uint64_t>(seconds, 3600) * 1000);
 }
 
+// The options with counts that make sense.
+HttpOptions Normalised(HttpOptions options) {
+  options.max_concurrency = std::max(1, options.max_concurrency);
+  options.max_retries = std::max(0, options.max_retries);
+  return options;
+}
+
 }  // namespace
 
 class HttpTransport::Driver {
  public:
+  // REQUIRES: `options` normalised (Normalised below).
   explicit Driver(HttpOptions options) : options_(std::move(options)) {
     InitCurlOnce();
-    options_.max_concurrency = std::max(1, options_.max_concurrency);
-    options_.max_retries = std::max(0, options_.max_retries);
     multi_ = curl_multi_init();
     const long n = options_.max_concurrency;
     curl_multi_setopt(multi_, CURLMOPT_MAX_HOST_CONNECTIONS, n);
@@ -182,8 +188,6 @@ class HttpTransport::Driver {
     for (CURL* easy : idle_easy_) curl_easy_cleanup(easy);
     curl_multi_cleanup(multi_);
   }
-
-  const HttpOptions& options() const { return options_; }
 
   void Enqueue(std::vector<std::unique_ptr<Transfer>> transfers) {
     std::call_once(started_, [this] { thread_ = std::thread([this] { Run(); }); });
@@ -451,7 +455,8 @@ void HttpTransport::Driver::CancelAll() {
 }
 
 HttpTransport::HttpTransport(HttpOptions options)
-    : driver_(std::make_unique<Driver>(std::move(options))) {}
+    : options_(Normalised(std::move(options))),
+      driver_(std::make_unique<Driver>(options_)) {}
 
 HttpTransport::~HttpTransport() {
   // In a fork child the parent's driver thread cannot be stopped, and its
@@ -461,14 +466,11 @@ HttpTransport::~HttpTransport() {
 
 HttpTransport::Driver& HttpTransport::driver() {
   epoch_.RenewIfForked([this] {
-    HttpOptions options = driver_->options();
     static_cast<void>(driver_.release());
-    driver_ = std::make_unique<Driver>(std::move(options));
+    driver_ = std::make_unique<Driver>(options_);
   });
   return *driver_;
 }
-
-const HttpOptions& HttpTransport::options() const { return driver_->options(); }
 
 void HttpTransport::Submit(HttpRequest request, Callback done) {
   auto t = std::make_unique<Transfer>();

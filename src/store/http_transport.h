@@ -62,7 +62,9 @@ class HttpTransport {
   // every outcome; answers in the order asked.
   std::vector<Result<HttpResponse>> FetchMany(std::vector<HttpRequest> requests);
 
-  const HttpOptions& options() const;
+  // Held apart from the driver, so that reading them never races with a
+  // fork child's renewal of the driver.
+  const HttpOptions& options() const { return options_; }
 
  private:
   class Driver;
@@ -70,6 +72,7 @@ class HttpTransport {
   // request.
   Driver& driver();
 
+  const HttpOptions options_;
   std::unique_ptr<Driver> driver_;
   internal::ForkEpoch epoch_;
 };
