@@ -157,6 +157,11 @@ TEST_F(ForkSafetyTest, ChildReadsAndWritesOnTheDefaultPoolAndItsOwn) {
 }
 
 TEST_F(ForkSafetyTest, ChildFindsNoLockHeldByThreadsBusyAtTheFork) {
+#if defined(__SANITIZE_ADDRESS__)
+  // GCC 12's AddressSanitizer has no fork handlers for its allocator: a
+  // child whose fork caught another thread inside malloc waits forever.
+  GTEST_SKIP() << "the sanitizer's allocator is not fork-safe";
+#endif
   const std::vector<int32_t> values = Pattern(NumElements(kShape), 3);
   auto memory = MakeArray(memory_, "a", values);
   auto cached = MakeArray(MakeCachingStore(local_, 1 << 20), "b", values);
@@ -177,12 +182,12 @@ TEST_F(ForkSafetyTest, ChildFindsNoLockHeldByThreadsBusyAtTheFork) {
     });
   }
   for (int i = 0; i < 20; ++i) {
-    ASSERT_EQ(InChild([&]() -> std::string {
-                if (auto why = WriteAndCheck(*memory, values); !why.empty()) return why;
-                return WriteAndCheck(*cached, values, pool_);
-              }),
-              "")
-        << "fork " << i;
+    const std::string failure = InChild([&]() -> std::string {
+      if (auto why = WriteAndCheck(*memory, values); !why.empty()) return why;
+      return WriteAndCheck(*cached, values, pool_);
+    });
+    EXPECT_EQ(failure, "") << "fork " << i;
+    if (!failure.empty()) break;
   }
   stop = true;
   for (std::thread& t : busy) t.join();
