@@ -65,6 +65,11 @@
 // Unsupported): their decoded size is unknown until read, so a byte budget
 // could not be honoured.
 //
+// After fork(), the child's copy of an iterator goes on from where the
+// parent's was: its first Next() there starts new background reads, which
+// read again the blocks whose reads the parent had running. The parent's
+// copy is unaffected.
+//
 // Thread safety: one BlockIterator is used by one thread at a time; the
 // background reads share only the Array, which is safe to read concurrently.
 #pragma once

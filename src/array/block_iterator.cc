@@ -1,7 +1,9 @@
 // The readahead machinery behind BlockIterator (see
 // turbozarr/block_iterator.h): lanes claim blocks in order while the budget
 // allows, read each with Array::Read into a fresh buffer, and park it in a
-// window of slots that Next() drains from the front.
+// window of slots that Next() drains from the front. In a fork child the
+// lanes are gone: the first Next() there keeps the blocks they had read,
+// forgets those being read, and starts new lanes.
 #include "turbozarr/block_iterator.h"
 
 #include <sys/mman.h>
@@ -12,11 +14,13 @@
 #include <deque>
 #include <mutex>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <utility>
 
 #include "array/block_plan.h"
 #include "turbozarr/config.h"
+#include "util/fork_guard.h"
 #include "util/thread_pool.h"
 
 namespace turbozarr {
@@ -57,8 +61,11 @@ struct BlockIterator::Impl {
   internal::BlockPlan plan;
   uint64_t budget = 0;
   ReadOptions read;  // each block's read: the pool it runs on
+  int num_lanes = 0;
 
-  std::mutex mu;
+  // Fork-safe (util/fork_guard.h), so that a fork child finds the window
+  // whole. Condition variables wait on mu.native().
+  internal::ForkSafeMutex mu;
   std::condition_variable lane_cv;   // budget freed, or stopping
   std::condition_variable ready_cv;  // a block finished reading
   // Slots of blocks [next_hand, next_claim), in order.
@@ -70,14 +77,60 @@ struct BlockIterator::Impl {
   bool stopping = false;      // destroying, or an error ended the reads
   Status failure;             // returned by every Next() once set
   std::vector<std::thread> lanes;
+  internal::ForkEpoch epoch;
 
   ~Impl() {
+    if (epoch.Forked()) {
+      AbandonParentLanes();
+      return;
+    }
     {
-      std::lock_guard<std::mutex> lock(mu);
+      std::lock_guard<internal::ForkSafeMutex> lock(mu);
       stopping = true;
     }
     lane_cv.notify_all();
     for (std::thread& t : lanes) t.join();
+  }
+
+  // Throws std::system_error as std::thread does; the lanes started run.
+  void StartLanes() {
+    for (int i = 0; i < num_lanes; ++i) lanes.emplace_back([this] { LaneLoop(); });
+  }
+
+  // In a fork child: forgets the parent's lanes, which can be neither
+  // joined nor destroyed, and the condition variables they wait on (whose
+  // destructors would wait for them).
+  void AbandonParentLanes() {
+    internal::ReplaceWithoutDestroying(lanes);
+    internal::ReplaceWithoutDestroying(lane_cv);
+    internal::ReplaceWithoutDestroying(ready_cv);
+  }
+
+  // In a fork child: the blocks being read went with the lanes reading
+  // them, so the window keeps the blocks read up to the first of those, and
+  // new lanes claim the rest again.
+  void RenewAfterFork() {
+    AbandonParentLanes();
+    std::lock_guard<internal::ForkSafeMutex> lock(mu);
+    size_t kept = 0;
+    while (kept < window.size() && window[kept].done) ++kept;
+    window.erase(window.begin() + static_cast<std::ptrdiff_t>(kept), window.end());
+    next_claim = next_hand + static_cast<int64_t>(kept);
+    window_bytes = 0;
+    stopping = false;
+    for (const Slot& slot : window) {
+      window_bytes += slot.bytes;
+      // A failure read before the fork still ends the reads.
+      if (!slot.status.ok()) stopping = true;
+    }
+    try {
+      StartLanes();
+    } catch (const std::system_error& e) {
+      if (lanes.empty()) {
+        failure = Status::IOError(std::string("cannot start block reads after fork: ") +
+                                  e.what());
+      }
+    }
   }
 
   // Whether a lane may start reading block next_claim.
@@ -89,7 +142,7 @@ struct BlockIterator::Impl {
   }
 
   void LaneLoop() {
-    std::unique_lock<std::mutex> lock(mu);
+    std::unique_lock<std::mutex> lock(mu.native());
     for (;;) {
       lane_cv.wait(lock, [&] {
         return stopping || next_claim >= plan.num_blocks() || CanClaim();
@@ -131,7 +184,8 @@ struct BlockIterator::Impl {
   }
 
   Result<std::optional<Block>> Next() {
-    std::unique_lock<std::mutex> lock(mu);
+    epoch.RenewIfForked([this] { RenewAfterFork(); });
+    std::unique_lock<std::mutex> lock(mu.native());
     if (!failure.ok()) return failure;
     // The caller is done with the block handed out last.
     held_bytes = 0;
@@ -172,10 +226,9 @@ Result<BlockIterator> BlockIterator::Make(std::shared_ptr<const Array> array,
   impl->read.pool = options.pool;
   // One lane when the pool is one thread: a second would decode beside it.
   const int threads = ThreadPool::OrDefault(options.pool)->concurrency();
-  const int64_t lanes = std::min<int64_t>({kLanes, threads, impl->plan.num_blocks()});
-  for (int64_t i = 0; i < lanes; ++i) {
-    impl->lanes.emplace_back([p = impl.get()] { p->LaneLoop(); });
-  }
+  impl->num_lanes =
+      static_cast<int>(std::min<int64_t>({kLanes, threads, impl->plan.num_blocks()}));
+  impl->StartLanes();
   return BlockIterator(std::move(impl));
 }
 

@@ -14,6 +14,7 @@
 #include "store/forwarding_store.h"
 #include "store/store_internal.h"
 #include "turbozarr/store_wrappers.h"
+#include "util/fork_guard.h"
 #include "util/thread_annotations.h"
 
 namespace turbozarr {
@@ -44,7 +45,7 @@ class CachingStore final : public internal::ForwardingStore {
     // makes what we read stale, and it must not enter the cache.
     uint64_t generation;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      std::lock_guard<internal::ForkSafeMutex> lock(mu_);
       for (size_t i = 0; i < requests.size(); ++i) {
         if (const Buffer* hit = Lookup(requests[i].key, Key(requests[i].range))) {
           answers[i] = internal::DeliverBytes(requests[i], hit->view());
@@ -117,7 +118,7 @@ class CachingStore final : public internal::ForwardingStore {
   void MaybeInsert(uint64_t generation, std::string_view key, const RangeKey& rk,
                    ByteView value) {
     if (value.size() > capacity_) return;
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<internal::ForkSafeMutex> lock(mu_);
     if (generation == generation_) Insert(key, rk, value);
   }
 
@@ -141,7 +142,7 @@ class CachingStore final : public internal::ForwardingStore {
   }
 
   void Forget(std::string_view key) {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<internal::ForkSafeMutex> lock(mu_);
     ++generation_;
     auto k = index_.find(key);
     if (k == index_.end()) return;
@@ -151,7 +152,7 @@ class CachingStore final : public internal::ForwardingStore {
   }
 
   void Clear() {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<internal::ForkSafeMutex> lock(mu_);
     ++generation_;
     lru_.clear();
     index_.clear();
@@ -159,7 +160,8 @@ class CachingStore final : public internal::ForwardingStore {
   }
 
   const uint64_t capacity_;
-  std::mutex mu_;
+  // Fork-safe (util/fork_guard.h): a fork child gets the whole cache.
+  internal::ForkSafeMutex mu_;
   Lru lru_ TZ_GUARDED_BY(mu_);
   using Ranges = std::map<RangeKey, Lru::iterator>;
   // Heterogeneous lookup, so that finding a key makes no string.

@@ -3,6 +3,7 @@
 #include <curl/curl.h>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <chrono>
 #include <condition_variable>
@@ -27,9 +28,17 @@ using std::chrono::milliseconds;
 // larger one (or a lying one) grows the buffer as bytes arrive.
 constexpr uint64_t kMaxReserve = uint64_t{256} << 20;
 
+// Under a fork-safe lock rather than a once_flag, which a fork in the
+// middle of the first call would copy as "running" forever. Of rank kInner:
+// a fork child renews a driver (and so makes one) under the renewal lock.
 void InitCurlOnce() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+  static std::atomic<bool> done{false};
+  if (done.load(std::memory_order_acquire)) return;
+  static auto* mu = new internal::ForkSafeMutex(internal::ForkLockRank::kInner);
+  std::lock_guard<internal::ForkSafeMutex> lock(*mu);
+  if (done.load(std::memory_order_relaxed)) return;
+  curl_global_init(CURL_GLOBAL_DEFAULT);
+  done.store(true, std::memory_order_release);
 }
 
 bool IsRetryableCurlCode(CURLcode code) {
@@ -148,14 +157,20 @@ std::optional<milliseconds> RetryAfter(const HttpResponse& response) {
   return milliseconds(std::min<uint64_t>(seconds, 3600) * 1000);
 }
 
+// The options with counts that make sense.
+HttpOptions Normalised(HttpOptions options) {
+  options.max_concurrency = std::max(1, options.max_concurrency);
+  options.max_retries = std::max(0, options.max_retries);
+  return options;
+}
+
 }  // namespace
 
 class HttpTransport::Driver {
  public:
+  // REQUIRES: `options` normalised (Normalised below).
   explicit Driver(HttpOptions options) : options_(std::move(options)) {
     InitCurlOnce();
-    options_.max_concurrency = std::max(1, options_.max_concurrency);
-    options_.max_retries = std::max(0, options_.max_retries);
     multi_ = curl_multi_init();
     const long n = options_.max_concurrency;
     curl_multi_setopt(multi_, CURLMOPT_MAX_HOST_CONNECTIONS, n);
@@ -173,8 +188,6 @@ class HttpTransport::Driver {
     for (CURL* easy : idle_easy_) curl_easy_cleanup(easy);
     curl_multi_cleanup(multi_);
   }
-
-  const HttpOptions& options() const { return options_; }
 
   void Enqueue(std::vector<std::unique_ptr<Transfer>> transfers) {
     std::call_once(started_, [this] { thread_ = std::thread([this] { Run(); }); });
@@ -442,11 +455,22 @@ void HttpTransport::Driver::CancelAll() {
 }
 
 HttpTransport::HttpTransport(HttpOptions options)
-    : driver_(std::make_unique<Driver>(std::move(options))) {}
+    : options_(Normalised(std::move(options))),
+      driver_(std::make_unique<Driver>(options_)) {}
 
-HttpTransport::~HttpTransport() = default;
+HttpTransport::~HttpTransport() {
+  // In a fork child the parent's driver thread cannot be stopped, and its
+  // connections must not be closed from here.
+  if (epoch_.Forked()) static_cast<void>(driver_.release());
+}
 
-const HttpOptions& HttpTransport::options() const { return driver_->options(); }
+HttpTransport::Driver& HttpTransport::driver() {
+  epoch_.RenewIfForked([this] {
+    static_cast<void>(driver_.release());
+    driver_ = std::make_unique<Driver>(options_);
+  });
+  return *driver_;
+}
 
 void HttpTransport::Submit(HttpRequest request, Callback done) {
   auto t = std::make_unique<Transfer>();
@@ -454,7 +478,7 @@ void HttpTransport::Submit(HttpRequest request, Callback done) {
   t->done = std::move(done);
   std::vector<std::unique_ptr<Transfer>> one;
   one.push_back(std::move(t));
-  driver_->Enqueue(std::move(one));
+  driver().Enqueue(std::move(one));
 }
 
 Result<HttpResponse> HttpTransport::Fetch(HttpRequest request) {
@@ -486,7 +510,7 @@ std::vector<Result<HttpResponse>> HttpTransport::FetchMany(
     };
     transfers.push_back(std::move(t));
   }
-  if (!transfers.empty()) driver_->Enqueue(std::move(transfers));
+  if (!transfers.empty()) driver().Enqueue(std::move(transfers));
   std::unique_lock<std::mutex> lock(batch->mu);
   batch->cv.wait(lock, [&] { return batch->left == 0; });
   std::vector<Result<HttpResponse>> out;

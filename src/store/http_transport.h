@@ -17,6 +17,13 @@
 // returned as the response (callers read its code) and every other failure
 // as an IOError naming the method, URL, cause and number of attempts.
 //
+// Fork: a child made by fork() has neither the driver thread nor the right
+// to the parent's connections (a request sent on one would interleave with
+// the parent's on the same socket). The first request in the child abandons
+// the parent's driver, its multi handle and connections (never closed, so
+// nothing is sent on them, e.g. a TLS close_notify) and makes a new one with
+// the same options; requests the parent had in flight are not the child's.
+//
 // Thread safety: Fetch, FetchMany and Submit may be called from any number of
 // threads at once. Completion callbacks run on the driver thread: they must be
 // quick and must not call Fetch or FetchMany (that would wait for itself).
@@ -30,6 +37,7 @@
 #include "turbozarr/remote_store.h"
 #include "turbozarr/status.h"
 #include "turbozarr/store.h"
+#include "util/fork_guard.h"
 
 namespace turbozarr {
 
@@ -54,11 +62,19 @@ class HttpTransport {
   // every outcome; answers in the order asked.
   std::vector<Result<HttpResponse>> FetchMany(std::vector<HttpRequest> requests);
 
-  const HttpOptions& options() const;
+  // Held apart from the driver, so that reading them never races with a
+  // fork child's renewal of the driver.
+  const HttpOptions& options() const { return options_; }
 
  private:
   class Driver;
+  // The driver of this process: renewed in a fork child before its first
+  // request.
+  Driver& driver();
+
+  const HttpOptions options_;
   std::unique_ptr<Driver> driver_;
+  internal::ForkEpoch epoch_;
 };
 
 }  // namespace turbozarr

@@ -30,12 +30,12 @@
 
 #include <atomic>
 #include <memory>
-#include <shared_mutex>
 #include <string>
 
 #include "store/file_tree.h"
 #include "store/readahead_queue.h"
 #include "turbozarr/store.h"
+#include "util/fork_guard.h"
 
 namespace turbozarr {
 
@@ -121,8 +121,9 @@ class LocalStore final : public Store {
   std::string root_;
   // Held shared while a writer makes a directory and its temporary file there,
   // exclusively while Erase removes empty directories, so that this store's
-  // writers never find their directory pruned away under them.
-  mutable std::shared_mutex prune_mu_;
+  // writers never find their directory pruned away under them. Fork-safe
+  // (util/fork_guard.h): a fork child never finds it held.
+  mutable internal::ForkSafeSharedMutex prune_mu_;
   mutable std::atomic<int> root_fd_{-1};
   mutable std::atomic<bool> openat2_works_{true};
   // False once the file system has refused RWF_NOWAIT: reads then block

@@ -4,15 +4,16 @@
 //
 // Thread safety: safe from many threads. A reader-writer lock guards the map;
 // values are immutable shared buffers, so a read copies its bytes after the
-// lock is released and a concurrent Set never tears them.
+// lock is released and a concurrent Set never tears them. The lock is
+// fork-safe (util/fork_guard.h), so a fork child gets a whole copy of the map.
 #pragma once
 
 #include <map>
 #include <memory>
-#include <shared_mutex>
 #include <string>
 
 #include "turbozarr/store.h"
+#include "util/fork_guard.h"
 
 namespace turbozarr {
 
@@ -35,7 +36,7 @@ class MemoryStore final : public Store {
   // The shared value stored under `key`, or null.
   std::shared_ptr<const Buffer> Find(std::string_view key) const;
 
-  mutable std::shared_mutex mu_;
+  mutable internal::ForkSafeSharedMutex mu_;
   std::map<std::string, std::shared_ptr<const Buffer>, std::less<>> values_;
 };
 

@@ -9,6 +9,10 @@ ReadaheadQueue::ReadaheadQueue(int threads, size_t capacity,
     : threads_(threads), capacity_(capacity), start_(std::move(start)) {}
 
 ReadaheadQueue::~ReadaheadQueue() {
+  if (epoch_.Forked()) {
+    AbandonParentThreads();
+    return;
+  }
   std::vector<std::thread> workers;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -20,7 +24,18 @@ ReadaheadQueue::~ReadaheadQueue() {
   for (std::thread& t : workers) t.join();
 }
 
+void ReadaheadQueue::AbandonParentThreads() {
+  // The threads wait on cv_, whose destructor would wait for them.
+  ReplaceWithoutDestroying(workers_);
+  ReplaceWithoutDestroying(keys_);
+  ReplaceWithoutDestroying(mu_);
+  ReplaceWithoutDestroying(cv_);
+  stopping_ = false;
+  started_ = false;
+}
+
 void ReadaheadQueue::Push(std::span<const std::string> keys) {
+  epoch_.RenewIfForked([this] { AbandonParentThreads(); });
   size_t queued = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);

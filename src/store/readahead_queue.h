@@ -15,11 +15,13 @@
 // files' metadata is cached. A full queue drops new keys: a hint is
 // optional, and one that waits long would come after its read anyway.
 //
+// In a fork child the parent's threads are gone: the first Push there drops
+// them and the keys they had queued (util/fork_guard.h), and starts threads
+// anew.
+//
 // Thread safety: Push may be called from many threads at once. The
 // destructor drops the keys still queued and waits for those being started.
 #pragma once
-#include "util/thread_annotations.h"
-
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -30,6 +32,9 @@
 #include <string_view>
 #include <thread>
 #include <vector>
+
+#include "util/fork_guard.h"
+#include "util/thread_annotations.h"
 
 namespace turbozarr::internal {
 
@@ -46,6 +51,9 @@ class ReadaheadQueue {
 
  private:
   void Work();
+  // In a fork child: forgets the parent's threads and keys without waiting
+  // for or destroying them; the next Push starts threads again.
+  void AbandonParentThreads();
 
   const int threads_;
   const size_t capacity_;
@@ -56,6 +64,7 @@ class ReadaheadQueue {
   bool stopping_ TZ_GUARDED_BY(mu_) = false;
   bool started_ TZ_GUARDED_BY(mu_) = false;
   std::vector<std::thread> workers_ TZ_GUARDED_BY(mu_);
+  ForkEpoch epoch_;
 };
 
 }  // namespace turbozarr::internal

@@ -9,6 +9,7 @@
 
 #include "store/forwarding_store.h"
 #include "turbozarr/store_wrappers.h"
+#include "util/fork_guard.h"
 #include "util/thread_annotations.h"
 
 namespace turbozarr {
@@ -21,6 +22,11 @@ class ThrottledStore final : public internal::ForwardingStore {
  public:
   ThrottledStore(std::shared_ptr<Store> inner, ThrottleOptions options)
       : ForwardingStore(std::move(inner)), options_(options) {}
+  ~ThrottledStore() override {
+    // cv_'s destructor would wait for its waiters, which in a fork child may
+    // be the parent's threads.
+    if (epoch_.Forked()) internal::ReplaceWithoutDestroying(cv_);
+  }
 
   // One request alone takes a connection on the calling thread. A batch
   // runs up to `connections` requests at once, each on a thread of its own,
@@ -101,6 +107,7 @@ class ThrottledStore final : public internal::ForwardingStore {
    public:
     explicit Connection(ThrottledStore& s) : s_(s) {
       if (s_.options_.connections <= 0) return;
+      s_.epoch_.RenewIfForked([&] { s_.AbandonParentConnections(); });
       std::unique_lock<std::mutex> lock(s_.mu_);
       s_.cv_.wait(lock, [&] { return s_.in_flight_ < s_.options_.connections; });
       ++s_.in_flight_;
@@ -128,10 +135,20 @@ class ThrottledStore final : public internal::ForwardingStore {
     if (wait.count() > 0) std::this_thread::sleep_for(wait);
   }
 
+  // In a fork child: the connections the parent's threads held are never
+  // given back there, and those threads may have been holding mu_ or
+  // waiting on cv_.
+  void AbandonParentConnections() {
+    internal::ReplaceWithoutDestroying(mu_);
+    internal::ReplaceWithoutDestroying(cv_);
+    in_flight_ = 0;
+  }
+
   const ThrottleOptions options_;
   std::mutex mu_;
   std::condition_variable cv_;
   int in_flight_ TZ_GUARDED_BY(mu_) = 0;
+  internal::ForkEpoch epoch_;
 };
 
 }  // namespace

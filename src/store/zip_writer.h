@@ -23,15 +23,16 @@
 //
 // Thread safety: safe from many threads. A Set reserves its bytes under a
 // mutex and writes them with pwrite outside it, so writers overlap; Get looks
-// the entry up under a shared lock and reads without one.
+// the entry up under a shared lock and reads without one. The lock is
+// fork-safe (util/fork_guard.h): a fork child never finds it held.
 #pragma once
 
 #include <map>
-#include <shared_mutex>
 #include <string>
 
 #include "store/zip_format.h"
 #include "turbozarr/store.h"
+#include "util/fork_guard.h"
 
 namespace turbozarr {
 
@@ -66,7 +67,7 @@ class ZipWriter final : public Store {
   const bool force_zip64_;
   const zip::DosTime when_;  // every entry's modification time: when the writer began
 
-  mutable std::shared_mutex mu_;
+  mutable internal::ForkSafeSharedMutex mu_;
   int fd_ = -1;         // -1 until the file is created
   uint64_t end_ = 0;    // where the next local header (or the directory) goes
   bool dirty_ = false;  // entries changed since the directory was written

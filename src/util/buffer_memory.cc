@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "turbozarr/buffer.h"
+#include "util/fork_guard.h"
 #include "util/thread_annotations.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -32,11 +33,13 @@ size_t SizeClass(size_t n) {
 }
 
 // Freed large blocks by size, and their total. Only exact sizes are reused,
-// so a small request never pins a much larger block.
+// so a small request never pins a much larger block. The lock is fork-safe
+// and inner (util/fork_guard.h): stores free buffers under locks of their
+// own, and a fork child must find the cache whole.
 class BlockCache {
  public:
   std::byte* Take(size_t size) {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<ForkSafeMutex> lock(mu_);
     auto it = free_.find(size);
     if (it == free_.end() || it->second.empty()) return nullptr;
     std::byte* p = it->second.back();
@@ -46,19 +49,19 @@ class BlockCache {
   }
   // False when the block does not fit within kBufferCacheBytes.
   bool Keep(std::byte* p, size_t size) {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<ForkSafeMutex> lock(mu_);
     if (bytes_ + size > kBufferCacheBytes) return false;
     free_[size].push_back(p);
     bytes_ += size;
     return true;
   }
   size_t bytes() {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<ForkSafeMutex> lock(mu_);
     return bytes_;
   }
 
  private:
-  std::mutex mu_;
+  ForkSafeMutex mu_{ForkLockRank::kInner};
   std::map<size_t, std::vector<std::byte*>> free_ TZ_GUARDED_BY(mu_);
   size_t bytes_ TZ_GUARDED_BY(mu_) = 0;
 };
@@ -71,7 +74,8 @@ BlockCache& Cache() {
 }
 
 std::byte* NewBlock(size_t size) {
-  return static_cast<std::byte*>(::operator new[](size, std::align_val_t{kBufferAlignment}));
+  return static_cast<std::byte*>(
+      ::operator new[](size, std::align_val_t{kBufferAlignment}));
 }
 
 void DeleteBlock(std::byte* p) {

@@ -2,7 +2,9 @@
 // slot under a mutex. ThreadPool::Default() copies the pointer (once per
 // operation, so the lock is never hot) and SetThreads swaps in a new pool;
 // the old one is destroyed by whoever drops the last pointer to it, which is
-// SetThreads itself when no operation holds it.
+// SetThreads itself when no operation holds it. The mutex is fork-safe
+// (util/fork_guard.h): a fork child finds the slot whole, and the pool in it
+// starts new workers at its first use there.
 #include "turbozarr/config.h"
 
 #include <algorithm>
@@ -15,6 +17,7 @@
 #include <thread>
 #include <utility>
 
+#include "util/fork_guard.h"
 #include "util/thread_pool.h"
 
 namespace turbozarr {
@@ -22,9 +25,11 @@ namespace {
 
 constexpr const char* kEnvironmentVariable = "TURBOZARR_NUM_THREADS";
 
-std::mutex& PoolMutex() {
-  static std::mutex mu;
-  return mu;
+// Never destroyed, like the pool it guards (operations on other threads may
+// outlive static destructors).
+internal::ForkSafeMutex& PoolMutex() {
+  static auto* mu = new internal::ForkSafeMutex(internal::ForkLockRank::kOuter);
+  return *mu;
 }
 
 // REQUIRES: PoolMutex() held.
@@ -66,7 +71,7 @@ Result<int> ParseThreadCount(std::string_view value) {
 }
 
 std::shared_ptr<ThreadPool> ThreadPool::Default() {
-  std::lock_guard<std::mutex> lock(PoolMutex());
+  std::lock_guard<internal::ForkSafeMutex> lock(PoolMutex());
   std::shared_ptr<ThreadPool>& slot = PoolSlot();
   if (!slot) {
     const int threads = DefaultThreads();
@@ -113,7 +118,7 @@ Result<std::shared_ptr<ThreadPool>> MakeThreadPool(int threads) {
 Status SetThreads(int threads) {
   TZ_RETURN_NOT_OK(CheckThreadCount(threads));
   {
-    std::lock_guard<std::mutex> lock(PoolMutex());
+    std::lock_guard<internal::ForkSafeMutex> lock(PoolMutex());
     const std::shared_ptr<ThreadPool>& slot = PoolSlot();
     if (slot && slot->concurrency() == threads) return Status::OK();
   }
@@ -122,7 +127,7 @@ Status SetThreads(int threads) {
   TZ_ASSIGN_OR_RETURN(std::shared_ptr<ThreadPool> fresh, StartPool(threads));
   std::shared_ptr<ThreadPool> old;
   {
-    std::lock_guard<std::mutex> lock(PoolMutex());
+    std::lock_guard<internal::ForkSafeMutex> lock(PoolMutex());
     old = std::exchange(PoolSlot(), std::move(fresh));
   }
   // `old` is released here, outside the lock: if no operation holds it, its

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <memory>
+#include <system_error>
 
 #include "util/parallelism.h"
 
@@ -28,7 +29,7 @@ class ItemScope {
 
 ThreadPool::ThreadPool(int threads) {
   try {
-    for (int i = 0; i < threads; ++i) workers_.emplace_back([this] { WorkerLoop(); });
+    StartWorkers(threads);
   } catch (...) {
     // A destructor does not run for an object whose constructor threw.
     Stop();
@@ -36,7 +37,44 @@ ThreadPool::ThreadPool(int threads) {
   }
 }
 
-ThreadPool::~ThreadPool() { Stop(); }
+ThreadPool::~ThreadPool() {
+  // In a fork child the parent's workers can be neither stopped nor joined.
+  if (epoch_.Forked()) {
+    AbandonParentThreads();
+    return;
+  }
+  Stop();
+}
+
+void ThreadPool::StartWorkers(int threads) {
+  for (int i = 0; i < threads; ++i) {
+    workers_.emplace_back([this] { WorkerLoop(); });
+    num_threads_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
+  }
+}
+
+void ThreadPool::AbandonParentThreads() {
+  // Each may be mid-change by a thread the child does not have, and each
+  // refers to threads that are not here: the workers wait on cv_ (whose
+  // destructor would wait for them), and the tasks queued for them capture
+  // the state of ParallelFor calls that their callers wait on in the parent.
+  internal::ReplaceWithoutDestroying(workers_);
+  internal::ReplaceWithoutDestroying(tasks_);
+  internal::ReplaceWithoutDestroying(mu_);
+  internal::ReplaceWithoutDestroying(cv_);
+  stopping_ = false;
+  num_threads_.store(0, std::memory_order_relaxed);
+}
+
+void ThreadPool::RenewAfterFork() {
+  const int threads = num_threads();
+  AbandonParentThreads();
+  try {
+    StartWorkers(threads);
+  } catch (const std::system_error&) {
+    // Fewer workers (or none, and then the caller alone) do the same work.
+  }
+}
 
 void ThreadPool::Stop() {
   {
@@ -63,6 +101,7 @@ void ThreadPool::WorkerLoop() {
 
 Status ThreadPool::ParallelFor(int64_t n, const std::function<Status(int64_t)>& fn) {
   if (n <= 0) return Status::OK();
+  epoch_.RenewIfForked([this] { RenewAfterFork(); });
   if (tls_item_depth > 0) {
     // Nested: the outer item's thread does the work, with the outer item's
     // codec budget.
@@ -70,7 +109,7 @@ Status ThreadPool::ParallelFor(int64_t n, const std::function<Status(int64_t)>& 
     return Status::OK();
   }
   const int codec_threads = CodecThreadsPerItem(n, num_threads() + 1);
-  if (workers_.empty() || n == 1) {
+  if (num_threads() == 0 || n == 1) {
     ItemScope scope(codec_threads);
     for (int64_t i = 0; i < n; ++i) TZ_RETURN_NOT_OK(fn(i));
     return Status::OK();

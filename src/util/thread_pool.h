@@ -21,8 +21,14 @@
 // with the outer call, also when the inner call is on another pool.
 // A pool must not be destroyed by one of its own workers, which cannot
 // happen while whoever started an item holds the pool until it returns.
+//
+// Fork: in a child made by fork() the parent's workers are gone. The first
+// ParallelFor in the child abandons them and their queue (util/fork_guard.h)
+// and starts as many new workers; until then, and in a child that drops the
+// pool unused, nothing waits for the parent's.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -34,6 +40,7 @@
 #include <vector>
 
 #include "turbozarr/status.h"
+#include "util/fork_guard.h"
 #include "util/thread_annotations.h"
 
 namespace turbozarr {
@@ -48,7 +55,7 @@ class ThreadPool {
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
-  int num_threads() const { return static_cast<int>(workers_.size()); }
+  int num_threads() const { return num_threads_.load(std::memory_order_relaxed); }
   // Threads that work on one ParallelFor: the workers and the caller.
   int concurrency() const { return num_threads() + 1; }
 
@@ -68,16 +75,28 @@ class ThreadPool {
   }
 
  private:
+  // Starts `threads` workers; throws as the constructor.
+  void StartWorkers(int threads);
   void WorkerLoop();
   // Stops the workers and waits for them.
   void Stop();
+  // In a fork child: drops the parent's workers, queue, lock and condition
+  // variable without waiting for or destroying any of them.
+  void AbandonParentThreads();
+  // In a fork child: abandons the parent's threads, then starts as many
+  // workers as the system allows, up to as many as before.
+  void RenewAfterFork();
 
   std::mutex mu_;
   std::condition_variable cv_;
   std::queue<std::function<void()>> tasks_ TZ_GUARDED_BY(mu_);
   bool stopping_ TZ_GUARDED_BY(mu_) = false;
-  // Started by the constructor, joined by Stop; not changed in between.
+  // Started by the constructor (or a renewal after fork), joined by Stop;
+  // not changed in between.
   std::vector<std::thread> workers_;
+  // workers_.size(), readable while a fork child renews workers_.
+  std::atomic<int> num_threads_{0};
+  internal::ForkEpoch epoch_;
 };
 
 // A value of TURBOZARR_NUM_THREADS as a thread count: InvalidArgument,
