@@ -3,6 +3,7 @@
 BUILD      ?= build
 BUILD312   ?= build-py312
 ASAN_BUILD ?= build-asan
+WHEEL_DIR  ?= build-wheel
 JOBS       ?= $(shell nproc)
 PYTHON     := $(CURDIR)/.venv/bin/python
 PYTHON312  := $(CURDIR)/.venv312/bin/python
@@ -19,7 +20,7 @@ LAUNCHER = -DCMAKE_C_COMPILER_LAUNCHER="$$(command -v ccache)" \
 CCACHE_BASEDIR ?= $(CURDIR)
 export CCACHE_BASEDIR
 
-.PHONY: setup build demo test test-cpp test-python test-install test-sanitize \
+.PHONY: setup build demo test test-cpp test-python test-install test-wheel test-sanitize \
         fuzz micro-bench fixtures clean
 
 setup:
@@ -64,6 +65,16 @@ test-install: build
 	$(CMAKE) --build $(BUILD)/consumer > /dev/null
 	$(BUILD)/consumer/consumer
 
+# A wheel per interpreter (pip wheel . with the pinned build tools of its
+# environment), each installed into a fresh virtual environment that holds
+# only it and numpy, then checked from outside the source tree by
+# scripts/check_wheel.py: the module, the command-line tools, the stub and the
+# entry points. The wheels' build directories (build-<wheel tag>, see
+# pyproject.toml) persist, so a second run recompiles only what changed.
+test-wheel: setup
+	bash scripts/test_wheel.sh $(WHEEL_DIR) $(PYTHON) requirements-dev.txt
+	bash scripts/test_wheel.sh $(WHEEL_DIR) $(PYTHON312) requirements-py312.txt
+
 # The C++ tests again under AddressSanitizer and UndefinedBehaviorSanitizer.
 test-sanitize: setup
 	$(CMAKE) -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug $(LAUNCHER) \
@@ -71,7 +82,7 @@ test-sanitize: setup
 	$(CMAKE) --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS)
 
-test: test-cpp test-python test-install test-sanitize
+test: test-cpp test-python test-install test-wheel test-sanitize
 
 # The C++ micro-benchmarks (codecs, copy kernels, per-chunk cost), on demand:
 #   make micro-bench FILTER=DecodeInto
@@ -103,4 +114,4 @@ fixtures: setup
 	$(PYTHON) scripts/fixtures/regenerate.py
 
 clean:
-	rm -rf $(BUILD) $(BUILD312) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(BUILD312) $(ASAN_BUILD) $(WHEEL_DIR) build-cp3*
