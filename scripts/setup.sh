@@ -48,8 +48,9 @@ make_venv() {
 }
 
 # A Python 3.12 interpreter that can make virtual environments: $PYTHON312,
-# python3.12 on PATH, one that pyenv installed, else Debian's package when
-# apt offers one. Prints its path, or nothing.
+# python3.12 on PATH (a pyenv shim answers only where that version is
+# selected), one that pyenv installed, or the system's. Prints its path, or
+# nothing.
 is_py312() {
   "$1" -c 'import sys, venv, ensurepip; sys.exit(sys.version_info[:2] != (3, 12))' >/dev/null 2>&1
 }
