@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs everything turbozarr needs on a fresh Debian machine, idempotently:
-# the C++ toolchain and libraries from Debian's packages, and a Python virtual
-# environment (.venv) with the build tools, numpy and the test oracles.
+# the C++ toolchain and libraries from Debian's packages, and two Python
+# virtual environments with the build tools, numpy and the test oracles:
+# .venv (the default python3, requirements-dev.txt) and .venv312 (Python 3.12,
+# requirements-py312.txt: zarr-python 3.4, xarray and dask need 3.12).
 # Re-running it when everything is present takes about a second.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,6 +15,7 @@ APT_PACKAGES=(
   libbenchmark-dev libcli11-dev
   nginx  # the HTTP store tests serve files from a real web server on loopback
   zstd   # scripts/fixtures: one compressor fixture is the tool's own framing
+  ccache # the Makefile's compiler launcher: rebuilds and wheel builds reuse objects
 )
 
 missing=()
@@ -26,15 +29,72 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-PY=${PYTHON:-python3}
-if [ ! -x .venv/bin/python ]; then
-  echo "setup: creating .venv"
-  "$PY" -m venv .venv
-fi
-stamp=.venv/.requirements-stamp
-if [ ! -f "$stamp" ] || ! cmp -s requirements-dev.txt "$stamp"; then
-  echo "setup: installing Python requirements"
-  .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -r requirements-dev.txt
-  cp requirements-dev.txt "$stamp"
-fi
+# A virtual environment at $1 made by the interpreter $2, with the pins of
+# requirements file $3 installed; a stamp (a copy of the file) skips the
+# install while the file is unchanged.
+make_venv() {
+  local venv=$1 py=$2 requirements=$3
+  if [ ! -x "$venv/bin/python" ]; then
+    echo "setup: creating $venv"
+    "$py" -m venv "$venv"
+  fi
+  local stamp=$venv/.requirements-stamp
+  if [ ! -f "$stamp" ] || ! cmp -s "$requirements" "$stamp"; then
+    echo "setup: installing the Python requirements of $requirements into $venv"
+    "$venv/bin/python" -m pip install -q --upgrade pip
+    "$venv/bin/python" -m pip install -q -r "$requirements"
+    cp "$requirements" "$stamp"
+  fi
+}
+
+# A Python 3.12 interpreter that can make virtual environments: $PYTHON312,
+# python3.12 on PATH (a pyenv shim answers only where that version is
+# selected), one that pyenv installed, or the system's. Prints its path, or
+# nothing.
+is_py312() {
+  "$1" -c 'import sys, venv, ensurepip; sys.exit(sys.version_info[:2] != (3, 12))' >/dev/null 2>&1
+}
+find_py312() {
+  local candidates=()
+  [ -n "${PYTHON312:-}" ] && candidates+=("$PYTHON312")
+  candidates+=("$(command -v python3.12 || true)")
+  local pyenv_root
+  pyenv_root=$(pyenv root 2>/dev/null || echo "${PYENV_ROOT:-$HOME/.pyenv}")
+  local c
+  for c in "$pyenv_root"/versions/3.12*/bin/python3.12 /root/.pyenv/versions/3.12*/bin/python3.12 \
+           /usr/bin/python3.12 /usr/local/bin/python3.12; do
+    candidates+=("$c")
+  done
+  for c in "${candidates[@]}"; do
+    if [ -n "$c" ] && [ -x "$c" ] && is_py312 "$c"; then echo "$c"; return; fi
+  done
+}
+
+# The interpreter .venv312 is made with: find_py312's, else Debian's package
+# when apt offers one, else a message saying what to install.
+require_py312() {
+  PY312=$(find_py312)
+  if [ -z "$PY312" ] && apt-cache show python3.12-venv >/dev/null 2>&1; then
+    echo "setup: installing python3.12 from Debian's packages"
+    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
+      python3.12 python3.12-venv python3.12-dev >/dev/null
+    PY312=$(find_py312)
+  fi
+  if [ -z "$PY312" ]; then
+    cat >&2 <<'MSG'
+setup: no Python 3.12 interpreter found (tried $PYTHON312, python3.12 on PATH,
+pyenv's versions and Debian's python3.12 package). The Python 3.12 environment
+(.venv312: zarr-python 3.4, xarray, dask) needs one. Install Python 3.12 with
+its venv module, for example `pyenv install 3.12` or, where apt has it,
+`apt-get install python3.12 python3.12-venv python3.12-dev`, or point
+PYTHON312 at an interpreter, then run this again.
+MSG
+    exit 1
+  fi
+}
+
+make_venv .venv "${PYTHON:-python3}" requirements-dev.txt
+PY312=""
+[ -x .venv312/bin/python ] || require_py312
+make_venv .venv312 "$PY312" requirements-py312.txt

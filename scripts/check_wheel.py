@@ -1,0 +1,145 @@
+"""Checks an installed turbozarr wheel from outside the source tree (run by
+scripts/test_wheel.sh in a fresh virtual environment holding only the wheel
+and numpy): the package imports from site-packages and round-trips an array,
+the `turbozarr` command (console script and `python -m turbozarr`) is the C++
+tool and reads that array, `turbozarr-bench` runs, the type information is
+there and the entry points are declared. Exits non-zero on the first failure."""
+
+from __future__ import annotations
+
+import ast
+import importlib.machinery
+import importlib.metadata
+import importlib.util
+import os
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+import turbozarr as tz
+
+BIN = Path(sys.executable).parent
+SITE = Path(sysconfig.get_paths()["platlib"]).resolve()
+PACKAGE = Path(tz.__file__).resolve().parent
+
+
+def run(*args: str | Path) -> str:
+    proc = subprocess.run([str(a) for a in args], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, (args, proc.returncode, proc.stdout, proc.stderr)
+    return proc.stdout
+
+
+def check_package() -> None:
+    # The installed package, with exactly this interpreter's extension module.
+    assert PACKAGE == SITE / "turbozarr", (PACKAGE, SITE)
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    modules = sorted(p.name for p in PACKAGE.glob("_core*.so"))
+    assert modules == [f"_core{suffix}"], modules
+    assert Path(tz._core.__file__).resolve() == PACKAGE / f"_core{suffix}"
+
+
+def check_round_trip(path: Path) -> np.ndarray:
+    data = np.arange(40 * 30, dtype="int32").reshape(40, 30) * 3 - 700
+    a = tz.create(str(path), shape=data.shape, dtype="i4", chunks=(16, 16))
+    a[...] = data
+    assert (path / "zarr.json").is_file()
+    b = tz.open(str(path))
+    assert b.shape == (40, 30) and b.dtype == np.dtype("int32"), (b.shape, b.dtype)
+    np.testing.assert_array_equal(b[...], data)
+    np.testing.assert_array_equal(b[3:20:4, 29], data[3:20:4, 29])
+    assert int(b[39, 0]) == 39 * 30 * 3 - 700
+    return data
+
+
+def info_fields(text: str) -> dict[str, str]:
+    fields = {}
+    for line in text.splitlines():
+        label, _, value = line.partition(": ")
+        fields[label.strip()] = value
+    return fields
+
+
+def check_cli(path: Path, data: np.ndarray) -> None:
+    exe = PACKAGE / "_bin" / "turbozarr"
+    assert exe.is_file() and os.access(exe, os.X_OK), exe
+
+    help_text = run(BIN / "turbozarr", "--help")
+    assert help_text.startswith("Inspect, print and copy Zarr arrays and groups"), help_text
+    for command in ("info", "tree", "cat", "cp"):
+        assert f"  {command} " in help_text, (command, help_text)
+    assert run(sys.executable, "-m", "turbozarr", "--help") == help_text
+    assert run(BIN / "turbozarr", "--version").strip() == f"turbozarr {tz.__version__}"
+
+    fields = info_fields(run(BIN / "turbozarr", "info", path))
+    assert fields["Type"] == "array", fields
+    assert fields["Shape"] == "[40, 30]", fields
+    assert fields["Data type"] == "int32", fields
+    assert fields["Chunk shape"] == "[16, 16]", fields
+    assert fields["Stored chunks"] == "6 of 6", fields
+
+    printed = run(sys.executable, "-m", "turbozarr", "cat", path, "5, 2:9:3")
+    assert ast.literal_eval(printed) == data[5, 2:9:3].tolist(), printed
+
+    # A failure is the tool's own: its message and exit status come through.
+    proc = subprocess.run([BIN / "turbozarr", "info", path / "absent"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1 and proc.stderr.startswith("turbozarr: "), proc
+
+
+def check_bench() -> None:
+    text = run(BIN / "turbozarr-bench", "--help")
+    assert text.startswith("usage: turbozarr-bench"), text
+    assert "run" in text and "report" in text, text
+
+
+def check_typing() -> None:
+    assert (PACKAGE / "py.typed").is_file()
+    stub = (PACKAGE / "_core.pyi").read_text()
+    # Signatures the Python layer relies on, as the stub generator writes them.
+    assert "def codec_table(" in stub, stub[:2000]
+    assert "def complete_codec(" in stub, stub[:2000]
+
+
+ENTRY_POINTS = {
+    "xarray.backends": ("turbozarr.xarray_backend:TurbozarrBackendEntrypoint",
+                        "turbozarr.xarray_backend", "xarray"),
+    "zarr.codec_pipeline": ("turbozarr:ZarrCodecPipeline", "turbozarr.zarr_pipeline", "zarr"),
+}
+
+
+def check_entry_points() -> None:
+    dist = importlib.metadata.distribution("turbozarr")
+    declared = {(ep.group, ep.name): ep.value for ep in dist.entry_points}
+    assert declared[("console_scripts", "turbozarr")] == "turbozarr._cli:main", declared
+    assert declared[("console_scripts", "turbozarr-bench")] == "turbozarr_bench.cli:main"
+    for group, (value, module, peer) in ENTRY_POINTS.items():
+        assert declared.get((group, "turbozarr")) == value, (group, declared)
+        # Loading needs the integration's module and its peer library, which
+        # this environment (numpy and the wheel only) may lack; the
+        # declaration is what the wheel itself is responsible for.
+        if importlib.util.find_spec(module) and importlib.util.find_spec(peer):
+            (ep,) = importlib.metadata.entry_points(group=group, name="turbozarr")
+            assert isinstance(ep.load(), type), (group, value)
+            print(f"check_wheel: entry point {group} loads")
+
+
+def main() -> None:
+    assert not (Path.cwd() / "turbozarr").exists()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "a.zarr"
+        check_package()
+        data = check_round_trip(path)
+        check_cli(path, data)
+    check_bench()
+    check_typing()
+    check_entry_points()
+    print(f"check_wheel: turbozarr {tz.__version__} on Python "
+          f"{sys.version_info[0]}.{sys.version_info[1]}: all checks passed")
+
+
+if __name__ == "__main__":
+    main()
