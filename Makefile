@@ -21,7 +21,7 @@ CCACHE_BASEDIR ?= $(CURDIR)
 export CCACHE_BASEDIR
 
 .PHONY: setup build demo test test-cpp test-python test-install test-wheel test-sanitize \
-        fuzz micro-bench fixtures clean
+        test-zarr-python test-zarr-python-full fuzz micro-bench fixtures clean
 
 setup:
 	@bash scripts/setup.sh
@@ -82,7 +82,16 @@ test-sanitize: setup
 	$(CMAKE) --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS)
 
-test: test-cpp test-python test-install test-wheel test-sanitize
+# zarr-python's own test suite (its release's tests/) with turbozarr's codec
+# pipeline switched on, against the saved run of its default pipeline
+# (docs/zarr-pipeline.md); the -full target runs both pipelines and compares.
+test-zarr-python: build
+	$(PYTHON312) scripts/zarr_suite/run.py --baseline
+
+test-zarr-python-full: build
+	$(PYTHON312) scripts/zarr_suite/run.py
+
+test: test-cpp test-python test-install test-wheel test-zarr-python test-sanitize
 
 # The C++ micro-benchmarks (codecs, copy kernels, per-chunk cost), on demand:
 #   make micro-bench FILTER=DecodeInto
