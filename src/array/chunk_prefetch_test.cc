@@ -270,9 +270,13 @@ class ColdLocalReadTest : public ::testing::Test {
 
   // Reads the whole array with the store's hints on; the read must fail
   // with `code`, naming chunk `key`, while hints are in flight.
+  // When no read waits for the disk (a virtual disk whose host answers from
+  // its own cache every time), the store's hints stay off: the array's hints
+  // are then forced at the wrapper, so the read still runs with hints going
+  // out, which the local store drops.
   void ExpectReadFails(const std::string& key, StatusCode code) {
-    ASSERT_TRUE(TurnHintsOn());
-    auto hinting = std::make_shared<HintRecordingStore>(local_, /*force=*/false);
+    const bool store_hints = TurnHintsOn();
+    auto hinting = std::make_shared<HintRecordingStore>(local_, /*force=*/!store_hints);
     auto b = Array::Open(hinting, "a");
     ASSERT_TRUE(b.ok());
     std::vector<int32_t> out(model_.size());
@@ -365,7 +369,10 @@ TEST_F(ColdLocalReadTest, AStreamStoppedEarlyLeavesNothingBehind) {
   std::shared_ptr<Array> a = Make(json::array({kLittle, kLz4}), {});
   ASSERT_NE(a, nullptr);
   if (!evicted_) GTEST_SKIP() << "the page cache of " << scratch_ << " cannot be dropped";
-  ASSERT_TRUE(TurnHintsOn());
+  if (!TurnHintsOn()) {
+    GTEST_SKIP() << "no read of " << scratch_ << " waited for the disk, so the store's "
+                 << "hints (and their reads in flight) stay off";
+  }
   {
     IterateOptions options;
     options.block_shape = {24, 2000};  // 10 blocks of 10 chunks
