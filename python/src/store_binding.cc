@@ -11,6 +11,7 @@
 
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -101,6 +102,28 @@ void BindStore(nb::module_& m) {
             return nb::bytes(reinterpret_cast<const char*>(value->data()), value->size());
           },
           nb::arg("key"), "The value of `key` as bytes, or None if absent.")
+      .def(
+          "sizes",
+          [](Store& s, const std::vector<std::string>& keys) {
+            std::vector<std::optional<uint64_t>> sizes;
+            sizes.reserve(keys.size());
+            Status status;
+            {
+              nb::gil_scoped_release release;
+              for (const std::string& key : keys) {
+                Result<std::optional<uint64_t>> size = s.Size(key);
+                if (!size.ok()) {
+                  status = size.status();
+                  break;
+                }
+                sizes.push_back(*size);
+              }
+            }
+            Check(status);
+            return sizes;
+          },
+          nb::arg("keys"),
+          "The size of each key's value in bytes, None where absent (nothing is read).")
       .def(
           "get_array",
           [](Store& s, const std::string& key) -> nb::object {

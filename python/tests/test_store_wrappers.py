@@ -157,6 +157,7 @@ def test_store_set_takes_any_buffer_and_get_array_shares_the_value():
     assert got.tobytes() == values.tobytes()
     assert store.get_array("b").tobytes() == b"xyz"
     assert store.get_array("missing") is None
+    assert store.sizes(["a", "missing", "b"]) == [2000, None, 3]
     del store                            # the array owns its bytes
     assert got.view(np.uint16)[999] == 999
     with pytest.raises(ValueError, match="not C-contiguous"):

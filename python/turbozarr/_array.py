@@ -176,24 +176,28 @@ class Array(Node):
 
     # -- reading -------------------------------------------------------------
 
-    def _read_block(self, sel: _indexing.BasicSelection) -> np.ndarray:
+    def _read_block(self, ranges: list[tuple[int, int, int]],
+                    block_shape: tuple[int, ...]) -> np.ndarray:
+        """The engine's block of `ranges` (one (start, stop, step) per
+        dimension), of `block_shape`, in the array's data type."""
         if self._variable:
-            values = self._core.read_objects(sel.ranges)
+            values = self._core.read_objects(ranges) if math.prod(block_shape) else []
             if self._dtype.kind == "T":
                 out = np.array(values, dtype=self._dtype)
             else:
                 out = np.empty(len(values), dtype=object)
                 out[:] = values
-            return out.reshape(sel.block_shape)
-        out = _aligned_empty(sel.block_shape, self._native)
-        self._core.read_into(sel.ranges, out)
+            return out.reshape(block_shape)
+        out = _aligned_empty(block_shape, self._native)
+        if out.size:
+            self._core.read_into(ranges, out)
         if out.dtype != self._dtype:  # v2 big-endian: the engine fills native order
             out = out.byteswap(inplace=True).view(self._dtype)
         return out
 
     def __getitem__(self, key: Any) -> Any:
         sel = _indexing.normalize(key, self.shape)
-        out = self._read_block(sel)
+        out = self._read_block(sel.ranges, sel.block_shape)
         if sel.needs_view:
             return out[sel.view]
         if out.ndim == 0 and key is not Ellipsis:
@@ -306,12 +310,17 @@ class Array(Node):
         if sel.needs_view:
             src = src[tuple(slice(None, None, -1) if v == slice(None, None, -1) else slice(None)
                             for v in sel.view)]
+        self._write_block(sel.ranges, src, self.write_empty_chunks)
+
+    def _write_block(self, ranges: list[tuple[int, int, int]], block: np.ndarray,
+                     write_empty_chunks: bool) -> None:
+        """Writes `block`, laid out as _read_block's, into `ranges`."""
         if self._variable:
-            self._core.write_objects(sel.ranges, src.ravel().tolist(),
-                                     self.write_empty_chunks)
+            self._core.write_objects(ranges, np.asarray(block, dtype=self._dtype).ravel().tolist(),
+                                     write_empty_chunks)
         else:
-            self._core.write_from(sel.ranges, np.ascontiguousarray(src),
-                                  self.write_empty_chunks)
+            self._core.write_from(ranges, np.ascontiguousarray(block, dtype=self._native),
+                                  write_empty_chunks)
 
     def _copy_whole(self, key: Any, source: "Array") -> bool:
         """``self[...] = source`` for a source array of the same shape, done

@@ -56,7 +56,7 @@ from zarr.core.metadata import ArrayV2Metadata, ArrayV3Metadata
 from zarr.registry import register_pipeline
 
 from turbozarr import _core, _store
-from turbozarr._array import Array, _aligned_empty
+from turbozarr._array import Array
 from turbozarr.errors import UnsupportedError
 
 if TYPE_CHECKING:
@@ -687,48 +687,17 @@ async def _write_back(engine: _Engine, items: list[_Item]) -> None:
 
 
 def _present(engine: _Engine, items: list[_Item]) -> list[bool]:
-    """Whether each item's chunk is stored (local stores: a stat per chunk)."""
-    root = None
-    store = engine.store
-    describe = store.describe()
-    if describe.startswith("file://"):
-        root = describe[len("file://"):]
-    result = []
-    for item in items:
-        if root is not None:
-            result.append(os.path.isfile(os.path.join(root, item.key)))
-        else:
-            result.append(store.get(item.key) is not None)
-    return result
+    """Whether each item's chunk is stored: its size, not its bytes (a stat
+    per chunk on a local store, a HEAD request over HTTP)."""
+    return [size is not None for size in engine.store.sizes([i.key for i in items])]
 
 
 # -- the engine's reads and writes (on a worker thread; the GIL is released
 #    inside every engine call) ---------------------------------------------------
 
 
-def _read_block(array: Array, ranges: list[tuple[int, int, int]]) -> np.ndarray:
-    """The box `ranges` of the array as a new block (strings as numpy
-    StringDType or object arrays, as turbozarr.Array gives them)."""
-    shape = tuple(len(range(*r)) for r in ranges)
-    if array._variable:  # noqa: SLF001
-        values = array._core.read_objects(ranges) if math.prod(shape) else []  # noqa: SLF001
-        block = np.empty(len(values), dtype=array.dtype)
-        block[:] = values
-        return block.reshape(shape)
-    block = _aligned_empty(shape, array._native)  # noqa: SLF001
-    if block.size:
-        array._core.read_into(ranges, block)  # noqa: SLF001
-    return block
-
-
-def _write_block(array: Array, ranges: list[tuple[int, int, int]], block: np.ndarray,
-                 write_empty: bool) -> None:
-    """Writes `block`, of the box's shape, into the box `ranges`."""
-    if array._variable:  # noqa: SLF001
-        array._core.write_objects(ranges, block.ravel().tolist(), write_empty)  # noqa: SLF001
-    else:
-        array._core.write_from(ranges, np.ascontiguousarray(block, dtype=array._native),  # noqa: SLF001
-                               write_empty)
+def _block_shape(ranges: list[tuple[int, int, int]]) -> tuple[int, ...]:
+    return tuple(len(range(*r)) for r in ranges)
 
 
 @dataclass
@@ -761,13 +730,12 @@ def _read(engine: _Engine, plan: _Plan, out: np.ndarray,
         direct = (not array._variable and out.dtype == array._native  # noqa: SLF001
                   and out.flags.c_contiguous and out.flags.writeable)
         if direct:  # decoded straight into zarr-python's buffer
-            array._core.read_into(plan.box,  # noqa: SLF001
-                                  out.reshape([len(range(*r)) for r in plan.box]))
+            array._core.read_into(plan.box, out.reshape(_block_shape(plan.box)))  # noqa: SLF001
         else:
-            out[...] = _read_block(array, plan.box).reshape(out.shape)
+            out[...] = array._read_block(plan.box, _block_shape(plan.box)).reshape(out.shape)  # noqa: SLF001
         return
     for item, ranges, local in plan.parts:
-        selected = _read_block(array, ranges)[local]
+        selected = array._read_block(ranges, _block_shape(ranges))[local]  # noqa: SLF001
         if drop_axes:
             selected = selected.squeeze(axis=drop_axes)
         out[item.out_selection] = selected
@@ -778,11 +746,11 @@ def _write(engine: _Engine, plan: _Plan, value: np.ndarray,
            drop_axes: tuple[int, ...]) -> None:
     array = engine.array
     if plan.box is not None:
-        block = np.broadcast_to(value, out_shape).reshape([len(range(*r)) for r in plan.box])
-        _write_block(array, plan.box, block, write_empty)
+        block = np.broadcast_to(value, out_shape).reshape(_block_shape(plan.box))
+        array._write_block(plan.box, block, write_empty)  # noqa: SLF001
         return
     for item, ranges, local in plan.parts:
-        block = _read_block(array, ranges)
+        block = array._read_block(ranges, _block_shape(ranges))  # noqa: SLF001
         if block.size == 0:
             continue
         if value.shape == ():
@@ -793,7 +761,7 @@ def _write(engine: _Engine, plan: _Plan, value: np.ndarray,
                 part = part[tuple(None if d in drop_axes else slice(None)
                                   for d in range(len(ranges)))]
         block[local] = part
-        _write_block(array, ranges, block, write_empty)
+        array._write_block(ranges, block, write_empty)  # noqa: SLF001
 
 
 def _output_shape(items: list[_Item]) -> tuple[int, ...] | None:
