@@ -3,6 +3,7 @@
 BUILD      ?= build
 BUILD312   ?= build-py312
 ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
 WHEEL_DIR  ?= build-wheel
 JOBS       ?= $(shell nproc)
 PYTHON     := $(CURDIR)/.venv/bin/python
@@ -21,7 +22,7 @@ CCACHE_BASEDIR ?= $(CURDIR)
 export CCACHE_BASEDIR
 
 .PHONY: setup build demo test test-cpp test-python test-install test-wheel test-sanitize \
-        test-zarr-python test-zarr-python-full fuzz micro-bench fixtures clean
+        tsan-build test-tsan test-concurrency test-zarr-python test-zarr-python-full fuzz micro-bench fixtures clean
 
 setup:
 	@bash scripts/setup.sh
@@ -82,6 +83,25 @@ test-sanitize: setup
 	$(CMAKE) --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS)
 
+# Concurrent writers of one array (src/array/concurrent_write_test.cc): the
+# threaded cases under ThreadSanitizer, at the small sizes.
+CONCURRENT_TEST = src/array/tz_concurrent_write_test
+tsan-build: setup
+	$(CMAKE) -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(LAUNCHER) \
+	  -DTURBOZARR_SANITIZE_THREAD=ON -DTURBOZARR_BUILD_CLI=OFF
+	$(CMAKE) --build $(TSAN_BUILD) --target tz_concurrent_write_test -j $(JOBS)
+
+test-tsan: tsan-build
+	TSAN_OPTIONS=halt_on_error=1 $(TSAN_BUILD)/$(CONCURRENT_TEST) --gtest_filter='*Threads*'
+
+# The full campaign: 8 writers x 1,000 random region writes over 16 shards,
+# threads and processes, local directory and S3 (moto), then the threaded
+# cases again under ThreadSanitizer. About 10 minutes on 2 cores.
+test-concurrency: build tsan-build
+	TURBOZARR_CONCURRENT_WRITES=full $(BUILD)/$(CONCURRENT_TEST)
+	TURBOZARR_CONCURRENT_WRITES=full TSAN_OPTIONS=halt_on_error=1 \
+	  $(TSAN_BUILD)/$(CONCURRENT_TEST) --gtest_filter='*Threads*'
+
 # zarr-python's own test suite (its release's tests/) with turbozarr's codec
 # pipeline switched on, against the saved run of its default pipeline
 # (docs/zarr-pipeline.md); the -full target runs both pipelines and compares.
@@ -91,7 +111,7 @@ test-zarr-python: build
 test-zarr-python-full: build
 	$(PYTHON312) scripts/zarr_suite/run.py
 
-test: test-cpp test-python test-install test-wheel test-zarr-python test-sanitize
+test: test-cpp test-python test-install test-wheel test-zarr-python test-sanitize test-tsan
 
 # The C++ micro-benchmarks (codecs, copy kernels, per-chunk cost), on demand:
 #   make micro-bench FILTER=DecodeInto
@@ -123,4 +143,4 @@ fixtures: setup
 	$(PYTHON) scripts/fixtures/regenerate.py
 
 clean:
-	rm -rf $(BUILD) $(BUILD312) $(ASAN_BUILD) $(WHEEL_DIR) build-cp3*
+	rm -rf $(BUILD) $(BUILD312) $(ASAN_BUILD) $(TSAN_BUILD) $(WHEEL_DIR) build-cp3*

@@ -9,7 +9,9 @@
 // Thread safety: every Store implementation is safe to call from many threads
 // at once (each Read call with its own requests, answers and targets). A Set
 // of one key is atomic: a concurrent read sees the old value or the new one,
-// never a mixture.
+// never a mixture. A read-modify-write of one key (BeginUpdates) loses no
+// concurrent update of that key made the same way; docs/guarantees.md says
+// how far each store carries this (threads, processes, machines).
 #pragma once
 
 #include <cstdint>
@@ -119,6 +121,39 @@ struct StoreCapabilities {
   int requests_in_flight = 0;
 };
 
+// KeyUpdate: one read-modify-write of one key (Store::BeginUpdates). Between
+// its start and its end no other KeyUpdate of the same key commits: a store
+// that can lock keys holds the key's lock for the update's life (a local
+// directory: across processes too); a store that cannot (S3) checks at Commit
+// that the key is as Read found it. Destroying the update ends it.
+//
+// Thread safety: one thread at a time per update; an update may be begun
+// on one thread and committed or destroyed on another.
+class KeyUpdate {
+ public:
+  virtual ~KeyUpdate() = default;
+
+  // The key's value (nullopt if absent); a conditional Commit checks that it
+  // is still this.
+  virtual Result<std::optional<Buffer>> Read() = 0;
+
+  // Stores `value`, or erases the key when nullopt. Answers false, having
+  // stored nothing, when another writer changed the key since Read: the
+  // caller reads again, rebuilds the value and commits again. After no Read
+  // it stores unconditionally (a write that keeps nothing of the old value)
+  // and answers true.
+  virtual Result<bool> Commit(std::optional<ByteView> value) = 0;
+
+  // As Commit, handing the value over (see Store::SetBuffer).
+  virtual Result<bool> CommitBuffer(std::optional<Buffer> value) {
+    return value ? Commit(value->view()) : Commit(std::nullopt);
+  }
+
+  // Whether the update holds the key's lock: then any write of the key
+  // while it lives (a wrapper's own Set, say) is as safe as Commit.
+  virtual bool HoldsLock() const { return false; }
+};
+
 // Store: the interface every store implements.
 //
 // Reads have one primitive, Read: a batch of requests, each with a byte
@@ -173,6 +208,18 @@ class Store {
 
   // Removes `key`; erasing an absent key is OK.
   virtual Status Erase(std::string_view key) = 0;
+
+  // Begins a read-modify-write of each of `keys` (distinct), answered in the
+  // order asked. Blocks while another writer holds one of them; the store
+  // takes them in an order of its own that every writer shares, so writers
+  // that hold several at once never deadlock. The default excludes the
+  // writers of this store object in this process, and reads and writes
+  // with Get, Set and Erase.
+  virtual Result<std::vector<std::unique_ptr<KeyUpdate>>> BeginUpdates(
+      std::span<const std::string> keys);
+
+  // BeginUpdates of one key.
+  Result<std::unique_ptr<KeyUpdate>> BeginUpdate(std::string_view key);
 
   // Removes every key that starts with `prefix` + "/" and `prefix` itself.
   // An empty prefix erases the whole store.

@@ -5,13 +5,16 @@ safely in parallel.
     turbozarr.store(x * 2, turbozarr.open("out.zarr", mode="r+"))
 
 A write replaces whole shards (whole chunks, when unsharded): a block that
-covers part of one reads the shard, changes it and writes it back, so two
-blocks of one shard written at once can lose one's update. ``store``
-therefore rechunks the dask array so that each block is one write unit of
-the target (clipped to the region written), then has each block written by
-the worker that computed it, into the array unpickled there (its store's URL
-and path; see turbozarr._store for the stores that pickle). dask is imported
-here only, when these functions are first used.
+covers part of one reads the shard, changes it and writes it back, under
+the shard's lock (shared by the processes of one machine; docs/guarantees.md),
+so blocks of one shard written at once wait for each other and lose
+nothing. ``store`` rechunks the dask array so that each block is one write
+unit of the target (clipped to the region written): no block then waits or
+reads a shard back, and writers on machines that share only a network file
+system, which the locks do not reach, stay apart too. Each block is written
+by the worker that computed it, into the array unpickled there (its store's
+URL and path; see turbozarr._store for the stores that pickle). dask is
+imported here only, when these functions are first used.
 """
 
 from __future__ import annotations

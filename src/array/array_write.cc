@@ -4,8 +4,10 @@
 // selection covers the chunk and it is one contiguous run of the block, else
 // through a reused per-thread scratch buffer, reading and decoding the
 // stored chunk first when the selection covers only part of it. The chunk is
-// then stored whole with one Set; a chunk equal to the fill value is erased
-// instead unless write_empty_chunks is set. Sharded arrays plan and encode
+// then stored whole with one commit of the chunk's update (a
+// read-modify-write that loses no concurrent writer's update, see
+// Store::BeginUpdates); a chunk equal to the fill value is erased instead
+// unless write_empty_chunks is set. Sharded arrays plan and encode
 // their inner chunks across all touched shards at once (shard_write.h).
 #include <memory>
 #include <string>
@@ -44,28 +46,38 @@ Status Array::Write(const Selection& selection, const void* src,
       return s.WithContext(Describe() + ", chunk '" + key + "'");
     };
 
-    std::optional<Buffer> old;
-    if (!p.covers_chunk) {
-      Result<std::optional<Buffer>> got = store_->Get(key);
-      if (!got.ok()) return fail(got.status());
-      old = std::move(*got);
+    // The chunk is rewritten under its update (Store::BeginUpdates): no other
+    // writer's update of it commits between the read of what the write keeps
+    // and the store of the result. A store that checks at commit instead of
+    // locking answers false when one did: read again and build again.
+    Result<std::unique_ptr<KeyUpdate>> update = store_->BeginUpdate(key);
+    if (!update.ok()) return fail(update.status());
+    for (;;) {
+      std::optional<Buffer> old;
+      if (!p.covers_chunk) {
+        Result<std::optional<Buffer>> got = (*update)->Read();
+        if (!got.ok()) return fail(got.status());
+        old = std::move(*got);
+      }
+      // Kept by the thread between its chunks, so that an encoded chunk is
+      // built in memory already touched rather than in a fresh allocation
+      // that the kernel must fault in and zero for every chunk; the store
+      // copies the bytes before the next chunk reuses it.
+      thread_local internal::EncodedChunk chunk;
+      Status encoded = internal::EncodeChunkFromBlock(
+          chain_, p, block_shape, src,
+          old ? std::optional<ByteView>(old->view()) : std::nullopt,
+          options.write_empty_chunks, chunk);
+      if (!encoded.ok()) return fail(encoded);
+      // A chunk that was read and found missing needs no erasing.
+      Result<bool> committed =
+          chunk.empty ? (p.covers_chunk || old ? (*update)->Commit(std::nullopt)
+                                               : Result<bool>(true))
+                      : (*update)->Commit(chunk.bytes);
+      internal::TrimScratch(chunk.storage);
+      if (!committed.ok()) return fail(committed.status());
+      if (*committed) return Status::OK();
     }
-    // Kept by the thread between its chunks, so that an encoded chunk is
-    // built in memory already touched rather than in a fresh allocation
-    // that the kernel must fault in and zero for every chunk; the store
-    // copies the bytes before the next chunk reuses it.
-    thread_local internal::EncodedChunk chunk;
-    Status encoded = internal::EncodeChunkFromBlock(
-        chain_, p, block_shape, src,
-        old ? std::optional<ByteView>(old->view()) : std::nullopt,
-        options.write_empty_chunks, chunk);
-    if (!encoded.ok()) return fail(encoded);
-    // A chunk that was read and found missing needs no erasing.
-    Status stored = chunk.empty
-                        ? (p.covers_chunk || old ? store_->Erase(key) : Status::OK())
-                        : store_->Set(key, chunk.bytes);
-    internal::TrimScratch(chunk.storage);
-    return stored.ok() ? stored : fail(stored);
   });
 }
 

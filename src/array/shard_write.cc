@@ -22,6 +22,9 @@ struct ShardWrite {
   ChunkProjection proj;
   std::vector<int64_t> extent;  // the shard's part inside the array
   std::string key;
+  // The shard's read-modify-write (Store::BeginUpdates), begun for every
+  // shard before any item runs and ended once the shard is stored.
+  std::unique_ptr<KeyUpdate> update;
   int64_t first_item = 0;
   int64_t num_items = 0;
   std::atomic<int64_t> remaining{0};
@@ -65,7 +68,18 @@ class ShardedWrite {
     }
   }
 
+  // Begins the update of every shard at once, so that the store takes their
+  // locks in its own order (writers holding several never deadlock), then
+  // builds and stores them. A shard is partly rewritten under its update:
+  // no other writer's update of it commits between its read and its store.
   Status Run(ThreadPool& pool) {
+    std::vector<std::string> keys;
+    keys.reserve(shards_.size());
+    for (const ShardWrite& sw : shards_) keys.push_back(sw.key);
+    Result<std::vector<std::unique_ptr<KeyUpdate>>> updates =
+        array_.store()->BeginUpdates(keys);
+    if (!updates.ok()) return updates.status().WithContext(array_.Describe());
+    for (size_t s = 0; s < shards_.size(); ++s) shards_[s].update = std::move((*updates)[s]);
     return pool.ParallelFor(total_items_, [this](int64_t i) { return Item(i); });
   }
 
@@ -148,7 +162,7 @@ class ShardedWrite {
 
   Status ReadOldShard(ShardWrite& sw) {
     if (sw.proj.covers_chunk) return Status::OK();  // nothing of it survives
-    Result<std::optional<Buffer>> got = array_.store()->Get(sw.key);
+    Result<std::optional<Buffer>> got = sw.update->Read();
     if (!got.ok()) return got.status().WithContext(Where(sw));
     if (!got->has_value()) return Status::OK();
     Result<std::shared_ptr<ShardStore>> old =
@@ -159,24 +173,49 @@ class ShardedWrite {
     return Status::OK();
   }
 
-  // Lays the shard out and stores it (or erases it), then frees its memory.
+  // Lays the shard out and stores it (or erases it), then frees its memory
+  // and ends its update.
   Status Finish(ShardWrite& sw) {
-    Result<std::optional<Buffer>> shard = sw.writer->Finish();
-    Status s;
-    if (!shard.ok()) {
-      s = shard.status();
-    } else if (shard->has_value()) {
-      s = array_.store()->SetBuffer(sw.key, std::move(**shard));
-    } else if (sw.proj.covers_chunk || sw.old) {
-      // A shard that was read and found missing needs no erasing.
-      s = array_.store()->Erase(sw.key);
-    }
+    Status s = StoreShard(sw);
+    sw.update.reset();
     sw.old.reset();
     sw.writer.reset();
     sw.inner = {};
     sw.linear = {};
     sw.encoded = {};
     return s.ok() ? s : s.WithContext(Where(sw));
+  }
+
+  Status StoreShard(ShardWrite& sw) {
+    for (;;) {
+      TZ_ASSIGN_OR_RETURN(std::optional<Buffer> shard, sw.writer->Finish());
+      Result<bool> committed = true;
+      if (shard.has_value()) {
+        committed = sw.update->CommitBuffer(std::move(*shard));
+      } else if (sw.proj.covers_chunk || sw.old) {
+        // A shard that was read and found missing needs no erasing.
+        committed = sw.update->Commit(std::nullopt);
+      }
+      TZ_RETURN_NOT_OK(committed.status());
+      if (*committed) return Status::OK();
+      TZ_RETURN_NOT_OK(Rebuild(sw));
+    }
+  }
+
+  // Another writer stored the shard since it was read (a store that checks
+  // at commit rather than lock, such as S3): builds it again from what is
+  // stored now, item by item on this thread. Only partly written shards
+  // read, so none of them is built in place.
+  Status Rebuild(ShardWrite& sw) {
+    assert(!sw.in_place);
+    sw.old.reset();
+    TZ_RETURN_NOT_OK(ReadOldShard(sw));
+    sw.writer.emplace(sharding_, sw.old);
+    for (size_t k = 0; k < sw.inner.size(); ++k) {
+      Status s = Encode(sw, k, sw.linear[k]);
+      if (!s.ok()) return s.WithContext(sharding_.InnerChunkName(sw.linear[k]));
+    }
+    return Status::OK();
   }
 
   const Array& array_;

@@ -91,6 +91,8 @@ class CachingStore final : public internal::ForwardingStore {
     Clear();
     return s;
   }
+  void BeforeCommit(std::string_view key, std::optional<uint64_t>) override { Forget(key); }
+  void AfterCommit(std::string_view key) override { Forget(key); }
   std::string Describe() const override {
     return "cached(" + ForwardingStore::Describe() + ")";
   }

@@ -20,6 +20,7 @@
 #include <system_error>
 
 #include "store/file_tree.h"
+#include "store/key_locks.h"
 #include "store/store_internal.h"
 
 namespace turbozarr {
@@ -448,6 +449,17 @@ Status LocalStore::Erase(std::string_view key) {
   }
   PruneEmptyDirectories(dir);
   return Status::OK();
+}
+
+Result<std::vector<std::unique_ptr<KeyUpdate>>> LocalStore::BeginUpdates(
+    std::span<const std::string> keys) {
+  std::vector<uint64_t> ids;
+  ids.reserve(keys.size());
+  for (const std::string& key : keys) {
+    TZ_RETURN_NOT_OK(ValidateKey(key));
+    ids.push_back(internal::KeyLockId("file", PathOf(key)));
+  }
+  return internal::LockedUpdates(*this, keys, ids, /*machine_wide=*/true);
 }
 
 Status LocalStore::ErasePrefix(std::string_view prefix) {

@@ -22,6 +22,10 @@
 // readahead_queue.h). Each hint spends one unit of a credit that waiting
 // reads give, so hints stop soon once reads no longer wait.
 //
+// A read-modify-write (BeginUpdates) holds the key's lock, shared by every
+// process of the machine (store/key_locks.h), from before its read to after
+// its rename; a killed writer's locks are released by the kernel.
+//
 // Values are not fsync'ed: atomic replacement protects concurrent readers,
 // not against power loss, which matches what other Zarr implementations do.
 //
@@ -54,6 +58,11 @@ class LocalStore final : public Store {
   Result<std::optional<uint64_t>> Size(std::string_view key) override;
   Status Set(std::string_view key, ByteView value) override;
   Status Erase(std::string_view key) override;
+  // Updates that hold each key's machine-wide lock (store/key_locks.h),
+  // named by the key's path, so that every process writing the file
+  // (whatever directory it opened as its root) takes the same lock.
+  Result<std::vector<std::unique_ptr<KeyUpdate>>> BeginUpdates(
+      std::span<const std::string> keys) override;
   Status ErasePrefix(std::string_view prefix) override;
   Result<std::vector<std::string>> List(std::string_view prefix) override;
   Result<DirectoryListing> ListDirectory(std::string_view prefix) override;

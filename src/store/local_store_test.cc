@@ -1,8 +1,10 @@
 #include "store/local_store.h"
 
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstring>
@@ -74,6 +76,112 @@ class LocalStoreTest : public ::testing::Test {
 };
 
 using Strings = std::vector<std::string>;
+
+// A child process that takes `key`'s update through a store rooted at
+// `root` and holds it until killed; answers its pid once it holds it.
+pid_t HoldUpdateInChild(const std::string& root, const std::string& key) {
+  int ready[2];
+  if (::pipe(ready) != 0) return -1;
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(ready[0]);
+    ::alarm(60);
+    auto store = MakeLocalStore(root);
+    auto update = store.ok() ? (*store)->BeginUpdate(key)
+                             : Result<std::unique_ptr<KeyUpdate>>(store.status());
+    const char c = update.ok() ? 'y' : 'n';
+    if (::write(ready[1], &c, 1) != 1) ::_exit(2);
+    ::pause();
+    ::_exit(0);
+  }
+  ::close(ready[1]);
+  char c = 0;
+  const bool held = ::read(ready[0], &c, 1) == 1 && c == 'y';
+  ::close(ready[0]);
+  return held ? pid : -1;
+}
+
+// An update of a key excludes updates of the same file from other
+// processes, whatever directory they opened as their root, until its holder
+// ends: here it is killed with SIGKILL, and the kernel lets the lock go.
+TEST_F(LocalStoreTest, AnUpdateExcludesOtherProcessesUntilItsHolderDies) {
+  ASSERT_TRUE(store_->Set("arr/c/0", AsBytes("old")).ok());
+  const pid_t child = HoldUpdateInChild(root_ + "/arr", "c/0");
+  ASSERT_GT(child, 0) << "the child could not take the update";
+  auto begun = std::chrono::steady_clock::now();
+  std::thread killer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    ::kill(child, SIGKILL);
+  });
+  auto update = store_->BeginUpdate("arr/c/0");  // waits for the child
+  const auto waited = std::chrono::steady_clock::now() - begun;
+  killer.join();
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ASSERT_TRUE(update.ok()) << update.status().ToString();
+  EXPECT_GE(waited, std::chrono::milliseconds(250)) << "the update did not wait";
+  EXPECT_TRUE((*update)->HoldsLock());
+  auto old = (*update)->Read();
+  ASSERT_TRUE(old.ok() && old->has_value());
+  EXPECT_EQ(std::string((*old)->chars()), "old");
+  auto committed = (*update)->Commit(AsBytes("new"));
+  ASSERT_TRUE(committed.ok() && *committed);
+  EXPECT_EQ(Get("arr/c/0"), "new");
+  // Other keys were never held.
+  auto other = store_->BeginUpdate("arr/c/1");
+  EXPECT_TRUE(other.ok());
+}
+
+// Threads of one process take turns too, and a writer holding several keys
+// takes them all in one call (so that two such writers cannot deadlock).
+TEST_F(LocalStoreTest, UpdatesOfOneKeyTakeTurnsAcrossThreads) {
+  constexpr int kThreads = 4;
+  constexpr int kIncrements = 50;
+  ASSERT_TRUE(store_->Set("n", AsBytes("0")).ok());
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      // A store object of its own per thread: the lock is the file's.
+      auto store = *MakeLocalStore(root_);
+      for (int i = 0; i < kIncrements; ++i) {
+        const std::vector<std::string> keys = {"n", "m" + std::to_string(t)};
+        auto updates = store->BeginUpdates(keys);
+        if (!updates.ok()) {
+          ++failures;
+          continue;
+        }
+        auto v = (*updates)[0]->Read();
+        const int n = v.ok() && v->has_value() ? std::stoi(std::string((*v)->chars())) : -1000;
+        std::this_thread::yield();
+        auto c = (*updates)[0]->Commit(AsBytes(std::to_string(n + 1)));
+        if (!c.ok() || !*c) ++failures;
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(Get("n"), std::to_string(kThreads * kIncrements));
+}
+
+// A lock directory that cannot be used is an error that names it and the
+// setting that moves it; nothing is written.
+TEST_F(LocalStoreTest, AnUnusableLockDirectoryIsAClearError) {
+  WriteFile(scratch_ + "/not-a-directory", "x");
+  const std::string locks = scratch_ + "/not-a-directory/locks";
+  ASSERT_EQ(::setenv("TURBOZARR_LOCK_DIR", locks.c_str(), 1), 0);
+  auto update = store_->BeginUpdate("k");
+  ::unsetenv("TURBOZARR_LOCK_DIR");
+  ASSERT_FALSE(update.ok());
+  EXPECT_NE(update.status().message().find(locks), std::string::npos)
+      << update.status().ToString();
+  EXPECT_NE(update.status().message().find("TURBOZARR_LOCK_DIR"), std::string::npos)
+      << update.status().ToString();
+  EXPECT_EQ(Get("k"), "<absent>");
+  // With the setting gone, the default directory serves.
+  EXPECT_TRUE(store_->BeginUpdate("k").ok());
+}
 
 TEST_F(LocalStoreTest, KeysAreFilesUnderTheRoot) {
   EXPECT_FALSE(fs::exists(root_)) << "the root is made on first write";

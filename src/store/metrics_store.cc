@@ -49,6 +49,19 @@ class MetricsStoreImpl final : public MetricsStore, public internal::ForwardingS
     Add(erases_, 1);
     return ForwardingStore::ErasePrefix(prefix);
   }
+  // An update's read and commit count as the Get and the Set or Erase
+  // they are.
+  void AfterUpdateRead(std::string_view, std::optional<uint64_t> size) override {
+    CountRead(!size, size.value_or(0));
+  }
+  void BeforeCommit(std::string_view, std::optional<uint64_t> size) override {
+    if (size) {
+      Add(sets_, 1);
+      Add(bytes_written_, *size);
+    } else {
+      Add(erases_, 1);
+    }
+  }
   Result<std::vector<std::string>> List(std::string_view prefix) override {
     Timer t(*this);
     Add(lists_, 1);

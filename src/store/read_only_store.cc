@@ -19,6 +19,12 @@ Status ReadOnlyStore::Erase(std::string_view key) {
   return RefuseWrite(*this, "erase", key);
 }
 
+Result<std::vector<std::unique_ptr<KeyUpdate>>> ReadOnlyStore::BeginUpdates(
+    std::span<const std::string> keys) {
+  for (const std::string& key : keys) return RefuseWrite(*this, "update", key);
+  return std::vector<std::unique_ptr<KeyUpdate>>();
+}
+
 Status ReadOnlyStore::ErasePrefix(std::string_view prefix) {
   return RefuseWrite(*this, "erase prefix", prefix);
 }

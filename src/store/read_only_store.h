@@ -20,6 +20,8 @@ class ReadOnlyStore final : public internal::ForwardingStore {
   Status Set(std::string_view key, ByteView value) override;
   Status Erase(std::string_view key) override;
   Status ErasePrefix(std::string_view prefix) override;
+  Result<std::vector<std::unique_ptr<KeyUpdate>>> BeginUpdates(
+      std::span<const std::string> keys) override;
   Status Flush() override { return Status::OK(); }  // nothing written through us
   StoreCapabilities Capabilities() const override {
     StoreCapabilities c = ForwardingStore::Capabilities();

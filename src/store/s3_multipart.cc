@@ -43,7 +43,9 @@ uint64_t MultipartPartSize(uint64_t size, uint64_t part_size) {
 }
 
 Result<int> UploadMultipart(const S3Client& client, std::string_view object_key,
-                            ByteView value, uint64_t part_size) {
+                            ByteView value, uint64_t part_size,
+                            std::vector<std::string> complete_headers,
+                            bool* condition_failed) {
   part_size = MultipartPartSize(value.size(), part_size);
   const size_t parts = static_cast<size_t>((value.size() + part_size - 1) / part_size);
 
@@ -115,8 +117,12 @@ Result<int> UploadMultipart(const S3Client& client, std::string_view object_key,
 
   const std::string xml = s3xml::CompleteMultipartXml(state->etags);
   Result<HttpResponse> done = client.transport().Fetch(
-      client.Request("POST", object_key, {{"uploadId", upload_id}}, AsBytes(xml)));
+      client.Request("POST", object_key, {{"uploadId", upload_id}}, AsBytes(xml),
+                     std::move(complete_headers)));
   if (!done.ok()) return AbortWith(client, object_key, upload_id, done.status());
+  if ((done->status == 412 || done->status == 409) && condition_failed != nullptr) {
+    *condition_failed = true;
+  }
   // Complete may fail after its 200 has begun: the error is then in the body.
   if (done->status != 200 || s3xml::ParseError(done->body.chars())) {
     return AbortWith(client, object_key, upload_id,

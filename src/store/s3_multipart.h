@@ -14,7 +14,9 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "store/s3_client.h"
 
@@ -25,8 +27,14 @@ namespace turbozarr {
 uint64_t MultipartPartSize(uint64_t size, uint64_t part_size);
 
 // Uploads `value` as object `object_key` in parts of about `part_size`
-// bytes. Answers the number of parts used.
+// bytes. Answers the number of parts used. `complete_headers` go with
+// CompleteMultipartUpload (a condition: "If-Match: <etag>" or
+// "If-None-Match: *"); when S3 refuses it for its condition (412, or 409 for
+// a conditional write racing another), the upload is aborted, the error
+// returned and *condition_failed set.
 Result<int> UploadMultipart(const S3Client& client, std::string_view object_key,
-                            ByteView value, uint64_t part_size);
+                            ByteView value, uint64_t part_size,
+                            std::vector<std::string> complete_headers = {},
+                            bool* condition_failed = nullptr);
 
 }  // namespace turbozarr

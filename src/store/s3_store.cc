@@ -231,6 +231,93 @@ Result<DirectoryListing> S3Store::ListDirectory(std::string_view prefix) {
   return out;
 }
 
+class S3Update final : public KeyUpdate {
+ public:
+  S3Update(S3Store& store, std::string key)
+      : store_(store), key_(std::move(key)), object_(store.ObjectKey(key_)) {}
+
+  Result<std::optional<Buffer>> Read() override {
+    const S3Client& client = *store_.client_;
+    TZ_ASSIGN_OR_RETURN(HttpResponse r,
+                        client.transport().Fetch(client.Request("GET", object_)));
+    read_ = true;
+    if (r.status == 404 && S3Client::ErrorCode(r) != "NoSuchBucket") {
+      etag_.reset();
+      return std::optional<Buffer>();
+    }
+    if (!Is2xx(r.status)) return client.Error("GET", object_, r);
+    std::optional<std::string_view> etag = r.Header("etag");
+    if (!etag || etag->empty()) {
+      return Status::IOError(client.Describe(object_) +
+                             ": GET answered no ETag, so a write cannot be made "
+                             "conditional on it");
+    }
+    etag_ = std::string(*etag);
+    return std::optional<Buffer>(std::move(r.body));
+  }
+
+  Result<bool> Commit(std::optional<ByteView> value) override {
+    if (!read_) {
+      TZ_RETURN_NOT_OK(value ? store_.Set(key_, *value) : store_.Erase(key_));
+      return true;
+    }
+    const S3Client& client = *store_.client_;
+    if (!value) {
+      // Absent when read and absent wanted: nothing to change, and the
+      // update takes effect as of its read.
+      if (!etag_) return true;
+      TZ_ASSIGN_OR_RETURN(HttpResponse r,
+                          client.transport().Fetch(client.Request(
+                              "DELETE", object_, {}, {}, {"If-Match: " + *etag_})));
+      if (Is2xx(r.status)) return true;
+      if (Conflict(r)) return false;
+      return client.Error("DELETE", object_, r);
+    }
+    std::vector<std::string> condition = {etag_ ? "If-Match: " + *etag_
+                                                : std::string("If-None-Match: *")};
+    const S3Options& o = client.options();
+    if (value->size() > o.multipart_threshold) {
+      bool condition_failed = false;
+      Result<int> parts = UploadMultipart(client, object_, *value, o.multipart_part_size,
+                                          std::move(condition), &condition_failed);
+      if (condition_failed) return false;
+      TZ_RETURN_NOT_OK(parts.status());
+      return true;
+    }
+    TZ_ASSIGN_OR_RETURN(HttpResponse r, client.transport().Fetch(client.Request(
+                                            "PUT", object_, {}, *value, condition)));
+    if (Is2xx(r.status)) return true;
+    if (Conflict(r)) return false;
+    return client.Error("PUT", object_, r);
+  }
+
+ private:
+  // A refusal for the condition: 412; 409 when S3 saw another conditional
+  // write race this one; 404 when the object read was deleted since (S3
+  // answers If-Match on an absent object so).
+  static bool Conflict(const HttpResponse& r) {
+    return r.status == 412 || r.status == 409 ||
+           (r.status == 404 && S3Client::ErrorCode(r) != "NoSuchBucket");
+  }
+
+  S3Store& store_;
+  const std::string key_;
+  const std::string object_;
+  bool read_ = false;
+  std::optional<std::string> etag_;  // nullopt: absent when read
+};
+
+Result<std::vector<std::unique_ptr<KeyUpdate>>> S3Store::BeginUpdates(
+    std::span<const std::string> keys) {
+  std::vector<std::unique_ptr<KeyUpdate>> updates;
+  updates.reserve(keys.size());
+  for (const std::string& key : keys) {
+    TZ_RETURN_NOT_OK(ValidateKey(key));
+    updates.push_back(std::make_unique<S3Update>(*this, key));
+  }
+  return updates;
+}
+
 Status S3Store::ErasePrefix(std::string_view prefix) {
   TZ_RETURN_NOT_OK(internal::ValidatePrefix(prefix));
   TZ_ASSIGN_OR_RETURN(std::vector<std::string> keys, List(prefix));

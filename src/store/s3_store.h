@@ -37,6 +37,12 @@ class S3Store final : public Store {
   Result<std::optional<uint64_t>> Size(std::string_view key) override;
   Status Set(std::string_view key, ByteView value) override;
   Status Erase(std::string_view key) override;
+  // Conditional updates: Read remembers the object's ETag (or that it was
+  // absent) and Commit writes with If-Match (or If-None-Match: *), deletes
+  // with If-Match, and answers false when S3 refuses for the condition, so
+  // writers on any number of machines lose no update. No lock is held.
+  Result<std::vector<std::unique_ptr<KeyUpdate>>> BeginUpdates(
+      std::span<const std::string> keys) override;
   Status ErasePrefix(std::string_view prefix) override;
   Result<std::vector<std::string>> List(std::string_view prefix) override;
   Result<DirectoryListing> ListDirectory(std::string_view prefix) override;
@@ -48,6 +54,7 @@ class S3Store final : public Store {
   const S3Client& client() const { return *client_; }
 
  private:
+  friend class S3Update;
   // The object key of store key `key`.
   std::string ObjectKey(std::string_view key) const;
   // The object key prefix under which store prefix `prefix` lists, with its

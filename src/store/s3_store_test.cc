@@ -211,6 +211,56 @@ TEST(S3MultipartTest, PartSizeGrowsToStayWithinTenThousandParts) {
   EXPECT_GT(part, uint64_t{16} << 20);
 }
 
+// An update commits only if the object is still as its Read found it:
+// If-Match on the ETag read, If-None-Match: * when it was absent, a delete
+// with If-Match; a blind update (no Read) always commits.
+TEST_F(S3StoreTest, UpdatesCommitOnlyOverWhatTheyRead) {
+  std::shared_ptr<Store> other = Make(moto_->Options());
+  auto commit = [](KeyUpdate& u, std::optional<std::string_view> v) {
+    Result<bool> r = v ? u.Commit(AsBytes(*v)) : u.Commit(std::nullopt);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() && *r;
+  };
+  // Absent when read, created meanwhile: refused, and the other value stays.
+  auto u = store_->BeginUpdate("k");
+  ASSERT_TRUE(u.ok()) << u.status().ToString();
+  ASSERT_FALSE((*u)->HoldsLock());
+  auto read = (*u)->Read();
+  ASSERT_TRUE(read.ok() && !read->has_value());
+  MustSet(*other, "k", "theirs");
+  EXPECT_FALSE(commit(**u, "mine"));
+  EXPECT_EQ(GetString(*store_, "k"), "theirs");
+  // Read again: now it commits.
+  read = (*u)->Read();
+  ASSERT_TRUE(read.ok() && read->has_value());
+  EXPECT_EQ(std::string((*read)->chars()), "theirs");
+  EXPECT_TRUE(commit(**u, "mine"));
+  EXPECT_EQ(GetString(*store_, "k"), "mine");
+  // Changed after the read: refused.
+  auto v = store_->BeginUpdate("k");
+  ASSERT_TRUE(v.ok());
+  ASSERT_TRUE((*v)->Read().ok());
+  MustSet(*other, "k", "theirs again");
+  EXPECT_FALSE(commit(**v, "mine again"));
+  EXPECT_EQ(GetString(*store_, "k"), "theirs again");
+  // A delete over a changed object is refused; over the one read, done.
+  auto d = store_->BeginUpdate("k");
+  ASSERT_TRUE(d.ok());
+  ASSERT_TRUE((*d)->Read().ok());
+  MustSet(*other, "k", "third");
+  EXPECT_FALSE(commit(**d, std::nullopt));
+  EXPECT_EQ(GetString(*store_, "k"), "third");
+  ASSERT_TRUE((*d)->Read().ok());
+  EXPECT_TRUE(commit(**d, std::nullopt));
+  EXPECT_EQ(GetString(*store_, "k"), "<absent>");
+  // Blind: no Read, no condition.
+  MustSet(*other, "k", "x");
+  auto b = store_->BeginUpdate("k");
+  ASSERT_TRUE(b.ok());
+  EXPECT_TRUE(commit(**b, "blind"));
+  EXPECT_EQ(GetString(*store_, "k"), "blind");
+}
+
 TEST_F(S3StoreTest, RangedReadsAndGetMany) {
   const std::string v = Value(1 << 20, 9);
   MustSet(*store_, "v", v);

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "store/key_locks.h"
 #include "store/store_internal.h"
 
 namespace turbozarr {
@@ -142,6 +143,49 @@ ReadAnswer Absent(const ReadRequest& request) {
   return {};
 }
 
+namespace {
+
+// An update that holds its key's lock for its life: nobody else commits
+// meanwhile, so Commit always succeeds.
+class LockedUpdate final : public KeyUpdate {
+ public:
+  LockedUpdate(Store& store, std::string key, std::shared_ptr<KeyLockHold> hold)
+      : store_(store), key_(std::move(key)), hold_(std::move(hold)) {}
+
+  Result<std::optional<Buffer>> Read() override { return store_.Get(key_); }
+  bool HoldsLock() const override { return true; }
+
+  Result<bool> Commit(std::optional<ByteView> value) override {
+    TZ_RETURN_NOT_OK(value ? store_.Set(key_, *value) : store_.Erase(key_));
+    return true;
+  }
+
+  Result<bool> CommitBuffer(std::optional<Buffer> value) override {
+    TZ_RETURN_NOT_OK(value ? store_.SetBuffer(key_, std::move(*value)) : store_.Erase(key_));
+    return true;
+  }
+
+ private:
+  Store& store_;
+  const std::string key_;
+  const std::shared_ptr<KeyLockHold> hold_;
+};
+
+}  // namespace
+
+Result<std::vector<std::unique_ptr<KeyUpdate>>> LockedUpdates(
+    Store& store, std::span<const std::string> keys, std::span<const uint64_t> ids,
+    bool machine_wide) {
+  TZ_ASSIGN_OR_RETURN(std::vector<std::shared_ptr<KeyLockHold>> holds,
+                      LockKeys(ids, machine_wide));
+  std::vector<std::unique_ptr<KeyUpdate>> updates;
+  updates.reserve(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    updates.push_back(std::make_unique<LockedUpdate>(store, keys[i], std::move(holds[i])));
+  }
+  return updates;
+}
+
 }  // namespace internal
 
 Result<std::optional<Buffer>> Store::Get(std::string_view key, ByteRange range) {
@@ -184,6 +228,26 @@ Result<std::vector<std::optional<Buffer>>> Store::GetMany(
     if (answers[i].found) out[i] = std::move(values[i]);
   }
   return out;
+}
+
+Result<std::vector<std::unique_ptr<KeyUpdate>>> Store::BeginUpdates(
+    std::span<const std::string> keys) {
+  std::vector<uint64_t> ids;
+  ids.reserve(keys.size());
+  // This store object names the values; no other process writes them.
+  const std::string scope = std::to_string(reinterpret_cast<uintptr_t>(this));
+  for (const std::string& key : keys) {
+    TZ_RETURN_NOT_OK(ValidateKey(key));
+    ids.push_back(internal::KeyLockId(scope, key));
+  }
+  return internal::LockedUpdates(*this, keys, ids, /*machine_wide=*/false);
+}
+
+Result<std::unique_ptr<KeyUpdate>> Store::BeginUpdate(std::string_view key) {
+  const std::string k(key);
+  TZ_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<KeyUpdate>> updates,
+                      BeginUpdates({&k, 1}));
+  return std::move(updates[0]);
 }
 
 Result<std::optional<uint64_t>> Store::Size(std::string_view key) {

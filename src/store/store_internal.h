@@ -65,4 +65,11 @@ Status ReadEachIntoBuffers(std::span<const ReadRequest> requests,
 // `s` with ASCII letters in lower case (HTTP header names, AWS setting names).
 std::string AsciiLower(std::string_view s);
 
+// Updates of `keys` (Store::BeginUpdates) that read and write through
+// `store`'s Get, Set, SetBuffer and Erase while they hold the lock of the
+// same index in `ids` (key_locks.h: taken here, machine-wide or not).
+Result<std::vector<std::unique_ptr<KeyUpdate>>> LockedUpdates(
+    Store& store, std::span<const std::string> keys, std::span<const uint64_t> ids,
+    bool machine_wide);
+
 }  // namespace turbozarr::internal

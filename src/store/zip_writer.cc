@@ -1,6 +1,7 @@
 #include "store/zip_writer.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -74,7 +75,9 @@ Status ZipWriter::CreateFileLocked() {
                              ErrorText(err));
     }
   }
-  int flags = O_RDWR | O_CREAT | O_CLOEXEC | (exclusive_ ? O_EXCL : O_TRUNC);
+  // Not truncated on open: another writer may be writing the archive, and
+  // its bytes are not ours to cut until we hold the file's lock.
+  int flags = O_RDWR | O_CREAT | O_CLOEXEC | (exclusive_ ? O_EXCL : 0);
   int fd = ::open(path_.c_str(), flags, 0666);
   if (fd < 0) {
     int err = errno;
@@ -84,6 +87,26 @@ Status ZipWriter::CreateFileLocked() {
                                    "opened for writing; not replacing it");
     }
     return Status::IOError(Describe() + ": create: " + ErrorText(err));
+  }
+  // One writer per archive: its entries and central directory are laid out
+  // by one process's bookkeeping, and a second writer would interleave
+  // entries and overwrite the directory. The lock is the kernel's, so it
+  // goes with the writer however the writer ends.
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    int err = errno;
+    ::close(fd);
+    if (err == EWOULDBLOCK) {
+      return Status::AlreadyExists(
+          Describe() +
+          ": another writer has the archive open for writing (a zip archive has one "
+          "writer at a time); not touching it");
+    }
+    return Status::IOError(Describe() + ": lock: " + ErrorText(err));
+  }
+  if (!exclusive_ && ::ftruncate(fd, 0) != 0) {
+    int err = errno;
+    ::close(fd);
+    return Status::IOError(Describe() + ": truncate: " + ErrorText(err));
   }
   fd_ = fd;
   dirty_ = true;  // the file exists now; it must end up an archive

@@ -8,6 +8,10 @@
 // The contract:
 // - The file is created (replaced, with truncate) on the first Set or Flush;
 //   a writer that never writes leaves the file system alone.
+// - One writer per archive: the first write takes an exclusive lock on the
+//   file (flock, held until the writer is destroyed), and a second writer,
+//   in this process or another, fails with AlreadyExists before it changes
+//   a byte.
 // - Values written are readable from this store at once (Get, List, Size).
 // - Setting a key again writes a new entry and the directory names only the
 //   new one; the old bytes stay in the file as dead space. (zarr-python's

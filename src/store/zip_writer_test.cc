@@ -134,6 +134,37 @@ TEST_F(ZipWriterTest, TheDestructorFinishesTheArchive) {
   EXPECT_EQ(GetString(*r, "a/c/0"), "chunk");
 }
 
+// One writer per archive: a second writer (here in this process; the lock is
+// the kernel's, so another process is refused alike) fails before it changes
+// a byte, and the first writer's archive comes out whole.
+TEST_F(ZipWriterTest, ASecondWriterIsRefusedAndChangesNothing) {
+  auto first = Writer();
+  ASSERT_TRUE(first->Set("a/c/0", AsBytes("first")).ok());
+  const auto size = fs::file_size(path_);
+  auto second = Writer(/*force_zip64=*/false, /*truncate=*/true);
+  ASSERT_TRUE(second);
+  Status s = second->Set("a/c/1", AsBytes("second"));
+  EXPECT_EQ(s.code(), StatusCode::kAlreadyExists) << s.ToString();
+  EXPECT_NE(s.message().find("another writer"), std::string::npos) << s.ToString();
+  EXPECT_NE(s.message().find(path_), std::string::npos) << s.ToString();
+  EXPECT_EQ(fs::file_size(path_), size) << "the second writer cut the archive";
+  EXPECT_EQ(second->Flush().code(), StatusCode::kAlreadyExists);
+  ASSERT_TRUE(first->Set("a/c/2", AsBytes("more")).ok());
+  ASSERT_TRUE(first->Flush().ok());
+  first.reset();
+  second.reset();  // its destructor has nothing to finish
+  auto r = Reader();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(*r->List(""), (Strings{"a/c/0", "a/c/2"}));
+  EXPECT_EQ(GetString(*r, "a/c/0"), "first");
+  // Once the first writer is gone, a new one may replace the archive.
+  auto third = Writer(/*force_zip64=*/false, /*truncate=*/true);
+  ASSERT_TRUE(third->Set("x", AsBytes("3")).ok());
+  ASSERT_TRUE(third->Flush().ok());
+  third.reset();
+  EXPECT_EQ(*Reader()->List(""), Strings{"x"});
+}
+
 TEST_F(ZipWriterTest, WritingGoesOnAfterAFlush) {
   auto w = Writer();
   ASSERT_TRUE(w->Set("a", AsBytes(std::string(1000, 'a'))).ok());

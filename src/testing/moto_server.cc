@@ -46,9 +46,24 @@ constexpr char kPartMinimum[] = "S3_UPLOAD_PART_MIN_SIZE=5242881";
 // writes a response's headers and body separately, and on a kept-alive
 // connection the body would otherwise wait for the client's delayed ACK
 // (40 ms a request).
+//
+// moto checks a conditional write's If-Match / If-None-Match and then stores
+// the object, and its threaded server may run another write of the same key
+// in between; S3 makes the check and the store one step. Writes of objects
+// (PUT, DELETE, and POST, which completes multipart uploads) therefore run
+// one at a time, as S3's conditional writes behave; reads stay concurrent.
 constexpr char kBootstrap[] =
-    "import socketserver, sys\n"
+    "import socketserver, sys, threading\n"
     "socketserver.StreamRequestHandler.disable_nagle_algorithm = True\n"
+    "from moto.s3.responses import S3Response\n"
+    "_writes = threading.Lock()\n"
+    "def _one_at_a_time(f):\n"
+    "    def g(*a, **k):\n"
+    "        with _writes:\n"
+    "            return f(*a, **k)\n"
+    "    return g\n"
+    "for _name in ('put_object', 'delete_object', '_key_response_post'):\n"
+    "    setattr(S3Response, _name, _one_at_a_time(getattr(S3Response, _name)))\n"
     "from moto.server import main\n"
     "main(sys.argv[1:])\n";
 
