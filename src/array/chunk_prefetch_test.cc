@@ -15,6 +15,7 @@
 #include <span>
 
 #include "store/forwarding_store.h"
+#include "testing/open_descriptors.h"
 #include "testing/int32_array_fixtures.h"
 #include "testing/page_cache.h"
 #include "turbozarr/array.h"
@@ -74,11 +75,6 @@ std::string MakeScratchDir() {
   return pattern;
 }
 
-int OpenDescriptors() {
-  int n = 0;
-  for ([[maybe_unused]] const auto& e : fs::directory_iterator("/proc/self/fd")) ++n;
-  return n;
-}
 
 // Restores the default pool's size after a test that changes it.
 class PoolSize {
@@ -227,7 +223,7 @@ class ColdLocalReadTest : public ::testing::Test {
  protected:
   void SetUp() override {
     scratch_ = MakeScratchDir();
-    descriptors_ = OpenDescriptors();
+    descriptors_ = testing::OpenDescriptors();
     auto store = MakeLocalStore(scratch_ + "/s");
     ASSERT_TRUE(store.ok());
     local_ = *store;
@@ -292,7 +288,7 @@ class ColdLocalReadTest : public ::testing::Test {
   void ExpectNothingLeftOpen() {
     EXPECT_EQ(local_.use_count(), 1);
     local_.reset();
-    EXPECT_EQ(OpenDescriptors(), descriptors_);
+    EXPECT_EQ(testing::OpenDescriptors(), descriptors_);
   }
 
   const std::vector<int64_t> shape_ = {240, 2000};

@@ -6,13 +6,15 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <string>
-#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "util/fork_guard.h"
 
@@ -38,9 +40,10 @@ uint64_t Finish(uint64_t z) {
   return z ^ (z >> 31);
 }
 
-// The locks of this process's threads: the ids held now. Each hold gets a
-// ticket, so that a hold the parent took before a fork, released in the
-// child, cannot release the child's own hold of the same id.
+// The locks of this process's threads: the ids held now, in stripes (by
+// id) of their own mutex, so that threads taking different keys rarely meet.
+// Each hold gets a ticket, so that a hold the parent took before a fork,
+// released in the child, cannot release the child's own hold of that id.
 class ProcessKeyLocks {
  public:
   static ProcessKeyLocks& Get() {
@@ -49,42 +52,67 @@ class ProcessKeyLocks {
   }
 
   uint64_t Lock(uint64_t id) {
-    Renew();
-    std::unique_lock<std::mutex> lock(mu_.native());
-    cv_.wait(lock, [&] { return !held_.contains(id); });
-    const uint64_t ticket = ++next_ticket_;
-    held_.emplace(id, ticket);
+    Stripe& s = StripeOf(id);
+    std::unique_lock<std::mutex> lock(s.mu.native());
+    ++s.waiting;
+    s.cv.wait(lock, [&] { return s.Find(id) == s.held.end(); });
+    --s.waiting;
+    const uint64_t ticket = ++s.next_ticket;
+    s.held.emplace_back(id, ticket);
     return ticket;
   }
 
   void Unlock(uint64_t id, uint64_t ticket) {
-    Renew();
+    Stripe& s = StripeOf(id);
+    bool wake = false;
     {
-      std::lock_guard<ForkSafeMutex> lock(mu_);
-      auto it = held_.find(id);
-      if (it == held_.end() || it->second != ticket) return;  // the parent's
-      held_.erase(it);
+      std::lock_guard<ForkSafeMutex> lock(s.mu);
+      auto it = s.Find(id);
+      if (it == s.held.end() || it->second != ticket) return;  // the parent's
+      *it = s.held.back();
+      s.held.pop_back();
+      wake = s.waiting > 0;
     }
-    cv_.notify_all();
+    if (wake) s.cv.notify_all();
   }
 
  private:
+  static constexpr size_t kStripes = 64;
+
+  // A stripe holds a few ids at a time (a writer's chunks in flight), or a
+  // few hundred while sharded writes hold thousands: a vector, searched
+  // end to end, which allocates nothing once grown.
+  struct Stripe {
+    std::vector<std::pair<uint64_t, uint64_t>>::iterator Find(uint64_t id) {
+      return std::find_if(held.begin(), held.end(),
+                          [id](const auto& h) { return h.first == id; });
+    }
+
+    ForkSafeMutex mu;
+    std::condition_variable cv;
+    std::vector<std::pair<uint64_t, uint64_t>> held;  // (id, ticket)
+    uint64_t next_ticket = 0;
+    int waiting = 0;
+  };
+
   ProcessKeyLocks() = default;
 
   // In a fork child: the parent's holders and waiters are not here.
-  void Renew() {
+  Stripe& StripeOf(uint64_t id) {
     epoch_.RenewIfForked([this] {
-      std::lock_guard<ForkSafeMutex> lock(mu_);
-      held_.clear();
-      ReplaceWithoutDestroying(cv_);
+      for (Stripe& s : stripes_) {
+        std::lock_guard<ForkSafeMutex> lock(s.mu);
+        s.held.clear();
+        s.waiting = 0;
+        ReplaceWithoutDestroying(s.cv);
+      }
     });
+    // The high bits: the low ones pick the lock file.
+    return stripes_[(id >> 32) % kStripes];
   }
 
   ForkEpoch epoch_;
-  ForkSafeMutex mu_;
-  std::condition_variable cv_;
-  std::unordered_map<uint64_t, uint64_t> held_;  // id -> ticket
-  uint64_t next_ticket_ = 0;
+  std::array<Stripe, kStripes> stripes_;
 };
 
 std::string LockFilePath(uint64_t file) {
@@ -119,12 +147,9 @@ Result<int> OpenLockFile(uint64_t file) {
                          "writing this data can write");
 }
 
-// The machine-wide locks. A lock file is open while this process holds a
-// lock in it, through one descriptor that all its holds share, and closed
-// when the last is released: a process that writes keeps no descriptor open
-// between writes, and one holding thousands of locks holds at most
-// kLockFiles descriptors. (Closing a descriptor drops the locks held through
-// it, so it is closed only when none are.)
+// The machine-wide locks, through one descriptor per lock file, opened on
+// first use and kept (at most kLockFiles of them): opening and closing the
+// file around every lock cost as much as the locking.
 class MachineKeyLocks {
  public:
   static MachineKeyLocks& Get() {
@@ -134,12 +159,11 @@ class MachineKeyLocks {
 
   Status Lock(uint64_t id) {
     const uint64_t file = id % kLockFiles;
-    TZ_ASSIGN_OR_RETURN(int fd, Acquire(file));
+    TZ_ASSIGN_OR_RETURN(int fd, Descriptor(file));
     struct flock fl = Range(id, F_WRLCK);
     while (::fcntl(fd, F_OFD_SETLKW, &fl) != 0) {
       if (errno == EINTR) continue;
       const int err = errno;
-      Release(file);
       return Status::IOError("cannot lock in '" + LockFilePath(file) +
                              "': " + std::strerror(err));
     }
@@ -147,24 +171,16 @@ class MachineKeyLocks {
   }
 
   void Unlock(uint64_t id) {
-    const uint64_t file = id % kLockFiles;
-    int fd;
-    {
-      std::lock_guard<ForkSafeMutex> lock(mu_);
-      fd = files_[file].fd;
-    }
+    Result<int> fd = Descriptor(id % kLockFiles);
+    if (!fd.ok()) return;
     struct flock fl = Range(id, F_UNLCK);
-    ::fcntl(fd, F_OFD_SETLK, &fl);
-    Release(file);
+    ::fcntl(*fd, F_OFD_SETLK, &fl);
   }
 
  private:
-  struct File {
-    int fd = -1;
-    int holders = 0;
-  };
-
-  MachineKeyLocks() = default;
+  MachineKeyLocks() {
+    for (auto& fd : fds_) fd.store(-1, std::memory_order_relaxed);
+  }
 
   static struct flock Range(uint64_t id, short type) {
     struct flock fl;
@@ -177,38 +193,30 @@ class MachineKeyLocks {
     return fl;
   }
 
-  Result<int> Acquire(uint64_t file) {
+  Result<int> Descriptor(uint64_t file) {
     epoch_.RenewIfForked([this] {
       std::lock_guard<ForkSafeMutex> lock(mu_);
       // Inherited descriptors share the parent's open file descriptions and
       // so its locks: the child closes its copies (the parent keeps its
       // own, and its locks) and opens files afresh for locks of its own.
-      for (File& f : files_) {
-        if (f.fd >= 0) ::close(f.fd);
-        f = File();
+      for (auto& fd : fds_) {
+        const int old = fd.exchange(-1);
+        if (old >= 0) ::close(old);
       }
     });
+    const int fd = fds_[file].load(std::memory_order_acquire);
+    if (fd >= 0) return fd;
     std::lock_guard<ForkSafeMutex> lock(mu_);
-    File& f = files_[file];
-    if (f.fd < 0) {
-      TZ_ASSIGN_OR_RETURN(f.fd, OpenLockFile(file));
+    if (fds_[file].load(std::memory_order_relaxed) < 0) {
+      TZ_ASSIGN_OR_RETURN(int opened, OpenLockFile(file));
+      fds_[file].store(opened, std::memory_order_release);
     }
-    ++f.holders;
-    return f.fd;
-  }
-
-  void Release(uint64_t file) {
-    std::lock_guard<ForkSafeMutex> lock(mu_);
-    File& f = files_[file];
-    if (--f.holders == 0) {
-      ::close(f.fd);
-      f.fd = -1;
-    }
+    return fds_[file].load(std::memory_order_relaxed);
   }
 
   ForkEpoch epoch_;
-  ForkSafeMutex mu_;
-  std::array<File, kLockFiles> files_;
+  ForkSafeMutex mu_;  // opening a file
+  std::array<std::atomic<int>, kLockFiles> fds_;
 };
 
 }  // namespace
@@ -234,24 +242,34 @@ KeyLockHold::~KeyLockHold() {
 
 Result<std::vector<std::shared_ptr<KeyLockHold>>> LockKeys(std::span<const uint64_t> ids,
                                                            bool machine_wide) {
+  auto lock = [machine_wide](uint64_t id) -> Result<std::shared_ptr<KeyLockHold>> {
+    const uint64_t ticket = ProcessKeyLocks::Get().Lock(id);
+    if (machine_wide) {
+      Status s = MachineKeyLocks::Get().Lock(id);
+      if (!s.ok()) {
+        ProcessKeyLocks::Get().Unlock(id, ticket);
+        return s;
+      }
+    }
+    return std::shared_ptr<KeyLockHold>(
+        new KeyLockHold(id, ticket, machine_wide, ForkGeneration()));
+  };
+  std::vector<std::shared_ptr<KeyLockHold>> out;
+  out.reserve(ids.size());
+  if (ids.size() == 1) {  // the chunk writes' case: nothing to order
+    TZ_ASSIGN_OR_RETURN(std::shared_ptr<KeyLockHold> hold, lock(ids[0]));
+    out.push_back(std::move(hold));
+    return out;
+  }
   std::vector<uint64_t> order(ids.begin(), ids.end());
   std::sort(order.begin(), order.end());
   order.erase(std::unique(order.begin(), order.end()), order.end());
   std::vector<std::shared_ptr<KeyLockHold>> held;  // in `order`
   held.reserve(order.size());
   for (uint64_t id : order) {
-    const uint64_t ticket = ProcessKeyLocks::Get().Lock(id);
-    if (machine_wide) {
-      Status s = MachineKeyLocks::Get().Lock(id);
-      if (!s.ok()) {
-        ProcessKeyLocks::Get().Unlock(id, ticket);
-        return s;  // `held` releases the others
-      }
-    }
-    held.push_back(std::shared_ptr<KeyLockHold>(new KeyLockHold(id, ticket, machine_wide, ForkGeneration())));
+    TZ_ASSIGN_OR_RETURN(std::shared_ptr<KeyLockHold> hold, lock(id));  // `held` lets go
+    held.push_back(std::move(hold));
   }
-  std::vector<std::shared_ptr<KeyLockHold>> out;
-  out.reserve(ids.size());
   for (uint64_t id : ids) {
     auto it = std::lower_bound(order.begin(), order.end(), id);
     out.push_back(held[static_cast<size_t>(it - order.begin())]);

@@ -16,8 +16,8 @@
 // however it ends, so a killed writer never leaves a key locked; the files
 // stay empty and are never more than kLockFiles. Spreading ids over several
 // files keeps each file's list of held locks short, which the kernel walks
-// on every lock and unlock. A lock file is open only while this process
-// holds a lock in it.
+// on every lock and unlock. A process keeps each lock file it has used
+// open (one descriptor per file, never more than kLockFiles).
 //
 // Fork: a child starts holding no lock of its own (the parent's stay the
 // parent's, and a hold taken before the fork does nothing when released in

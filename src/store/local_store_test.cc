@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include "testing/open_descriptors.h"
 #include "testing/page_cache.h"
 #include "testing/store_conformance.h"
 
@@ -329,11 +330,6 @@ TEST_F(LocalStoreTest, ErrorsNameTheKeyAndTheOsError) {
 }
 
 // Open file descriptors of this process.
-int OpenDescriptors() {
-  int n = 0;
-  for ([[maybe_unused]] const auto& e : fs::directory_iterator("/proc/self/fd")) ++n;
-  return n;
-}
 
 // A value that differs in every byte position that matters.
 std::string Bytes(size_t n, int seed) {
@@ -469,7 +465,7 @@ TEST_F(LocalStoreColdTest, AHintReadsTheValueIntoTheCache) {
 }
 
 TEST_F(LocalStoreColdTest, HintsForKeysWithoutAValueDoNothing) {
-  const int fds = OpenDescriptors();  // the store has opened nothing yet
+  const int fds = testing::OpenDescriptors();  // the store has opened nothing yet
   ASSERT_TRUE(ReadFromDisk(0));
   ASSERT_TRUE(store_->Set("empty", AsBytes("")).ok());
   fs::create_symlink("loop", root_ + "/loop");
@@ -485,7 +481,7 @@ TEST_F(LocalStoreColdTest, HintsForKeysWithoutAValueDoNothing) {
   EXPECT_EQ(Get("empty"), "");
   // Closing the store waits for its background threads: nothing stays open.
   store_.reset();
-  EXPECT_EQ(OpenDescriptors(), fds);
+  EXPECT_EQ(testing::OpenDescriptors(), fds);
 }
 
 TEST_F(LocalStoreColdTest, HintsStopWhenNoReadWaits) {

@@ -235,7 +235,8 @@ Result<std::vector<std::unique_ptr<KeyUpdate>>> Store::BeginUpdates(
   std::vector<uint64_t> ids;
   ids.reserve(keys.size());
   // This store object names the values; no other process writes them.
-  const std::string scope = std::to_string(reinterpret_cast<uintptr_t>(this));
+  const Store* self = this;
+  const std::string_view scope(reinterpret_cast<const char*>(&self), sizeof self);
   for (const std::string& key : keys) {
     TZ_RETURN_NOT_OK(ValidateKey(key));
     ids.push_back(internal::KeyLockId(scope, key));
