@@ -96,9 +96,11 @@ test-tsan: tsan-build
 
 # The full campaign: 8 writers x 1,000 random region writes over 16 shards,
 # threads and processes, local directory and S3 (moto), then the threaded
-# cases again under ThreadSanitizer. About 10 minutes on 2 cores.
+# cases again under ThreadSanitizer; and 100 writes killed with SIGKILL per
+# layout. About 4 minutes on 2 cores.
 test-concurrency: build tsan-build
 	TURBOZARR_CONCURRENT_WRITES=full $(BUILD)/$(CONCURRENT_TEST)
+	TURBOZARR_CRASH_KILLS=100 $(BUILD)/src/array/tz_crash_write_test
 	TURBOZARR_CONCURRENT_WRITES=full TSAN_OPTIONS=halt_on_error=1 \
 	  $(TSAN_BUILD)/$(CONCURRENT_TEST) --gtest_filter='*Threads*'
 

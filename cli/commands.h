@@ -24,5 +24,6 @@ Command AddInfoCommand(CLI::App& parent);
 Command AddTreeCommand(CLI::App& parent);
 Command AddCatCommand(CLI::App& parent);
 Command AddCpCommand(CLI::App& parent);
+Command AddFsckCommand(CLI::App& parent);
 
 }  // namespace turbozarr::cli

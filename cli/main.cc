@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
       turbozarr::cli::AddTreeCommand(app),
       turbozarr::cli::AddCatCommand(app),
       turbozarr::cli::AddCpCommand(app),
+      turbozarr::cli::AddFsckCommand(app),
   };
 
   try {

@@ -295,6 +295,64 @@ def test_errors_and_exit_codes(tmp_path, int_array):
     run_cli("cp", int_array, tmp_path / "copy.zarr", "--overwrite")
 
 
+# --- fsck --------------------------------------------------------------------
+
+def _ended_pid() -> int:
+    """A pid no running process has."""
+    pid = 4_000_000
+    while True:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return pid
+        except PermissionError:
+            pass
+        pid += 1
+
+
+def test_fsck_lists_and_repairs_what_killed_writes_left(tmp_path, int_array):
+    store = tmp_path / "s.zarr"
+    run_cli("cp", int_array, store)
+    chunk_dir = next(p.parent for p in stored_files(store))
+    ended = chunk_dir / f".tmp-{_ended_pid():x}-3-abc"
+    running = chunk_dir / f".tmp-{os.getpid():x}-4-abc"
+    ended.write_bytes(b"half a chunk")
+    running.write_bytes(b"a chunk being written")
+    rel = lambda p: str(p.relative_to(store))  # noqa: E731
+
+    found = run_cli("fsck", store, expect=1)
+    assert found.stdout == (f"ended write {rel(ended)}\nrunning write {rel(running)}\n"
+                            f"{store}: 1 temporary file of ended writes, "
+                            f"1 of writes still running\n")
+    assert found.stderr == (f"turbozarr: {store}: 1 temporary file of ended writes; "
+                            "run with --repair to remove them\n")
+    assert ended.exists()
+
+    repaired = run_cli("fsck", store, "--repair")
+    assert repaired.stdout == (f"removed {rel(ended)}\nrunning write {rel(running)}\n"
+                               f"{store}: 1 temporary file of ended writes removed, "
+                               f"1 of writes still running\n")
+    assert not ended.exists() and running.exists()
+    clean = run_cli("fsck", store)
+    assert clean.stdout.endswith("0 temporary files of ended writes, 1 of writes still running\n")
+    assert bits_equal(zarr.open_array(str(store))[...], zarr.open_array(str(int_array))[...])
+
+
+def test_fsck_of_zip_archives(tmp_path, int_array):
+    archive = tmp_path / "a.zip"
+    run_cli("cp", int_array, archive)
+    ok = run_cli("fsck", archive)
+    assert ok.stdout.startswith(f"{archive}: a complete zip archive of ")
+    # An archive whose writer was killed before its central directory.
+    data = archive.read_bytes()
+    cut = tmp_path / "cut.zip"
+    cut.write_bytes(data[: data.rfind(b"PK\x01\x02")])
+    bad = run_cli("fsck", cut, expect=1)
+    assert "ended before writing its central directory" in bad.stderr
+    neither = run_cli("fsck", tmp_path / "nothing", expect=2)
+    assert neither.stderr.endswith("is neither\n")
+
+
 def test_help_and_version():
     assert "cp" in run_cli("--help").stdout
     assert run_cli("--version").stdout.strip() == "turbozarr 0.1.0"

@@ -1,10 +1,13 @@
 #include "store/file_tree.h"
 
 #include <dirent.h>
+#include <signal.h>
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
+#include <ctime>
 #include <system_error>
 
 #include "turbozarr/store.h"
@@ -12,6 +15,41 @@
 namespace turbozarr::internal {
 
 bool IsAbsent(int err) { return err == ENOENT || err == ENOTDIR; }
+
+bool TempFileWriterEnded(std::string_view name) {
+  if (!name.starts_with(kTempFilePrefix)) return false;
+  name.remove_prefix(kTempFilePrefix.size());
+  unsigned long pid = 0;
+  const char* end = name.data() + name.size();
+  auto [p, ec] = std::from_chars(name.data(), end, pid, 16);
+  if (ec != std::errc() || p == name.data() || p == end || *p != '-' || pid == 0 ||
+      pid > static_cast<unsigned long>(INT32_MAX)) {
+    return false;  // not a name this library makes: leave it alone
+  }
+  return ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+}
+
+int RemoveEndedTempFiles(const std::string& dir, int64_t min_age_seconds,
+                         std::vector<std::string>* removed) {
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return 0;
+  const time_t now = ::time(nullptr);
+  int n = 0;
+  while (dirent* e = ::readdir(d)) {
+    const std::string_view name = e->d_name;
+    if (!TempFileWriterEnded(name)) continue;
+    const std::string path = dir + "/" + std::string(name);
+    struct stat st;
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    if (now - st.st_mtime < min_age_seconds) continue;
+    if (::unlink(path.c_str()) == 0) {
+      ++n;
+      if (removed != nullptr) removed->push_back(path);
+    }
+  }
+  ::closedir(d);
+  return n;
+}
 
 int MakeDirectories(const std::string& dir) {
   if (::mkdir(dir.c_str(), 0777) == 0 || errno == EEXIST) return 0;

@@ -8,6 +8,7 @@
 // Thread safety: pure functions over the file system.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,7 +18,19 @@
 namespace turbozarr::internal {
 
 // Files whose names start with this are writes in progress, never keys.
+// The full name is ".tmp-<writer's pid, hex>-<counter>-<salt>".
 inline constexpr std::string_view kTempFilePrefix = ".tmp-";
+
+// Whether temporary file `name` was left by a writer that has ended: its
+// name is a temporary file's and its process is not running (as this
+// process sees processes: a writer in another PID namespace looks ended).
+bool TempFileWriterEnded(std::string_view name);
+
+// Removes the temporary files directly in `dir` whose writers have ended
+// and that were last changed `min_age_seconds` or more ago; answers how many
+// it removed (into *removed, the paths, if given).
+int RemoveEndedTempFiles(const std::string& dir, int64_t min_age_seconds,
+                         std::vector<std::string>* removed = nullptr);
 
 // True for the errno values that mean "no such entry" along a path.
 bool IsAbsent(int err);

@@ -424,7 +424,16 @@ Status LocalStore::Set(std::string_view key, ByteView value) {
   if (::rename(temp.c_str(), target.c_str()) != 0) {
     return fail("rename to", target, errno);
   }
+  SweepOnce(dir);
   return Status::OK();
+}
+
+void LocalStore::SweepOnce(const std::string& dir) const {
+  {
+    std::lock_guard<internal::ForkSafeMutex> lock(swept_mu_);
+    if (!swept_.insert(dir).second) return;
+  }
+  internal::RemoveEndedTempFiles(dir, kEndedTempAge);
 }
 
 void LocalStore::PruneEmptyDirectories(std::string dir) const {

@@ -1,6 +1,8 @@
 #include "store/local_store.h"
 
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -182,6 +184,43 @@ TEST_F(LocalStoreTest, AnUnusableLockDirectoryIsAClearError) {
   EXPECT_EQ(Get("k"), "<absent>");
   // With the setting gone, the default directory serves.
   EXPECT_TRUE(store_->BeginUpdate("k").ok());
+}
+
+// The pid of a process that has ended.
+pid_t EndedPid() {
+  const pid_t pid = ::fork();
+  if (pid == 0) ::_exit(0);
+  ::waitpid(pid, nullptr, 0);
+  return pid;
+}
+
+std::string TempNameOf(pid_t pid) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, ".tmp-%x-0-1234", static_cast<unsigned>(pid));
+  return buf;
+}
+
+// A write killed mid-way leaves its temporary file. The first write into
+// that directory through a store removes it once its writer has ended and
+// it is a minute old; a running writer's, or a fresh one, stays. So does
+// anything not named as this library names temporary files.
+TEST_F(LocalStoreTest, TheNextWriterRemovesTheTemporaryFilesOfEndedWrites) {
+  const std::string dir = root_ + "/a";
+  const std::string ended_old = TempNameOf(EndedPid());
+  const std::string ended_fresh = TempNameOf(EndedPid()) + "-fresh";
+  const std::string running = TempNameOf(::getpid());
+  for (const std::string& name : {ended_old, running, std::string(".tmp-not-ours")}) {
+    WriteFile(dir + "/" + name, "partial");
+    // A minute and more ago.
+    const struct timespec old[2] = {{::time(nullptr) - 120, 0}, {::time(nullptr) - 120, 0}};
+    ASSERT_EQ(::utimensat(AT_FDCWD, (dir + "/" + name).c_str(), old, 0), 0);
+  }
+  WriteFile(dir + "/" + ended_fresh, "partial");  // changed now
+  EXPECT_EQ(*store_->List(""), Strings{}) << "temporary files are not keys";
+  ASSERT_TRUE(store_->Set("a/k", AsBytes("v")).ok());
+  Strings kept = {".tmp-not-ours", ended_fresh, running, "k"};
+  std::sort(kept.begin(), kept.end());
+  EXPECT_EQ(FilesBelow(dir), kept);
 }
 
 TEST_F(LocalStoreTest, KeysAreFilesUnderTheRoot) {

@@ -144,7 +144,8 @@ Result<DirectoryLocation> LocateDirectory(const ReadAt& read, uint64_t file_size
   }
   if (!found) {
     return Corrupt(where,
-                   "not a zip archive (or a truncated one): no end of central "
+                   "not a zip archive (or a truncated one, or one whose writer "
+                   "ended before writing its central directory): no end of central "
                    "directory record in its last " +
                        std::to_string(tail_size) + " bytes");
   }
