@@ -255,6 +255,36 @@ void BindStore(nb::module_& m) {
       "reset_store_metrics", [](Store& s) { AsMetricsStore(s).ResetMetrics(); },
       nb::arg("store"));
   m.def(
+      "fault_store",
+      [](std::shared_ptr<Store> inner, std::vector<std::string> faults, double rate,
+         std::string key_contains, uint64_t seed, double spike) -> std::shared_ptr<Store> {
+        FaultOptions o;
+        for (const std::string& f : faults) {
+          if (f == "read_error") o.faults.push_back(Fault::kReadError);
+          else if (f == "reset") o.faults.push_back(Fault::kReset);
+          else if (f == "short_read") o.faults.push_back(Fault::kShortRead);
+          else if (f == "write_error") o.faults.push_back(Fault::kWriteError);
+          else if (f == "partial_write") o.faults.push_back(Fault::kPartialWrite);
+          else if (f == "latency_spike") o.faults.push_back(Fault::kLatencySpike);
+          else throw nb::value_error(("unknown fault '" + f + "'").c_str());
+        }
+        o.rate = rate;
+        o.key_contains = std::move(key_contains);
+        o.seed = seed;
+        o.spike = std::chrono::milliseconds(std::llround(spike * 1e3));
+        return MakeFaultStore(std::move(inner), std::move(o));
+      },
+      nb::arg("inner"), nb::arg("faults"), nb::arg("rate"), nb::arg("key_contains"),
+      nb::arg("seed"), nb::arg("spike"), "spike in seconds.");
+  m.def(
+      "fault_store_injected",
+      [](Store& s) {
+        auto* f = dynamic_cast<FaultStore*>(&s);
+        if (f == nullptr) throw nb::type_error("not a store made by fault_store");
+        return f->injected();
+      },
+      nb::arg("store"));
+  m.def(
       "caching_store",
       [](std::shared_ptr<Store> inner, uint64_t capacity_bytes) {
         return MakeCachingStore(std::move(inner), capacity_bytes);

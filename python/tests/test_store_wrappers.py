@@ -162,3 +162,69 @@ def test_store_set_takes_any_buffer_and_get_array_shares_the_value():
     assert got.view(np.uint16)[999] == 999
     with pytest.raises(ValueError, match="not C-contiguous"):
         tz.MemoryStore().set("c", np.arange(10)[::2])
+
+
+def test_fault_store_reads_and_writes_fail_cleanly_or_are_right(rng):
+    # Reads through a faulty store either raise an error naming a key or
+    # return exactly what is stored; writes that fail leave each chunk old
+    # or new. The store underneath holds the truth.
+    clean = tz.MemoryStore()
+    data = int_array(clean, rng)
+    # Chunks only: the metadata opens cleanly.
+    faulty = tz.FaultStore(clean, rate=0.3, key_contains="c/", seed=3, spike=0.001)
+    a = tz.open_array(faulty, mode="r+")
+    truth = tz.open_array(clean)
+    failed = 0
+    for i in range(40):
+        if i % 2:
+            try:
+                got = a[5:35, 3:27]
+            except (tz.StoreIOError, tz.CorruptionError) as e:
+                failed += 1
+                assert "'c/" in str(e), str(e)
+            else:
+                np.testing.assert_array_equal(got, data[5:35, 3:27])
+        else:
+            new = data.copy()
+            new[10:30, 5:25] = i
+            try:
+                a[10:30, 5:25] = new[10:30, 5:25]
+            except (tz.StoreIOError, tz.CorruptionError) as e:
+                failed += 1
+                assert "'c/" in str(e), str(e)
+            try:
+                now = truth[...]
+            except tz.CorruptionError as e:  # a partial write left a chunk damaged
+                assert "'c/" in str(e), str(e)
+                now = None
+            if now is not None:
+                for r in range(0, 40, 10):
+                    for c in range(0, 30, 10):
+                        unit = now[r:r + 10, c:c + 10]
+                        assert (np.array_equal(unit, data[r:r + 10, c:c + 10])
+                                or np.array_equal(unit, new[r:r + 10, c:c + 10]))
+                data = now
+            else:
+                # Rewrite the whole array cleanly and go on from there.
+                tz.open_array(clean, mode="r+")[...] = new
+                data = new
+    assert failed > 0 and tz.fault_count(faulty) > 0
+
+
+def test_fault_store_arguments_and_errors():
+    store = tz.MemoryStore()
+    store.set("k", b"value")
+    always = tz.FaultStore(store, "read_error", rate=1.0)
+    with pytest.raises(tz.StoreIOError, match=r"key 'k': injected I/O error \(EIO\)"):
+        always.get("k")
+    assert tz.fault_count(always) == 1
+    full = tz.FaultStore(store, ["write_error"], rate=1.0)
+    with pytest.raises(tz.StoreIOError, match=r"injected full disk"):
+        full.set("k", b"other")
+    assert store.get("k") == b"value"
+    only_x = tz.FaultStore(store, ["read_error"], rate=1.0, key_contains="x")
+    assert only_x.get("k") == b"value"
+    with pytest.raises(ValueError, match="unknown faults"):
+        tz.FaultStore(store, ["melt"], rate=0.1)
+    with pytest.raises(ValueError, match="rate"):
+        tz.FaultStore(store, rate=2)

@@ -36,12 +36,14 @@ from turbozarr._dask import store, to_dask  # import dask when first called
 from turbozarr._group import Group
 from turbozarr._store import (
     CachingStore,
+    FaultStore,
     LocalStore,
     MemoryStore,
     MetricsStore,
     Store,
     ThrottledStore,
     ZipStore,
+    fault_count,
     open_store,
 )
 from turbozarr.errors import (
@@ -73,6 +75,7 @@ __all__ = [
     "AlreadyExistsError",
     "Array",
     "CachingStore",
+    "FaultStore",
     "CancelledError",
     "CorruptionError",
     "Group",

@@ -14,16 +14,19 @@ profile in ~/.aws/credentials and ~/.aws/config; with no credentials anywhere,
 requests go unsigned (public buckets).
 
 Wrappers change how a store is reached: ``ThrottledStore`` (a slow network
-made of a fast store), ``MetricsStore`` (counts requests and bytes) and
-``CachingStore`` (an LRU of values read). Each takes and gives a store that
-``open_array``, ``create_array`` and the other functions accept.
+made of a fast store), ``MetricsStore`` (counts requests and bytes),
+``CachingStore`` (an LRU of values read) and ``FaultStore`` (injected
+failures, for testing what a program does when storage fails). Each takes
+and gives a store that ``open_array``, ``create_array`` and the other
+functions accept.
 
 Arrays and groups pickle as where they live (``store_spec``): the store's URL
 and whether it was opened read-only, plus, for s3:// URLs, the keyword
 options ``open_store`` was last given for that URL in this process. Stores
 with nothing to name them by refuse: "memory://" (its keys live in this
 process only), zip archives being written (one process writes an archive),
-and the throttled and caching wrappers (their state belongs to this process).
+and the throttled, caching and fault wrappers (their state belongs to this
+process).
 A MetricsStore pickles as the store it counts, without its counts.
 """
 
@@ -183,6 +186,40 @@ def ThrottledStore(store: Any, *, latency: float = 0.0,  # noqa: N802
                                  int(connections))
 
 
+FAULTS = ("read_error", "reset", "short_read", "write_error", "partial_write",
+          "latency_spike")
+
+
+def FaultStore(store: Any, faults: Any = FAULTS, *, rate: float,  # noqa: N802
+               key_contains: str = "", seed: int = 1, spike: float = 0.02) -> Store:
+    """`store` failing the ways storage fails, to check that a program copes:
+    each read, write or erase is faulted with probability `rate` (only keys
+    containing `key_contains`, if given), with one of `faults` that applies
+    to it: "read_error" and "reset" fail a read with an IOError, "short_read"
+    answers only the first half of a value as if it were all of it,
+    "write_error" fails a write changing nothing (a full disk),
+    "partial_write" stores half the value and then fails, "latency_spike"
+    waits `spike` seconds first. Errors name the key and say the fault was
+    injected. turbozarr reads and writes through it either succeed with the
+    right values or raise; `fault_count(store)` says how many were
+    injected."""
+    faults = [faults] if isinstance(faults, str) else list(faults)
+    unknown = [f for f in faults if f not in FAULTS]
+    if unknown:
+        raise ValueError(f"unknown faults {unknown}; the faults are {list(FAULTS)}")
+    if not 0 <= rate <= 1:
+        raise ValueError(f"rate must be between 0 and 1, not {rate!r}")
+    if not spike >= 0:
+        raise ValueError(f"spike must be a number of seconds >= 0, not {spike!r}")
+    return _core.fault_store(as_store(store), faults, float(rate), str(key_contains),
+                             int(seed), float(spike))
+
+
+def fault_count(store: Store) -> int:
+    """How many faults a FaultStore has injected."""
+    return _core.fault_store_injected(store)
+
+
 def CachingStore(store: Any, capacity_bytes: int) -> Store:  # noqa: N802
     """`store` with an LRU cache of the values (whole or byte ranges) read
     through it, holding at most `capacity_bytes`. Writes and erases through
@@ -263,8 +300,9 @@ def store_spec(store: Store) -> tuple[str, bool, dict[str, Any]]:
                         "this process only; write it to a directory, zip archive or "
                         "s3:// store to share it with other processes")
     if not url.startswith(_REOPENABLE):
-        raise TypeError(f"cannot pickle a node of the store {url}: a throttled or "
-                        f"caching wrapper holds state of this process; pickle the node "
+        raise TypeError(f"cannot pickle a node of the store {url}: a throttled, "
+                        f"caching or fault wrapper holds state of this process; pickle "
+                        f"the node "
                         f"opened on the store's URL (and wrap again where it is "
                         f"unpickled)")
     if url.startswith("zip://") and store.writable:

@@ -54,6 +54,9 @@ class ForwardingStore : public virtual Store {
  protected:
   Store& inner() { return *inner_; }
 
+  // Before an update begun through this wrapper reads its key: an error
+  // fails the read (a wrapper that injects faults).
+  virtual Status BeforeUpdateRead(std::string_view /*key*/) { return Status::OK(); }
   // After an update begun through this wrapper read its key: `size` is the
   // value's, nullopt when absent.
   virtual void AfterUpdateRead(std::string_view /*key*/, std::optional<uint64_t> /*size*/) {}
@@ -83,6 +86,7 @@ class ForwardedUpdate final : public KeyUpdate {
       : via_(via), key_(std::move(key)), inner_(std::move(inner)) {}
 
   Result<std::optional<Buffer>> Read() override {
+    TZ_RETURN_NOT_OK(Check());
     Result<std::optional<Buffer>> r = inner_->Read();
     if (r.ok()) Seen(*r ? std::optional<uint64_t>((*r)->size()) : std::nullopt);
     return r;
@@ -113,6 +117,7 @@ class ForwardedUpdate final : public KeyUpdate {
   Status Set(ByteView value);
   Status SetBuffer(Buffer value);
   Status Erase();
+  Status Check();
   void Seen(std::optional<uint64_t> size);
   void Before(std::optional<uint64_t> size);
   void After();
@@ -142,6 +147,9 @@ inline Status forwarding_detail::ForwardedUpdate::SetBuffer(Buffer value) {
   return via_.SetBuffer(key_, std::move(value));
 }
 inline Status forwarding_detail::ForwardedUpdate::Erase() { return via_.Erase(key_); }
+inline Status forwarding_detail::ForwardedUpdate::Check() {
+  return via_.BeforeUpdateRead(key_);
+}
 inline void forwarding_detail::ForwardedUpdate::Seen(std::optional<uint64_t> size) {
   via_.AfterUpdateRead(key_, size);
 }
