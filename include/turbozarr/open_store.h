@@ -25,6 +25,8 @@ struct StoreOptions {
   // exists; it is replaced when first written (or flushed). Without this an
   // existing archive opens read-only and an absent one is created.
   bool truncate = false;
+  // Local directories: durable writes (LocalStoreOptions::durable).
+  bool durable = false;
   // S3 stores: settings that win over the environment and the AWS shared
   // files (what they leave unset is filled in by S3Options::FromAwsConfig).
   S3Options s3;

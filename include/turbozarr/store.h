@@ -270,7 +270,18 @@ std::string JoinKey(std::string_view a, std::string_view b);
 // A store held entirely in memory.
 std::shared_ptr<Store> MakeMemoryStore();
 
+// How a local directory store writes.
+struct LocalStoreOptions {
+  // Durable writes: each value's file is fsync'ed before it is renamed into
+  // place, and its directory after, so that a write that returned survives
+  // a power loss (Erase syncs the directory too). Off by default, as in
+  // other Zarr implementations: the rename alone keeps values whole for
+  // readers and across a killed process.
+  bool durable = false;
+};
+
 // A store over a local directory (created on first write if absent).
-Result<std::shared_ptr<Store>> MakeLocalStore(std::string root);
+Result<std::shared_ptr<Store>> MakeLocalStore(std::string root,
+                                              LocalStoreOptions options = {});
 
 }  // namespace turbozarr

@@ -213,8 +213,11 @@ void BindStore(nb::module_& m) {
   m.def(
       "memory_store", [] { return MakeMemoryStore(); }, "A new, empty in-memory store.");
   m.def(
-      "local_store", [](const std::string& root) { return Unwrap(MakeLocalStore(root)); },
-      nb::arg("root"));
+      "local_store",
+      [](const std::string& root, bool durable) {
+        return Unwrap(MakeLocalStore(root, {.durable = durable}));
+      },
+      nb::arg("root"), nb::arg("durable") = false);
 
   m.def(
       "throttled_store",

@@ -6,6 +6,11 @@ store."""
 
 from __future__ import annotations
 
+import os
+import re
+import shutil
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -228,3 +233,26 @@ def test_fault_store_arguments_and_errors():
         tz.FaultStore(store, ["melt"], rate=0.1)
     with pytest.raises(ValueError, match="rate"):
         tz.FaultStore(store, rate=2)
+
+
+@pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace")
+def test_a_durable_local_store_syncs_each_value_and_its_directory(tmp_path):
+    # Counted with strace: a durable store's write of 4 chunks syncs each
+    # chunk's file and its directory; an ordinary one syncs nothing.
+    script = (
+        "import sys, numpy as np, turbozarr as tz\n"
+        "s = tz.LocalStore(sys.argv[1], durable=sys.argv[2] == '1')\n"
+        "a = tz.create_array(s, shape=(20, 20), chunks=(10, 10), dtype='i4')\n"
+        "a[...] = np.arange(400, dtype='i4').reshape(20, 20)\n"
+        "assert (tz.open_array(sys.argv[1])[...] == np.arange(400).reshape(20, 20)).all()\n")
+    counts = {}
+    for durable in ("0", "1"):
+        out = subprocess.run(
+            ["strace", "-f", "-c", "-e", "trace=fsync,fdatasync", sys.executable, "-c", script,
+             str(tmp_path / f"d{durable}"), durable],
+            capture_output=True, text=True, env=dict(os.environ), check=True)
+        m = re.search(r"(\d+)\s+(?:\d+\s+)?fsync", out.stderr)
+        counts[durable] = int(m.group(1)) if m else 0
+    assert counts["0"] == 0
+    # 4 chunks and the metadata document, each file and its directory.
+    assert counts["1"] >= 2 * 5, counts

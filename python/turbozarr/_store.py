@@ -142,11 +142,14 @@ def MemoryStore() -> Store:  # noqa: N802 (reads like a class, as in zarr-python
     return _core.memory_store()
 
 
-def LocalStore(root: str | os.PathLike, *, read_only: bool = False) -> Store:  # noqa: N802
-    """A store over a local directory, created on first write."""
+def LocalStore(root: str | os.PathLike, *, read_only: bool = False,  # noqa: N802
+               durable: bool = False) -> Store:
+    """A store over a local directory, created on first write. With
+    `durable`, each value written is fsync'ed, and its directory, before the
+    write returns, so that it survives a power loss (docs/guarantees.md)."""
     if read_only:
         return _core.open_store("file://" + os.path.abspath(os.fspath(root)), read_only=True)
-    return _core.local_store(os.fspath(root))
+    return _core.local_store(os.fspath(root), durable=bool(durable))
 
 
 def ZipStore(path: str | os.PathLike, mode: str = "r") -> Store:  # noqa: N802

@@ -72,6 +72,16 @@ std::string_view DirName(std::string_view path) {
 }
 
 // A file name no other writer, in this process or another, will pick.
+// fsync of a directory, so that the entries made or removed in it last.
+// Returns 0 or the errno.
+int SyncDirectory(const std::string& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return errno;
+  const int err = ::fsync(fd) == 0 ? 0 : errno;
+  ::close(fd);
+  return err;
+}
+
 std::string TempName() {
   static const uint64_t salt = [] {
     std::random_device rd;
@@ -89,13 +99,15 @@ std::string TempName() {
 
 }  // namespace
 
-LocalStore::LocalStore(std::string root)
+LocalStore::LocalStore(std::string root, bool durable)
     : root_(std::move(root)),
+      durable_(durable),
       readahead_(std::make_unique<internal::ReadaheadQueue>(
           kReadaheadThreads, kReadaheadQueued,
           [this](std::string_view key) { StartReadahead(key); })) {}
 
-Result<std::shared_ptr<Store>> MakeLocalStore(std::string root) {
+Result<std::shared_ptr<Store>> MakeLocalStore(std::string root,
+                                              LocalStoreOptions options) {
   if (root.empty()) return Status::InvalidArgument("empty local store path");
   std::error_code ec;
   fs::path path = fs::absolute(fs::path(root), ec);
@@ -110,7 +122,8 @@ Result<std::shared_ptr<Store>> MakeLocalStore(std::string root) {
     return Status::InvalidArgument("local store root '" + canonical +
                                    "' exists and is not a directory");
   }
-  return std::shared_ptr<Store>(std::make_shared<LocalStore>(std::move(canonical)));
+  return std::shared_ptr<Store>(
+      std::make_shared<LocalStore>(std::move(canonical), options.durable));
 }
 
 std::string LocalStore::PathOf(std::string_view key) const {
@@ -377,6 +390,7 @@ Status LocalStore::Set(std::string_view key, ByteView value) {
   }
   const std::string path = PathOf(key);
   bool dir_exists = false;
+  bool made_directories = false;  // (or found them missing): their parents sync too
   TZ_ASSIGN_OR_RETURN(std::string dir,
                       ResolveForWrite(key, std::string(DirName(path)), &dir_exists));
   const std::string target = dir + "/" + std::string(name);
@@ -393,6 +407,7 @@ Status LocalStore::Set(std::string_view key, ByteView value) {
       if (int err = internal::MakeDirectories(dir); err != 0) {
         return OsError(key, "create directory", dir, err);
       }
+      made_directories = true;
     }
     temp = dir + "/" + TempName();
     fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
@@ -420,9 +435,21 @@ Status LocalStore::Set(std::string_view key, ByteView value) {
     data += n;
     left -= static_cast<size_t>(n);
   }
+  if (durable_ && ::fsync(fd) != 0) return fail("fsync", temp, errno);
   if (int err = closer.Close(); err != 0) return fail("close", temp, err);
   if (::rename(temp.c_str(), target.c_str()) != 0) {
     return fail("rename to", target, errno);
+  }
+  if (durable_) {
+    // The new entry, and the entries of directories this write made.
+    for (std::string d = dir; d.size() >= root_.size();
+         d = made_directories ? std::string(DirName(d)) : std::string()) {
+      // Gone: a concurrent Erase removed this value after us, and pruned.
+      if (int err = SyncDirectory(d); err != 0 && !IsAbsent(err)) {
+        return OsError(key, "fsync", d, err);
+      }
+      if (d == root_) break;
+    }
   }
   SweepOnce(dir);
   return Status::OK();
@@ -455,6 +482,11 @@ Status LocalStore::Erase(std::string_view key) {
     // EISDIR: the key names a directory, which holds no value of its own.
     if (IsAbsent(err) || err == EISDIR) return Status::OK();
     return OsError(key, "remove", target, err);
+  }
+  if (durable_) {
+    if (int err = SyncDirectory(dir); err != 0 && !IsAbsent(err)) {
+      return OsError(key, "fsync", dir, err);
+    }
   }
   PruneEmptyDirectories(dir);
   return Status::OK();

@@ -31,8 +31,11 @@
 // it once it is a minute old and its process has ended (SweepOnce), as
 // `turbozarr fsck --repair` does for a whole tree.
 //
-// Values are not fsync'ed: atomic replacement protects concurrent readers,
-// not against power loss, which matches what other Zarr implementations do.
+// Values are not fsync'ed unless the store is durable (LocalStoreOptions):
+// atomic replacement protects concurrent readers and survives a killed
+// process, not a power loss, which matches what other Zarr implementations
+// do. A durable store syncs the file before the rename and the directory
+// after it (and after an Erase).
 //
 // Thread safety: safe from many threads and processes at once.
 #pragma once
@@ -53,7 +56,7 @@ class LocalStore final : public Store {
  public:
   // REQUIRES: `root` is absolute, without a trailing '/', with every symbolic
   // link in its existing part resolved (MakeLocalStore ensures this).
-  explicit LocalStore(std::string root);
+  LocalStore(std::string root, bool durable = false);
   ~LocalStore() override;
 
   // Each request is open + fstat + pread straight into its target: a
@@ -139,6 +142,7 @@ class LocalStore final : public Store {
   static constexpr int64_t kEndedTempAge = 60;
 
   std::string root_;
+  const bool durable_;  // fsync values and directories (LocalStoreOptions)
   // Held shared while a writer makes a directory and its temporary file there,
   // exclusively while Erase removes empty directories, so that this store's
   // writers never find their directory pruned away under them. Fork-safe

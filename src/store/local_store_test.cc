@@ -27,11 +27,16 @@ namespace {
 namespace fs = std::filesystem;
 
 INSTANTIATE_TEST_SUITE_P(Local, StoreConformanceTest,
-                         ::testing::Values(StoreFactory{
-                             "local",
-                             [](const std::string& dir) {
-                               return MakeLocalStore(dir + "/store");
-                             }}),
+                         ::testing::Values(StoreFactory{"local",
+                                                        [](const std::string& dir) {
+                                                          return MakeLocalStore(dir + "/store");
+                                                        }},
+                                           StoreFactory{"durable_local",
+                                                        [](const std::string& dir) {
+                                                          return MakeLocalStore(
+                                                              dir + "/store",
+                                                              {.durable = true});
+                                                        }}),
                          StoreFactoryName);
 
 std::string ReadFile(const fs::path& p) {

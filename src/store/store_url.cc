@@ -43,7 +43,7 @@ ZipStoreOptions ZipOptions(const StoreOptions& options) {
 Result<std::shared_ptr<Store>> OpenLocalPath(std::string_view path,
                                              const StoreOptions& options) {
   if (IsZipPath(path)) return OpenZipStore(std::string(path), ZipOptions(options));
-  return MakeLocalStore(std::string(path));
+  return MakeLocalStore(std::string(path), {.durable = options.durable});
 }
 
 Result<std::shared_ptr<Store>> OpenFileUrl(const StoreUrl& url,
