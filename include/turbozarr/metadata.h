@@ -68,6 +68,12 @@ struct ArrayMetadata {
   std::optional<std::vector<int64_t>> InnerChunkShape() const;
   // Builds the codec chain (v3 codecs, or the v2 fields translated).
   Result<CodecChain> MakeCodecChain() const;
+
+  // InvalidArgument unless the sizes fit 64-bit arithmetic: the element
+  // count, the number of chunks, and one chunk's bytes (fixed-size types),
+  // so that no later product overflows and no chunk asks for more memory
+  // than can exist. Stored metadata that fails it is refused as corrupt.
+  Status CheckSizes() const;
 };
 
 // Parses zarr.json of an array. `where` names the array in errors.

@@ -18,7 +18,7 @@ Status ValidateNewMetadata(const ArrayMetadata& m) {
     if (m.shape[d] < 0) return Status::InvalidArgument("negative array extent");
     if (m.chunk_shape[d] <= 0) return Status::InvalidArgument("chunk extents must be positive");
   }
-  return Status::OK();
+  return m.CheckSizes();
 }
 
 }  // namespace

@@ -160,6 +160,7 @@ Result<ArrayMetadata> ParseV2ArrayMetadata(const nlohmann::json& zarray,
   // The equivalent v3 codecs, for display and for conversion to v3. A chain
   // that cannot be built is reported by MakeCodecChain when data is read.
   if (auto chain = m.MakeCodecChain(); chain.ok()) m.codecs = chain->ToJson();
+  TZ_RETURN_NOT_OK(internal::CheckSizes(m, where));
   return m;
 }
 

@@ -160,6 +160,7 @@ Result<ArrayMetadata> ParseV3ArrayMetadata(const nlohmann::json& j,
     }
     m.extra_fields[it.key()] = it.value();
   }
+  TZ_RETURN_NOT_OK(internal::CheckSizes(m, where));
   return m;
 }
 

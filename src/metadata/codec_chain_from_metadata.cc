@@ -107,6 +107,34 @@ Result<CodecChain> MakeV2CodecChain(const ArrayMetadata& m) {
 
 }  // namespace
 
+Status ArrayMetadata::CheckSizes() const {
+  // Whether the product of `dims` (times `unit`) stays at most 2^63 - 1.
+  auto fits = [](const std::vector<int64_t>& dims, int64_t unit) {
+    __int128 n = unit;
+    for (int64_t d : dims) {
+      n *= d;
+      if (n > INT64_MAX) return false;
+    }
+    return true;
+  };
+  if (!fits(shape, 1)) {
+    return Status::InvalidArgument("the shape has more than 2^63 elements");
+  }
+  std::vector<int64_t> grid(shape.size());
+  for (size_t d = 0; d < shape.size() && d < chunk_shape.size(); ++d) {
+    grid[d] = chunk_shape[d] > 0 ? (shape[d] + chunk_shape[d] - 1) / chunk_shape[d] : 0;
+  }
+  if (!fits(grid, 1)) {
+    return Status::InvalidArgument("the chunk shape makes more than 2^63 chunks");
+  }
+  const int64_t element_bytes =
+      dtype.is_variable_length() ? 1 : static_cast<int64_t>(dtype.size());
+  if (!fits(chunk_shape, element_bytes)) {
+    return Status::InvalidArgument("the chunk shape makes chunks of more than 2^63 bytes");
+  }
+  return Status::OK();
+}
+
 ArraySpec ArrayMetadata::ChunkSpec() const {
   return ArraySpec{chunk_shape, dtype, fill_value};
 }

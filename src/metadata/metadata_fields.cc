@@ -69,4 +69,9 @@ bool MayIgnore(const nlohmann::json& j) {
   return it != j.end() && it->is_boolean() && !it->get<bool>();
 }
 
+Status CheckSizes(const ArrayMetadata& m, std::string_view where) {
+  Status s = m.CheckSizes();
+  return s.ok() ? s : InField(s, where, "shape");
+}
+
 }  // namespace turbozarr::internal

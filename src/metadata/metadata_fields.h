@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "turbozarr/metadata.h"
 #include "turbozarr/status.h"
 
 namespace turbozarr::internal {
@@ -27,6 +28,9 @@ Status InField(const Status& s, std::string_view where, std::string_view field);
 Result<const nlohmann::json*> RequireField(const nlohmann::json& obj,
                                            std::string_view key, std::string_view where,
                                            std::string_view field);
+
+// ArrayMetadata::CheckSizes, as Corruption of the stored document.
+Status CheckSizes(const ArrayMetadata& m, std::string_view where);
 
 // A list of integers, each >= `min_value`.
 Result<std::vector<int64_t>> ParseIntList(const nlohmann::json& j, int64_t min_value,
