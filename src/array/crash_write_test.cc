@@ -172,7 +172,9 @@ TEST_P(CrashWriteTest, KilledWritesLeaveEachChunkOldOrNew) {
   // each kind at least once).
   std::printf("%d kills: %d before any unit was stored, %d in the middle, %d after\n", kills,
               kept_old, mixed_writes, landed_new);
-  if (kills >= 30) EXPECT_GT(mixed_writes, 0) << "no kill fell in the middle of a write";
+  if (kills >= 30) {
+    EXPECT_GT(mixed_writes, 0) << "no kill fell in the middle of a write";
+  }
 
   // No value file is empty; the killed writes' temporary files are not keys.
   int temporaries = 0;
