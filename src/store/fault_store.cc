@@ -23,12 +23,25 @@ bool IsReadFault(Fault f) {
 bool IsWriteFault(Fault f) {
   return f == Fault::kWriteError || f == Fault::kPartialWrite || f == Fault::kLatencySpike;
 }
+// The read of a read-modify-write takes no range, so no short read.
+bool IsUpdateReadFault(Fault f) { return IsReadFault(f) && f != Fault::kShortRead; }
+
+std::vector<Fault> Applying(const std::vector<Fault>& faults, bool (*applies)(Fault)) {
+  std::vector<Fault> out;
+  for (Fault f : faults) {
+    if (applies(f)) out.push_back(f);
+  }
+  return out;
+}
 
 class FaultStoreImpl final : public FaultStore, public internal::ForwardingStore {
  public:
   FaultStoreImpl(std::shared_ptr<Store> inner, FaultOptions options)
       : ForwardingStore(std::move(inner)),
         options_(std::move(options)),
+        read_faults_(Applying(options_.faults, IsReadFault)),
+        write_faults_(Applying(options_.faults, IsWriteFault)),
+        update_read_faults_(Applying(options_.faults, IsUpdateReadFault)),
         rate_(options_.rate),
         rng_(options_.seed) {}
 
@@ -36,7 +49,7 @@ class FaultStoreImpl final : public FaultStore, public internal::ForwardingStore
               std::span<ReadAnswer> answers) override {
     std::vector<std::optional<Fault>> picked(requests.size());
     for (size_t i = 0; i < requests.size(); ++i) {
-      picked[i] = Pick(requests[i].key, IsReadFault);
+      picked[i] = Pick(requests[i].key, read_faults_);
       if (!picked[i]) continue;
       if (*picked[i] == Fault::kLatencySpike) std::this_thread::sleep_for(options_.spike);
       if (*picked[i] == Fault::kReadError || *picked[i] == Fault::kReset) {
@@ -51,7 +64,7 @@ class FaultStoreImpl final : public FaultStore, public internal::ForwardingStore
   }
 
   Status Set(std::string_view key, ByteView value) override {
-    const std::optional<Fault> f = Pick(key, IsWriteFault);
+    const std::optional<Fault> f = Pick(key, write_faults_);
     if (f == Fault::kLatencySpike) std::this_thread::sleep_for(options_.spike);
     if (f == Fault::kWriteError) return Injected(*f, key);
     if (f == Fault::kPartialWrite) {
@@ -62,7 +75,7 @@ class FaultStoreImpl final : public FaultStore, public internal::ForwardingStore
   }
 
   Status Erase(std::string_view key) override {
-    const std::optional<Fault> f = Pick(key, IsWriteFault);
+    const std::optional<Fault> f = Pick(key, write_faults_);
     if (f == Fault::kLatencySpike) std::this_thread::sleep_for(options_.spike);
     if (f == Fault::kWriteError || f == Fault::kPartialWrite) {
       return Injected(Fault::kWriteError, key);
@@ -85,28 +98,22 @@ class FaultStoreImpl final : public FaultStore, public internal::ForwardingStore
 
  protected:
   // The read of a read-modify-write is faulted like any read (but for short
-  // reads, which an update's read does not take a range of).
+  // reads: see IsUpdateReadFault).
   Status BeforeUpdateRead(std::string_view key) override {
-    const std::optional<Fault> f = Pick(key, [](Fault x) {
-      return x == Fault::kReadError || x == Fault::kReset || x == Fault::kLatencySpike;
-    });
+    const std::optional<Fault> f = Pick(key, update_read_faults_);
     if (f == Fault::kLatencySpike) std::this_thread::sleep_for(options_.spike);
     if (f == Fault::kReadError || f == Fault::kReset) return Injected(*f, key);
     return Status::OK();
   }
 
  private:
-  template <class Applies>
-  std::optional<Fault> Pick(std::string_view key, Applies applies) {
+  // One of `candidates` for this call, or none (at the rate; keys chosen).
+  std::optional<Fault> Pick(std::string_view key, const std::vector<Fault>& candidates) {
+    if (candidates.empty()) return std::nullopt;
     if (!options_.key_contains.empty() &&
         key.find(options_.key_contains) == std::string_view::npos) {
       return std::nullopt;
     }
-    std::vector<Fault> candidates;
-    for (Fault f : options_.faults) {
-      if (applies(f)) candidates.push_back(f);
-    }
-    if (candidates.empty()) return std::nullopt;
     std::lock_guard<internal::ForkSafeMutex> lock(mu_);
     if (std::uniform_real_distribution<double>(0, 1)(rng_) >= rate_) return std::nullopt;
     ++injected_;
@@ -136,6 +143,9 @@ class FaultStoreImpl final : public FaultStore, public internal::ForwardingStore
   }
 
   const FaultOptions options_;
+  // The faults of options_ that apply to reads, to writes, and to the reads
+  // of read-modify-writes.
+  const std::vector<Fault> read_faults_, write_faults_, update_read_faults_;
   mutable internal::ForkSafeMutex mu_;
   double rate_;
   std::mt19937_64 rng_;

@@ -8,9 +8,12 @@
 #include <cerrno>
 #include <charconv>
 #include <ctime>
+#include <mutex>
 #include <system_error>
+#include <unordered_set>
 
 #include "turbozarr/store.h"
+#include "util/fork_guard.h"
 
 namespace turbozarr::internal {
 
@@ -27,6 +30,22 @@ bool TempFileWriterEnded(std::string_view name) {
     return false;  // not a name this library makes: leave it alone
   }
   return ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+}
+
+void SweepDirectoryOnce(const std::string& dir, int64_t min_age_seconds) {
+  thread_local std::string last;
+  if (dir == last) return;
+  static ForkSafeMutex* mu = new ForkSafeMutex();  // never destroyed
+  static auto* swept = new std::unordered_set<std::string>();
+  {
+    std::lock_guard<ForkSafeMutex> lock(*mu);
+    if (!swept->insert(dir).second) {
+      last = dir;
+      return;
+    }
+  }
+  last = dir;
+  RemoveEndedTempFiles(dir, min_age_seconds);
 }
 
 int RemoveEndedTempFiles(const std::string& dir, int64_t min_age_seconds,

@@ -5,7 +5,8 @@
 // Files and directories may appear and vanish while these run (other writers
 // and erasers); an entry that disappears midway is treated as never there.
 //
-// Thread safety: pure functions over the file system.
+// Thread safety: functions over the file system, safe from any thread;
+// SweepDirectoryOnce keeps a process-wide record of the directories swept.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +32,14 @@ bool TempFileWriterEnded(std::string_view name);
 // it removed (into *removed, the paths, if given).
 int RemoveEndedTempFiles(const std::string& dir, int64_t min_age_seconds,
                          std::vector<std::string>* removed = nullptr);
+
+// RemoveEndedTempFiles(dir, min_age_seconds) the first time this process
+// asks for `dir`; later calls for it return at once (the writes into one
+// directory, a chunk after another, see the same directory as their
+// thread's last call and take no lock). Every store object of the process
+// shares the record, so that stores opened afresh for each task of a
+// parallel job do not list a large directory again.
+void SweepDirectoryOnce(const std::string& dir, int64_t min_age_seconds);
 
 // True for the errno values that mean "no such entry" along a path.
 bool IsAbsent(int err);

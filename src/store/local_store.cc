@@ -71,7 +71,6 @@ std::string_view DirName(std::string_view path) {
   return slash == 0 ? std::string_view("/") : path.substr(0, slash);
 }
 
-// A file name no other writer, in this process or another, will pick.
 // fsync of a directory, so that the entries made or removed in it last.
 // Returns 0 or the errno.
 int SyncDirectory(const std::string& dir) {
@@ -82,6 +81,7 @@ int SyncDirectory(const std::string& dir) {
   return err;
 }
 
+// A file name no other writer, in this process or another, will pick.
 std::string TempName() {
   static const uint64_t salt = [] {
     std::random_device rd;
@@ -451,16 +451,8 @@ Status LocalStore::Set(std::string_view key, ByteView value) {
       if (d == root_) break;
     }
   }
-  SweepOnce(dir);
+  internal::SweepDirectoryOnce(dir, kEndedTempAge);
   return Status::OK();
-}
-
-void LocalStore::SweepOnce(const std::string& dir) const {
-  {
-    std::lock_guard<internal::ForkSafeMutex> lock(swept_mu_);
-    if (!swept_.insert(dir).second) return;
-  }
-  internal::RemoveEndedTempFiles(dir, kEndedTempAge);
 }
 
 void LocalStore::PruneEmptyDirectories(std::string dir) const {

@@ -27,8 +27,8 @@
 // its rename; a killed writer's locks are released by the kernel.
 //
 // A writer killed mid-write leaves its temporary file; readers and listings
-// skip it, and the first write into its directory through a store removes
-// it once it is a minute old and its process has ended (SweepOnce), as
+// skip it, and the first write into its directory in a process removes it
+// once it is a minute old and its process has ended, as
 // `turbozarr fsck --repair` does for a whole tree.
 //
 // Values are not fsync'ed unless the store is durable (LocalStoreOptions):
@@ -43,7 +43,6 @@
 #include <atomic>
 #include <memory>
 #include <string>
-#include <unordered_set>
 
 #include "store/file_tree.h"
 #include "store/readahead_queue.h"
@@ -135,10 +134,9 @@ class LocalStore final : public Store {
   bool IsInside(std::string_view resolved) const;
   // Removes `dir` and its ancestors below the root while they are empty.
   void PruneEmptyDirectories(std::string dir) const;
-  // The first write into `dir` through this store removes the temporary
-  // files there of writers that ended (killed mid-write) at least
-  // kEndedTempAge seconds ago; later writes there skip it.
-  void SweepOnce(const std::string& dir) const;
+  // Temporary files of ended writers this old or older are removed by the
+  // first write into their directory in this process
+  // (internal::SweepDirectoryOnce).
   static constexpr int64_t kEndedTempAge = 60;
 
   std::string root_;
@@ -148,9 +146,6 @@ class LocalStore final : public Store {
   // writers never find their directory pruned away under them. Fork-safe
   // (util/fork_guard.h): a fork child never finds it held.
   mutable internal::ForkSafeSharedMutex prune_mu_;
-  // The directories SweepOnce has swept.
-  mutable internal::ForkSafeMutex swept_mu_;
-  mutable std::unordered_set<std::string> swept_;
   mutable std::atomic<int> root_fd_{-1};
   mutable std::atomic<bool> openat2_works_{true};
   // False once the file system has refused RWF_NOWAIT: reads then block
