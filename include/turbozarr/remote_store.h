@@ -28,6 +28,12 @@ struct HttpOptions {
   std::chrono::milliseconds idle_timeout{30'000};
   // Longest time one attempt may take from start to last byte; 0: no limit.
   std::chrono::milliseconds request_timeout{0};
+  // Longest time one request may take in all, from the call to its answer:
+  // every attempt, redirect and backoff wait included. A request still
+  // unanswered then fails with an IOError that names its URL and says how
+  // many attempts were made; 0: no limit (the retries and timeouts above
+  // bound it).
+  std::chrono::milliseconds deadline{0};
   // Requests in flight at once (HTTP/1.1: one connection each, kept open for
   // reuse). Further requests wait their turn.
   int max_concurrency = 64;
@@ -43,6 +49,12 @@ struct HttpOptions {
   // bytes apart as one request of at most `coalesce_max` bytes.
   uint64_t coalesce_gap = 64 * 1024;
   uint64_t coalesce_max = 16 * 1024 * 1024;
+  // Redirects (301, 302, 303, 307, 308; at most 8 in a row) are followed to
+  // the same host name only, and never from https to http: a redirect to
+  // another host would send it the request's headers, credentials or signed
+  // URL included, so it fails with an IOError naming both hosts. true
+  // follows redirects to any host (public data behind a CDN).
+  bool redirects_to_other_hosts = false;
   // Headers sent with every request, as "Name: value".
   std::vector<std::string> headers;
   // Check TLS certificates and host names.

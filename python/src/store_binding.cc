@@ -63,6 +63,8 @@ void SetS3Options(const nb::dict& given, StoreOptions* options) {
       o.http.idle_timeout = Milliseconds(value);
     } else if (name == "request_timeout") {
       o.http.request_timeout = Milliseconds(value);
+    } else if (name == "deadline") {
+      o.http.deadline = Milliseconds(value);
     } else if (name == "max_concurrency") {
       o.http.max_concurrency = nb::cast<int>(value);
     } else if (name == "max_retries") {

@@ -265,3 +265,39 @@ def test_bad_s3_option_values():
         tz.open_store(url, max_concurrency=0)
     with pytest.raises(tz.InvalidArgumentError, match="needs its secret"):
         tz.open_store(url, access_key_id="AKID")
+
+
+def test_deadline_bounds_a_request_to_a_server_that_never_answers():
+    # A listener that accepts connections and reads, but never answers: only
+    # the deadline (well under the idle timeout) ends the request.
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    port = listener.getsockname()[1]
+    held = []
+
+    def accept_forever():
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            held.append(conn)
+
+    import threading
+    threading.Thread(target=accept_forever, daemon=True).start()
+    try:
+        store = tz.open_store("s3://bucket/x", endpoint_url=f"http://127.0.0.1:{port}",
+                              access_key_id="a", secret_access_key="b",
+                              idle_timeout=30.0, deadline=0.4)
+        start = time.monotonic()
+        with pytest.raises(OSError, match=r"bucket/x/k.*no answer within the deadline "
+                                          r"of 400 ms"):
+            store.get("k")
+        assert time.monotonic() - start < 3.0
+    finally:
+        listener.close()
+        for conn in held:
+            conn.close()
+    with pytest.raises(ValueError, match="deadline"):
+        tz.open_store("s3://bucket/x", deadline=-1.0)

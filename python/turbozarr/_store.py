@@ -53,7 +53,7 @@ _ADDRESSING = ("auto", "virtual", "path")
 _S3_OPTION_TYPES: dict[str, tuple[type, ...]] = {
     **dict.fromkeys(("endpoint_url", "region", "access_key_id", "secret_access_key",
                      "session_token", "profile", "addressing"), (str,)),
-    **dict.fromkeys(("connect_timeout", "idle_timeout", "request_timeout"),
+    **dict.fromkeys(("connect_timeout", "idle_timeout", "request_timeout", "deadline"),
                     (float, int)),
     **dict.fromkeys(("max_concurrency", "max_retries"), (int,)),
 }
@@ -71,6 +71,7 @@ def open_store(url: str | os.PathLike, *, read_only: bool = False,
                connect_timeout: float | None = None,
                idle_timeout: float | None = None,
                request_timeout: float | None = None,
+               deadline: float | None = None,
                max_concurrency: int | None = None,
                max_retries: int | None = None) -> Store:
     """The store a path or URL names (see the module docstring).
@@ -100,6 +101,8 @@ def open_store(url: str | os.PathLike, *, read_only: bool = False,
     - `connect_timeout`, `idle_timeout`, `request_timeout`: seconds to open a
       connection, to wait for the next byte, and for a whole request (0: no
       limit), per attempt.
+    - `deadline`: seconds one request may take in all, retries and their
+      waits included (0: no limit); past it the call fails with OSError.
     - `max_concurrency`: requests in flight at once (default 64).
     - `max_retries`: further attempts after a failed one (default 5).
     """
@@ -109,6 +112,7 @@ def open_store(url: str | os.PathLike, *, read_only: bool = False,
         "secret_access_key": secret_access_key, "session_token": session_token,
         "profile": profile, "addressing": addressing, "connect_timeout": connect_timeout,
         "idle_timeout": idle_timeout, "request_timeout": request_timeout,
+        "deadline": deadline,
         "max_concurrency": max_concurrency, "max_retries": max_retries,
     }
     s3 = {name: value for name, value in given.items() if value is not None}
@@ -128,9 +132,10 @@ def open_store(url: str | os.PathLike, *, read_only: bool = False,
         if name in s3 and not s3[name] > 0:
             raise ValueError(f"{name} must be a positive number of seconds, not "
                              f"{s3[name]!r}")
-    if request_timeout is not None and not request_timeout >= 0:
-        raise ValueError(f"request_timeout must be 0 (no limit) or a positive number "
-                         f"of seconds, not {request_timeout!r}")
+    for name in ("request_timeout", "deadline"):
+        if name in s3 and not s3[name] >= 0:
+            raise ValueError(f"{name} must be 0 (no limit) or a positive number of "
+                             f"seconds, not {s3[name]!r}")
     store = _core.open_store(path, read_only=read_only, truncate=truncate, s3=s3)
     if s3:
         _S3_OPTIONS_BY_URL[store.describe()] = dict(s3)

@@ -135,12 +135,7 @@ TEST_P(FaultArrayTest, FailsCleanlyOrIsRight) {
     std::vector<int32_t> values(n);
     for (size_t i = 0; i < n; ++i) values[i] = (op + 1) * 100000 + static_cast<int32_t>(i);
     Status s = through_faults->Write(region, values.data());
-    std::vector<int32_t> written = model;
-    for (int64_t r = r0; r < r1; ++r) {
-      for (int64_t col = c0; col < c1; ++col) {
-        written[at(r, col)] = values[static_cast<size_t>((r - r0) * (c1 - c0) + col - c0)];
-      }
-    }
+    const std::vector<int32_t> written = Overwritten(model, kSide, r0, r1, c0, c1, values);
     if (s.ok()) {
       ++writes_ok;
     } else {

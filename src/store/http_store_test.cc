@@ -329,19 +329,7 @@ TEST(HttpStoreTest, RandomFaultsNeverGiveWrongBytes) {
   std::mt19937_64 seed_rng(3);
   const uint64_t seed = seed_rng();
   server.SetPolicy([seed](uint64_t n, const std::string&, const std::string& range) {
-    static const HttpFault kFaults[] = {
-        HttpFault::kStatus500,        HttpFault::kStatus503,
-        HttpFault::kStatus429,        HttpFault::kCloseBeforeReply,
-        HttpFault::kResetBeforeReply, HttpFault::kCloseMidBody,
-        HttpFault::kStallBeforeReply, HttpFault::kStallMidBody,
-        HttpFault::kLengthTooLong,    HttpFault::kLengthTooShort,
-        HttpFault::kIgnoreRange,      HttpFault::kShiftedRange,
-        HttpFault::kShortRange};
-    std::mt19937_64 rng(seed ^ (n * 0x9E3779B97F4A7C15ull));
-    if (rng() % 4 != 0) return HttpFault::kNone;
-    HttpFault f = kFaults[rng() % std::size(kFaults)];
-    if (f == HttpFault::kLengthTooShort && range.empty()) return HttpFault::kNone;
-    return f;
+    return RandomHttpFault(seed, n, range, 4, /*with_redirects=*/false);
   });
   // Requests reach the server in no fixed order, so a read may meet several
   // faults in a row: enough retries that five in a row (1 in 1000) are no

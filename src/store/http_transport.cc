@@ -68,11 +68,76 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
+constexpr int kMaxRedirects = 8;
+
+bool IsRedirect(long status) {
+  return status == 301 || status == 302 || status == 303 || status == 307 ||
+         status == 308;
+}
+
+// The scheme, host name (lower case) and port (the scheme's default if none
+// is written) of an absolute URL; nullopt if it is not one.
+struct UrlOrigin {
+  std::string scheme;
+  std::string host;
+  std::string port;
+};
+
+std::optional<UrlOrigin> OriginOf(const std::string& url) {
+  CURLU* u = curl_url();
+  if (u == nullptr) return std::nullopt;
+  std::optional<UrlOrigin> origin;
+  if (curl_url_set(u, CURLUPART_URL, url.c_str(), 0) == CURLUE_OK) {
+    char* scheme = nullptr;
+    char* host = nullptr;
+    char* port = nullptr;
+    if (curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
+        curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+        curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK) {
+      origin = UrlOrigin{internal::AsciiLower(scheme), internal::AsciiLower(host), port};
+    }
+    curl_free(scheme);
+    curl_free(host);
+    curl_free(port);
+  }
+  curl_url_cleanup(u);
+  return origin;
+}
+
+// Why a redirect from `from` to `to` is not followed, or "" if it is: the
+// same host name and port, or http to https on the same host name, unless
+// `any_host`; never from https to http, which would send in clear what was
+// meant to be encrypted.
+std::string RedirectRefusal(const std::string& from, const std::string& to,
+                            bool any_host) {
+  std::optional<UrlOrigin> a = OriginOf(from);
+  std::optional<UrlOrigin> b = OriginOf(to);
+  if (!a || !b) return "redirected to a URL that cannot be parsed";
+  if (a->scheme == "https" && b->scheme != "https") {
+    return "redirected from https to " + b->scheme + " (" + b->host +
+           "), which is refused";
+  }
+  if (any_host) return "";
+  const bool same_place =
+      a->host == b->host && (a->port == b->port || (a->scheme == "http" &&
+                                                    b->scheme == "https"));
+  if (same_place) return "";
+  return "redirected from " + a->host + ":" + a->port + " to another host, " + b->host +
+         ":" + b->port +
+         ", which is refused (it would receive the request's headers and "
+         "credentials; HttpOptions::redirects_to_other_hosts allows it)";
+}
+
 // One request across its attempts.
 struct Transfer {
   HttpRequest request;
   HttpTransport::Callback done;
-  int attempts = 0;
+  // Where the next attempt goes: request.url, or where redirects led.
+  std::string url;
+  int attempts = 0;   // redirects included
+  int redirects = 0;  // followed so far
+  // When the request must have its answer (HttpOptions::deadline).
+  Clock::time_point deadline = Clock::time_point::max();
   curl_slist* header_list = nullptr;
   // State of the current attempt.
   HttpResponse response;
@@ -92,6 +157,17 @@ struct Transfer {
     last_activity = Clock::now();
   }
 };
+
+// `request` as a transfer due by options.deadline from now.
+std::unique_ptr<Transfer> NewTransfer(const HttpOptions& options, HttpRequest request,
+                                      HttpTransport::Callback done) {
+  auto t = std::make_unique<Transfer>();
+  t->request = std::move(request);
+  t->url = t->request.url;
+  t->done = std::move(done);
+  if (options.deadline.count() > 0) t->deadline = Clock::now() + options.deadline;
+  return t;
+}
 
 size_t OnHeader(char* data, size_t size, size_t count, void* user) {
   Transfer& t = *static_cast<Transfer*>(user);
@@ -205,6 +281,11 @@ class HttpTransport::Driver {
   void AbortIdle(Clock::time_point now);
   int WaitMs(Clock::time_point now);
   milliseconds Backoff(int retry, std::optional<milliseconds> retry_after);
+  // Ends `t` with an IOError naming its method and URL, `why`, and the
+  // attempts made.
+  void Fail(Transfer& t, const std::string& why);
+  // Ends `t`, whose deadline has passed or would before its next attempt.
+  void FailAtDeadline(Transfer& t, const std::string& last);
   void CancelAll();
 
   CURL* AcquireEasy() {
@@ -274,6 +355,11 @@ void HttpTransport::Driver::Run() {
 }
 
 void HttpTransport::Driver::Start(std::unique_ptr<Transfer> t) {
+  if (Clock::now() >= t->deadline) {  // it waited its turn too long
+    FailAtDeadline(*t, t->attempts == 0 ? "none yet, waiting for a free connection"
+                                        : "retried, waiting for a free connection");
+    return;
+  }
   CURL* easy = AcquireEasy();
   if (easy == nullptr) {
     t->done(Status::IOError(t->request.method + " " + t->request.url +
@@ -282,17 +368,23 @@ void HttpTransport::Driver::Start(std::unique_ptr<Transfer> t) {
   }
   t->BeginAttempt();
   const HttpRequest& r = t->request;
-  curl_easy_setopt(easy, CURLOPT_URL, r.url.c_str());
+  curl_easy_setopt(easy, CURLOPT_URL, t->url.c_str());
   curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 1L);
-  curl_easy_setopt(easy, CURLOPT_MAXREDIRS, 8L);
+  // Redirects are followed here (Complete), where their target is checked
+  // before anything is sent to it.
+  curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L);
   curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS,
                    static_cast<long>(options_.connect_timeout.count()));
-  if (options_.request_timeout.count() > 0) {
-    curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS,
-                     static_cast<long>(options_.request_timeout.count()));
+  int64_t timeout_ms = options_.request_timeout.count();
+  if (t->deadline != Clock::time_point::max()) {
+    // At least 1: curl reads 0 as no limit.
+    const int64_t left = std::max<int64_t>(
+        1, std::chrono::ceil<milliseconds>(t->deadline - Clock::now()).count());
+    timeout_ms = timeout_ms > 0 ? std::min(timeout_ms, left) : left;
+  }
+  if (timeout_ms > 0) {
+    curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout_ms));
   }
   curl_easy_setopt(easy, CURLOPT_USERAGENT, options_.user_agent.c_str());
   curl_easy_setopt(easy, CURLOPT_SSL_VERIFYPEER, options_.verify_tls ? 1L : 0L);
@@ -356,6 +448,12 @@ void HttpTransport::Driver::Complete(CURL* easy, CURLcode code) {
   curl_multi_remove_handle(multi_, easy);
   long status = 0;
   curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
+  std::string location;
+  if (IsRedirect(status)) {
+    char* where = nullptr;  // resolved against the URL asked for
+    curl_easy_getinfo(easy, CURLINFO_REDIRECT_URL, &where);
+    if (where != nullptr) location = where;
+  }
 
   HttpResponse& response = t->response;
   response.status = status;
@@ -377,22 +475,67 @@ void HttpTransport::Driver::Complete(CURL* easy, CURLcode code) {
     failure = CheckResponse(t->request, response, t->content_length);
   }
   ReleaseEasy(easy);
+  const Clock::time_point now = Clock::now();
+  if (failure.empty() && !location.empty()) {
+    std::string refusal =
+        RedirectRefusal(t->url, location, options_.redirects_to_other_hosts);
+    if (refusal.empty() && t->redirects == kMaxRedirects) {
+      refusal = "more than " + std::to_string(kMaxRedirects) + " redirects in a row";
+    }
+    if (!refusal.empty()) {
+      Fail(*t, std::to_string(status) + " " + refusal);
+      return;
+    }
+    if (now >= t->deadline) {
+      FailAtDeadline(*t, "redirected to " + location);
+      return;
+    }
+    ++t->redirects;
+    t->url = std::move(location);
+    if (status == 303 && t->request.method != "HEAD") {  // "see other": GET it
+      t->request.method = "GET";
+      t->request.body = ByteView();
+      curl_slist_free_all(t->header_list);
+      t->header_list = nullptr;
+    }
+    ready_.push_front(std::move(t));
+    return;
+  }
   const bool status_failure = failure.empty() && IsRetryableHttpStatus(status);
   if ((status_failure || (!failure.empty() && retryable)) &&
-      t->attempts <= options_.max_retries) {
+      t->attempts - t->redirects <= options_.max_retries) {
     const std::optional<milliseconds> after =
         status_failure ? RetryAfter(response) : std::nullopt;
-    const Clock::time_point when = Clock::now() + Backoff(t->attempts, after);
+    const Clock::time_point when = now + Backoff(t->attempts - t->redirects, after);
+    if (when >= t->deadline) {
+      FailAtDeadline(*t, status_failure ? "HTTP " + std::to_string(status) : failure);
+      return;
+    }
     waiting_.emplace(when, std::move(t));
     return;
   }
   if (!failure.empty()) {
-    t->done(Status::IOError(t->request.method + " " + t->request.url + ": " + failure +
-                            " (after " + std::to_string(t->attempts) +
-                            (t->attempts == 1 ? " attempt)" : " attempts)")));
+    // curl's own timeout, set to what the deadline left, ended the attempt.
+    if (now >= t->deadline) {
+      FailAtDeadline(*t, failure);
+    } else {
+      Fail(*t, failure);
+    }
     return;
   }
   t->done(std::move(response));
+}
+
+void HttpTransport::Driver::Fail(Transfer& t, const std::string& why) {
+  t.done(Status::IOError(t.request.method + " " + t.request.url + ": " + why +
+                         " (after " + std::to_string(t.attempts) +
+                         (t.attempts == 1 ? " attempt)" : " attempts)")));
+}
+
+void HttpTransport::Driver::FailAtDeadline(Transfer& t, const std::string& last) {
+  Fail(t, "no answer within the deadline of " +
+              std::to_string(options_.deadline.count()) + " ms (the last attempt: " +
+              last + ")");
 }
 
 void HttpTransport::Driver::AbortIdle(Clock::time_point now) {
@@ -473,9 +616,7 @@ HttpTransport::Driver& HttpTransport::driver() {
 }
 
 void HttpTransport::Submit(HttpRequest request, Callback done) {
-  auto t = std::make_unique<Transfer>();
-  t->request = std::move(request);
-  t->done = std::move(done);
+  std::unique_ptr<Transfer> t = NewTransfer(options_, std::move(request), std::move(done));
   std::vector<std::unique_ptr<Transfer>> one;
   one.push_back(std::move(t));
   driver().Enqueue(std::move(one));
@@ -501,14 +642,12 @@ std::vector<Result<HttpResponse>> HttpTransport::FetchMany(
   std::vector<std::unique_ptr<Transfer>> transfers;
   transfers.reserve(requests.size());
   for (size_t i = 0; i < requests.size(); ++i) {
-    auto t = std::make_unique<Transfer>();
-    t->request = std::move(requests[i]);
-    t->done = [batch, i](Result<HttpResponse> r) {
-      std::lock_guard<std::mutex> lock(batch->mu);
-      batch->out[i].emplace(std::move(r));
-      if (--batch->left == 0) batch->cv.notify_all();
-    };
-    transfers.push_back(std::move(t));
+    transfers.push_back(
+        NewTransfer(options_, std::move(requests[i]), [batch, i](Result<HttpResponse> r) {
+          std::lock_guard<std::mutex> lock(batch->mu);
+          batch->out[i].emplace(std::move(r));
+          if (--batch->left == 0) batch->cv.notify_all();
+        }));
   }
   if (!transfers.empty()) driver().Enqueue(std::move(transfers));
   std::unique_lock<std::mutex> lock(batch->mu);

@@ -15,7 +15,10 @@
 // differs from Content-Length, and on a 206 whose Content-Range or length is
 // not the range asked for. When the retries run out, a failed status is
 // returned as the response (callers read its code) and every other failure
-// as an IOError naming the method, URL, cause and number of attempts.
+// as an IOError naming the method, URL, cause and number of attempts; so is
+// a request unanswered at its deadline (HttpOptions::deadline). Redirects
+// are followed here rather than by curl, so that one to another host is
+// refused before anything is sent to it.
 //
 // Fork: a child made by fork() has neither the driver thread nor the right
 // to the parent's connections (a request sent on one would interleave with

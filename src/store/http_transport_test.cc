@@ -166,6 +166,114 @@ TEST_F(HttpTransportTest, StallsAreCutAtTheIdleTimeout) {
   EXPECT_LT(took, milliseconds(1200)) << "the stall lasts 1500 ms";
 }
 
+TEST_F(HttpTransportTest, RedirectsToTheSameHostAreFollowed) {
+  HttpTransport t(FastOptions());
+  server_.QueueFaults({HttpFault::kRedirectSameHost, HttpFault::kRedirectSameHost});
+  const uint64_t before = server_.requests();
+  Result<HttpResponse> r = t.Fetch(Get(ByteRange::Of(100, 5'000)));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->status, 206);
+  EXPECT_EQ(r->body.chars(), value_.substr(100, 5'000));
+  EXPECT_EQ(server_.requests() - before, 3u);
+  EXPECT_EQ(server_.last_request().path, "/v?redirected&redirected");
+  // The Range went along with the redirect.
+  bool ranged = false;
+  for (const std::string& h : server_.last_request().headers) {
+    ranged |= h == "range: bytes=100-5099";
+  }
+  EXPECT_TRUE(ranged);
+}
+
+TEST_F(HttpTransportTest, RedirectsToAnotherHostAreRefusedBeforeAnythingIsSent) {
+  HttpTransport t(FastOptions());
+  server_.SetPolicy([](uint64_t, const std::string& path, const std::string&) {
+    return path.find("redirected") == std::string::npos ? HttpFault::kRedirectOtherHost
+                                                        : HttpFault::kNone;
+  });
+  HttpRequest get = Get();
+  get.headers = {"Authorization: secret"};
+  const uint64_t before = server_.requests();
+  Result<HttpResponse> r = t.Fetch(get);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kIOError);
+  const std::string& m = r.status().message();
+  EXPECT_NE(m.find("GET " + server_.url() + "/v: 307 redirected from 127.0.0.1:" +
+                   std::to_string(server_.port()) + " to another host, localhost:" +
+                   std::to_string(server_.port()) + ", which is refused"),
+            std::string::npos)
+      << m;
+  // Only the first request reached the server (under either name).
+  EXPECT_EQ(server_.requests() - before, 1u);
+
+  // Allowed, it is followed: "localhost" is this same server.
+  HttpOptions o = FastOptions();
+  o.redirects_to_other_hosts = true;
+  HttpTransport anywhere(o);
+  r = anywhere.Fetch(Get(ByteRange::Of(3, 4)));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->body.chars(), value_.substr(3, 4));
+}
+
+TEST_F(HttpTransportTest, EndlessRedirectsEndInAnError) {
+  HttpTransport t(FastOptions());
+  server_.SetPolicy([](uint64_t, const std::string&, const std::string&) {
+    return HttpFault::kRedirectSameHost;
+  });
+  const uint64_t before = server_.requests();
+  Result<HttpResponse> r = t.Fetch(Get());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("more than 8 redirects in a row (after 9 attempts)"),
+            std::string::npos)
+      << r.status().message();
+  EXPECT_EQ(server_.requests() - before, 9u);
+}
+
+TEST_F(HttpTransportTest, TheDeadlineBoundsAttemptsAndWaitsTogether) {
+  // A stall longer than the deadline: cut at the deadline, well before the
+  // idle timeout would.
+  HttpOptions o = FastOptions();
+  o.idle_timeout = milliseconds(5'000);
+  o.deadline = milliseconds(300);
+  HttpTransport t(o);
+  server_.SetPolicy([](uint64_t, const std::string&, const std::string&) {
+    return HttpFault::kStallBeforeReply;
+  });
+  auto start = std::chrono::steady_clock::now();
+  Result<HttpResponse> r = t.Fetch(Get());
+  auto took = std::chrono::steady_clock::now() - start;
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kIOError);
+  EXPECT_NE(r.status().message().find("GET " + server_.url() +
+                                      "/v: no answer within the deadline of 300 ms"),
+            std::string::npos)
+      << r.status().message();
+  EXPECT_GE(took, milliseconds(290));
+  EXPECT_LT(took, milliseconds(1'000)) << "the stall lasts 1500 ms";
+
+  // Faults retried with long backoff: the deadline stops the retries
+  // rather than waiting out a backoff that ends after it.
+  o.backoff_base = milliseconds(400);
+  o.backoff_max = milliseconds(400);
+  o.max_retries = 10;
+  HttpTransport patient(o);
+  server_.SetPolicy([](uint64_t, const std::string&, const std::string&) {
+    return HttpFault::kStatus500;
+  });
+  start = std::chrono::steady_clock::now();
+  r = patient.Fetch(Get());
+  took = std::chrono::steady_clock::now() - start;
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("the last attempt: HTTP 500"), std::string::npos)
+      << r.status().message();
+  EXPECT_LT(took, milliseconds(300));
+
+  // Quick answers are unaffected.
+  server_.SetPolicy(nullptr);
+  r = patient.Fetch(Get(ByteRange::Of(0, 10)));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->body.chars(), value_.substr(0, 10));
+}
+
 TEST_F(HttpTransportTest, NotFoundAndOtherStatusesAreNotRetried) {
   HttpTransport t(FastOptions());
   HttpRequest r = Get();
@@ -291,6 +399,7 @@ TEST_F(HttpTransportTest, SendsMethodsHeadersAndBodies) {
   EXPECT_EQ(got.method, "POST");
   EXPECT_EQ(got.body, "<x/>");
   EXPECT_TRUE(has("content-type: application/xml"));
+  server_.Put("v", value_);  // the PUT and DELETE above replaced, then removed it
   HttpRequest head;
   head.method = "HEAD";
   head.url = server_.url() + "/v";

@@ -2,6 +2,9 @@
 
 #include <sys/socket.h>
 
+#include <cstdio>
+#include <iterator>
+#include <random>
 #include <string_view>
 
 #include "testing/http_range_answer.h"
@@ -38,13 +41,52 @@ const char* HttpFaultName(HttpFault fault) {
       return "shifted range";
     case HttpFault::kShortRange:
       return "short range";
+    case HttpFault::kRedirectSameHost:
+      return "redirect, same host";
+    case HttpFault::kRedirectOtherHost:
+      return "redirect, other host";
+    case HttpFault::kApplyThenReset:
+      return "apply, then reset";
   }
   return "?";
+}
+
+HttpFault RandomHttpFault(uint64_t seed, uint64_t n, const std::string& range, int one_in,
+                          bool with_redirects) {
+  static const HttpFault kFaults[] = {
+      HttpFault::kStatus500,         HttpFault::kStatus503,
+      HttpFault::kStatus429,         HttpFault::kCloseBeforeReply,
+      HttpFault::kResetBeforeReply,  HttpFault::kCloseMidBody,
+      HttpFault::kStallBeforeReply,  HttpFault::kStallMidBody,
+      HttpFault::kLengthTooLong,     HttpFault::kLengthTooShort,
+      HttpFault::kIgnoreRange,       HttpFault::kShiftedRange,
+      HttpFault::kShortRange,        HttpFault::kApplyThenReset,
+      HttpFault::kRedirectSameHost};  // last, so that it can be left out
+  std::mt19937_64 rng(seed ^ (n * 0x9E3779B97F4A7C15ull));
+  if (one_in <= 0 || rng() % static_cast<uint64_t>(one_in) != 0) return HttpFault::kNone;
+  const size_t kinds = std::size(kFaults) - (with_redirects ? 0 : 1);
+  const HttpFault f = kFaults[rng() % kinds];
+  if (f == HttpFault::kLengthTooShort && range.empty()) return HttpFault::kNone;
+  return f;
 }
 
 void FaultHttpServer::Put(const std::string& path, std::string value) {
   std::lock_guard<std::mutex> lock(mu_);
   values_[path] = std::make_shared<const std::string>(std::move(value));
+}
+
+std::optional<std::string> FaultHttpServer::Value(const std::string& path) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = values_.find(path);
+  if (it == values_.end()) return std::nullopt;
+  return *it->second;
+}
+
+std::vector<std::string> FaultHttpServer::Paths() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::string> out;
+  for (const auto& [path, value] : values_) out.push_back(path);
+  return out;
 }
 
 void FaultHttpServer::QueueFaults(std::vector<HttpFault> faults) {
@@ -84,6 +126,109 @@ bool FaultHttpServer::Handle(int fd, const HttpServerRequest& req) {
   return Answer(fd, req, fault);
 }
 
+namespace {
+
+// A quoted ETag made from the value's bytes (FNV-1a), as S3 makes one from
+// their MD5: equal values, equal tags.
+std::string ETagOf(std::string_view value) {
+  uint64_t h = 14695981039346656037ull;
+  for (char c : value) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  char text[24];
+  std::snprintf(text, sizeof(text), "\"%016llx\"", static_cast<unsigned long long>(h));
+  return text;
+}
+
+std::optional<std::string_view> HeaderOf(const HttpServerRequest& req,
+                                         std::string_view name) {
+  for (const std::string& h : req.headers) {
+    std::string_view line(h);
+    if (line.size() > name.size() + 1 && line.starts_with(name) &&
+        line[name.size()] == ':') {
+      std::string_view v = line.substr(name.size() + 1);
+      while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
+      return v;
+    }
+  }
+  return std::nullopt;
+}
+
+// Whether the request's If-Match / If-None-Match allow it, given the value
+// now stored (nullptr if none).
+bool ConditionHolds(const HttpServerRequest& req, const std::string* current) {
+  if (std::optional<std::string_view> want = HeaderOf(req, "if-match")) {
+    return current != nullptr && (*want == "*" || *want == ETagOf(*current));
+  }
+  if (std::optional<std::string_view> not_want = HeaderOf(req, "if-none-match")) {
+    return current == nullptr ||
+           (*not_want != "*" && *not_want != ETagOf(*current));
+  }
+  return true;
+}
+
+// The S3 DeleteObjects body's keys (no XML escapes other than &amp;).
+std::vector<std::string> KeysToDelete(std::string_view xml) {
+  std::vector<std::string> keys;
+  size_t at = 0;
+  while ((at = xml.find("<Key>", at)) != std::string_view::npos) {
+    const size_t begin = at + 5;
+    const size_t end = xml.find("</Key>", begin);
+    if (end == std::string_view::npos) break;
+    std::string key(xml.substr(begin, end - begin));
+    for (size_t amp; (amp = key.find("&amp;")) != std::string::npos;) {
+      key.replace(amp, 5, "&");
+    }
+    keys.push_back(std::move(key));
+    at = end;
+  }
+  return keys;
+}
+
+bool Reset(int fd) {
+  linger l{1, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+  return false;
+}
+
+}  // namespace
+
+bool FaultHttpServer::AnswerWrite(int fd, const HttpServerRequest& req, HttpFault fault) {
+  const std::string path = req.path.empty() ? req.path : req.path.substr(1);
+  std::string answer;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (req.method == "POST") {
+      if (req.query.find("delete") == std::string::npos) {
+        answer = StatusAnswer(req.method, "501 Not Implemented");
+      } else {
+        const std::string bucket = path.substr(0, path.find('/'));
+        for (const std::string& key : KeysToDelete(req.body)) {
+          values_.erase(bucket + "/" + key);
+        }
+        const std::string body = "<DeleteResult></DeleteResult>";
+        answer = "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) +
+                 "\r\n\r\n" + body;
+      }
+    } else {
+      auto it = values_.find(path);
+      const std::string* current = it == values_.end() ? nullptr : it->second.get();
+      if (!ConditionHolds(req, current)) {
+        answer = current == nullptr && req.method == "DELETE"
+                     ? StatusAnswer(req.method, "404 Not Found")
+                     : StatusAnswer(req.method, "412 Precondition Failed");
+      } else if (req.method == "PUT") {
+        values_[path] = std::make_shared<const std::string>(req.body);
+        answer = "HTTP/1.1 200 OK\r\nETag: " + ETagOf(req.body) +
+                 "\r\nContent-Length: 0\r\n\r\n";
+      } else {  // DELETE
+        if (it != values_.end()) values_.erase(it);
+        answer = "HTTP/1.1 204 No Content\r\n\r\n";
+      }
+    }
+  }
+  if (fault == HttpFault::kApplyThenReset) return Reset(fd);
+  return SendAll(fd, answer);
+}
+
 bool FaultHttpServer::Answer(int fd, const HttpServerRequest& req, HttpFault fault) {
   switch (fault) {
     case HttpFault::kStatus500:
@@ -95,10 +240,17 @@ bool FaultHttpServer::Answer(int fd, const HttpServerRequest& req, HttpFault fau
       return SendAll(fd, StatusAnswer(req.method, "429 Too Many Requests"));
     case HttpFault::kCloseBeforeReply:
       return false;
-    case HttpFault::kResetBeforeReply: {
-      linger l{1, 0};
-      ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
-      return false;
+    case HttpFault::kResetBeforeReply:
+      return Reset(fd);
+    case HttpFault::kRedirectSameHost:
+    case HttpFault::kRedirectOtherHost: {
+      const std::string to =
+          (fault == HttpFault::kRedirectSameHost
+               ? http_.url()
+               : "http://localhost:" + std::to_string(http_.port())) +
+          req.path + (req.query.empty() ? "?redirected" : req.query + "&redirected");
+      return SendAll(fd, StatusAnswer(req.method, "307 Temporary Redirect",
+                                      "Location: " + to + "\r\n"));
     }
     case HttpFault::kStallBeforeReply:
       if (!Stall()) return false;
@@ -106,6 +258,10 @@ bool FaultHttpServer::Answer(int fd, const HttpServerRequest& req, HttpFault fau
     default:
       break;
   }
+  if (req.method == "PUT" || req.method == "DELETE" || req.method == "POST") {
+    return AnswerWrite(fd, req, fault);
+  }
+  if (fault == HttpFault::kApplyThenReset) return Reset(fd);
   std::shared_ptr<const std::string> stored;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -134,7 +290,9 @@ bool FaultHttpServer::Answer(int fd, const HttpServerRequest& req, HttpFault fau
     if (fault == HttpFault::kLengthTooLong) announced += 7;
     if (fault == HttpFault::kLengthTooShort && announced >= 7) announced -= 7;
   }
-  if (!SendAll(fd, AnswerHead(r, size, announced))) return false;
+  std::string head = AnswerHead(r, size, announced);
+  head.insert(head.find("\r\n") + 2, "ETag: " + ETagOf(value) + "\r\n");
+  if (!SendAll(fd, head)) return false;
   if (req.method == "HEAD") return true;
   const size_t half = body.size() / 2;
   switch (fault) {

@@ -4,6 +4,12 @@
 // wrong ranges. HTTP clients are tested against it for what a real server
 // rarely does on cue.
 //
+// It also takes writes as a small S3 does, so that the S3 store can be
+// tested against it: PUT stores the body, DELETE removes, POST "?delete"
+// removes the <Key>s listed, every answer about a value carries its ETag,
+// and If-Match / If-None-Match conditions are honoured (412 when they fail).
+// Signatures are not checked. S3 path-style keys are "bucket/key".
+//
 // Requests are numbered from 0 in the order they arrive; a fault policy picks
 // each one's fault. Every connection is kept alive between requests unless a
 // fault closes it. Connections and request parsing are LoopbackHttpServer's,
@@ -20,6 +26,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,9 +51,23 @@ enum class HttpFault {
   kIgnoreRange,       // 200 with the whole value whatever the Range
   kShiftedRange,      // 206 (truly labelled) for the range one byte further on
   kShortRange,        // 206 whose Content-Range and body stop one byte early
+  kRedirectSameHost,   // 307 to the same path and server, "?redirected" added
+  kRedirectOtherHost,  // 307 to the same path at http://localhost:<port>: the
+                       // same server under another host name
+  kApplyThenReset,     // a PUT, DELETE or POST is carried out, then the
+                       // connection reset without an answer; a GET is reset
 };
 
 const char* HttpFaultName(HttpFault fault);
+
+// A fault for request `n`, drawn from `seed` and `n` alone (so a run can be
+// repeated): none but for one request in `one_in`, which gets one of the
+// faults above that a client can notice, redirects to the same host among
+// them if `with_redirects`. A short Content-Length is drawn only for ranged
+// requests (`range` not empty): on a whole answer no client can tell it
+// from a shorter value.
+HttpFault RandomHttpFault(uint64_t seed, uint64_t n, const std::string& range, int one_in,
+                          bool with_redirects);
 
 class FaultHttpServer {
  public:
@@ -62,9 +83,14 @@ class FaultHttpServer {
   Status Start() { return http_.Start(); }
   // "http://127.0.0.1:<port>"
   std::string url() const { return http_.url(); }
+  int port() const { return http_.port(); }
 
   // Serves `value` at "/" + path (whatever query string follows).
   void Put(const std::string& path, std::string value);
+  // The value at `path`, if any (written by a client or by Put).
+  std::optional<std::string> Value(const std::string& path) const;
+  // Paths that have a value, in order.
+  std::vector<std::string> Paths() const;
   // The next requests get these faults in order; later ones the policy's.
   void QueueFaults(std::vector<HttpFault> faults);
   // Picks the fault of each request the queue does not cover (none by default).
@@ -90,6 +116,9 @@ class FaultHttpServer {
   // must close.
   bool Handle(int fd, const HttpServerRequest& req);
   bool Answer(int fd, const HttpServerRequest& req, HttpFault fault);
+  // Carries out a PUT, DELETE or POST "?delete" and answers it (unless
+  // `fault` resets the connection first).
+  bool AnswerWrite(int fd, const HttpServerRequest& req, HttpFault fault);
   // Waits stall() or until the server stops; false if stopped.
   bool Stall();
 

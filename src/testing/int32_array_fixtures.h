@@ -75,4 +75,19 @@ inline std::vector<int32_t> Pattern(int64_t n, int32_t seed = 1) {
   return v;
 }
 
+// `model` (row-major, `cols` wide) with the region [r0, r1) x [c0, c1)
+// replaced by `values` (row-major over the region): what a 2-D region write
+// of `values` makes of it.
+inline std::vector<int32_t> Overwritten(std::vector<int32_t> model, int64_t cols, int64_t r0,
+                                        int64_t r1, int64_t c0, int64_t c1,
+                                        const std::vector<int32_t>& values) {
+  for (int64_t r = r0; r < r1; ++r) {
+    for (int64_t c = c0; c < c1; ++c) {
+      model[static_cast<size_t>(r * cols + c)] =
+          values[static_cast<size_t>((r - r0) * (c1 - c0) + c - c0)];
+    }
+  }
+  return model;
+}
+
 }  // namespace turbozarr::fixtures
