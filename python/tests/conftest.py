@@ -1,9 +1,18 @@
-"""Shared test helpers: bit-exact comparison and random data per dtype."""
+"""Shared test helpers: bit-exact comparison, random data per dtype, and
+children run under each multiprocessing start method with a timeout."""
 
 from __future__ import annotations
 
+import multiprocessing as mp
+import sys
+import warnings
+
 import numpy as np
 import pytest
+
+# Start methods of multiprocessing that children are tested under.
+METHODS = ["fork", "forkserver", "spawn"]
+CHILD_TIMEOUT = 60  # seconds; a hung child fails the test after this
 
 
 def assert_bit_equal(actual, expected) -> None:
@@ -75,3 +84,41 @@ def keep_thread_count():
     before = tz.config.get_threads()
     yield
     tz.config.set_threads(before)
+
+
+def run_in_pool(method: str, fn, *args) -> None:
+    """Runs fn(*args) in a Pool child started by `method`; it must return
+    True within CHILD_TIMEOUT seconds."""
+    ctx = mp.get_context(method)
+    with warnings.catch_warnings():
+        # Python 3.12 warns that forking a process with threads may deadlock
+        # the child: that is what the callers test.
+        warnings.filterwarnings("ignore", category=DeprecationWarning,
+                                message=".*fork.*")
+        with ctx.Pool(1) as pool:
+            result = pool.apply_async(fn, args)
+            try:
+                assert result.get(timeout=CHILD_TIMEOUT) is True
+            except mp.TimeoutError:
+                pool.terminate()
+                pytest.fail(f"a {method!r} child hung in {fn.__name__}")
+
+
+def run_in_process(method: str, fn, *args) -> None:
+    """As run_in_pool, with a Process: exit code 0 is success."""
+    ctx = mp.get_context(method)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=DeprecationWarning,
+                                message=".*fork.*")
+        p = ctx.Process(target=_exit_with, args=(fn, *args))
+        p.start()
+    p.join(CHILD_TIMEOUT)
+    if p.is_alive():
+        p.kill()
+        p.join()
+        pytest.fail(f"a {method!r} child hung in {fn.__name__}")
+    assert p.exitcode == 0, f"the {method!r} child failed (exit code {p.exitcode})"
+
+
+def _exit_with(fn, *args) -> None:
+    sys.exit(0 if fn(*args) is True else 1)

@@ -2,7 +2,9 @@
 after the parent read and wrote arrays, so that the parent's thread pool runs
 and, for "fork", the child inherits it: the children read and write arrays in
 a local directory (and through a memory store they inherit), read over HTTP,
-and go on with a block iterator the parent left half consumed. Every child run has a timeout, so a
+read and write through the fault-injecting wrapper, and go on with a block
+iterator the parent left half consumed. (Children over S3 are in
+test_s3_store.py, beside its S3 server.) Every child run has a timeout, so a
 child waiting for one of its parent's threads fails the test instead of
 hanging it.
 
@@ -14,20 +16,17 @@ objects as they are.
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import socket
 import subprocess
 import sys
 import time
-import warnings
 
 import numpy as np
 import pytest
 
 import turbozarr as tz
-from conftest import assert_bit_equal
+from conftest import METHODS, assert_bit_equal, run_in_pool, run_in_process
 
-CHILD_TIMEOUT = 60  # seconds; a hang fails the test after this
 SHAPE = (96, 80)
 CHUNKS = (8, 8)
 
@@ -63,47 +62,6 @@ def _child_reads_http(url: str, seed: int) -> bool:
     return True
 
 
-def _run(method: str, fn, *args) -> None:
-    """Runs fn(*args) in a Pool child started by `method`; it must return
-    True within CHILD_TIMEOUT seconds."""
-    ctx = mp.get_context(method)
-    with warnings.catch_warnings():
-        # Python 3.12 warns that forking a process with threads may deadlock
-        # the child: that is what this file tests.
-        warnings.filterwarnings("ignore", category=DeprecationWarning,
-                                message=".*fork.*")
-        with ctx.Pool(1) as pool:
-            result = pool.apply_async(fn, args)
-            try:
-                assert result.get(timeout=CHILD_TIMEOUT) is True
-            except mp.TimeoutError:
-                pool.terminate()
-                pytest.fail(f"a {method!r} child hung in {fn.__name__}")
-
-
-def _run_process(method: str, fn, *args) -> None:
-    """As _run, with a Process: exit code 0 is success."""
-    ctx = mp.get_context(method)
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", category=DeprecationWarning,
-                                message=".*fork.*")
-        p = ctx.Process(target=_exit_with, args=(fn, *args))
-        p.start()
-    p.join(CHILD_TIMEOUT)
-    if p.is_alive():
-        p.kill()
-        p.join()
-        pytest.fail(f"a {method!r} child hung in {fn.__name__}")
-    assert p.exitcode == 0, f"the {method!r} child failed (exit code {p.exitcode})"
-
-
-def _exit_with(fn, *args) -> None:
-    sys.exit(0 if fn(*args) is True else 1)
-
-
-METHODS = ["fork", "forkserver", "spawn"]
-
-
 @pytest.fixture
 def parent_array(tmp_path):
     """An array the parent wrote and read, so that its pool is running."""
@@ -117,12 +75,12 @@ def parent_array(tmp_path):
 @pytest.mark.parametrize("method", METHODS)
 def test_children_read_and_write_a_local_array(method, parent_array):
     path, a = parent_array
-    _run(method, _child_reads_and_writes, path, 1)
+    run_in_pool(method, _child_reads_and_writes, path, 1)
     # The child's writes are in the directory; the parent reads them on its
     # own pool, which the child left alone.
     assert_bit_equal(a[...], values(2))
     a[...] = values(1)
-    _run_process(method, _child_reads_and_writes, path, 1)
+    run_in_process(method, _child_reads_and_writes, path, 1)
     assert_bit_equal(a[...], values(2))
 
 
@@ -138,8 +96,8 @@ def test_fork_child_uses_the_parents_objects(parent_array):
         assert_bit_equal(block, values(1)[key])
     _inherited.update(memory=memory, memory_seed=5, blocks=it, blocks_left=12 - 4)
     try:
-        _run("fork", _child_uses_inherited_iterator_and_memory)
-        _run_process("fork", _child_uses_inherited_iterator_and_memory)
+        run_in_pool("fork", _child_uses_inherited_iterator_and_memory)
+        run_in_process("fork", _child_uses_inherited_iterator_and_memory)
     finally:
         _inherited.clear()
     # The parent's memory store is its own, and its iterator goes on.
@@ -219,11 +177,11 @@ def http_array(tmp_path):
 @pytest.mark.parametrize("method", METHODS)
 def test_children_read_over_http(method, http_array):
     url, remote = http_array
-    _run(method, _child_reads_http, url, 7)
+    run_in_pool(method, _child_reads_http, url, 7)
     if method == "fork":
         _inherited["remote"] = remote
         try:
-            _run("fork", _child_reads_inherited_http)
+            run_in_pool("fork", _child_reads_inherited_http)
         finally:
             _inherited.clear()
     # The parent's connections were left alone.
@@ -235,3 +193,69 @@ def _child_reads_inherited_http() -> bool:
     assert_bit_equal(remote[...], values(7))
     assert_bit_equal(remote[3:60, 10:20], values(7)[3:60, 10:20])
     return True
+
+
+def _child_through_faults(path: str, seed: int, inherited: bool) -> bool:
+    """Reads `values(seed)` at `path` and writes `values(seed + 1)` through a
+    fault wrapper (the parent's, if `inherited`), retrying what fails: every
+    failure names a chunk, and what is read is never wrong."""
+    if inherited:
+        faulty = _inherited["faulty"]
+    else:
+        faulty = tz.FaultStore(tz.open_store(path), ["read_error", "write_error", "reset"],
+                               rate=0.05, key_contains="c/1", seed=seed)
+    a = tz.open_array(faulty, mode="r+")
+
+    def retried(op):
+        for _ in range(100):
+            try:
+                return op()
+            except tz.StoreIOError as e:
+                assert "'c/" in str(e), str(e)
+        raise AssertionError("a fault on every one of 100 attempts")
+
+    assert_bit_equal(retried(lambda: a[...]), values(seed))
+    retried(lambda: a.__setitem__(Ellipsis, values(seed + 1)))
+    assert_bit_equal(retried(lambda: a[...]), values(seed + 1))
+    assert tz.fault_count(faulty) > 0
+    return True
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_children_through_the_fault_wrapper(method, tmp_path):
+    path = str(tmp_path / "a")
+    tz.create(path, shape=SHAPE, dtype="i4", chunks=CHUNKS)[...] = values(3)
+    # The parent uses its wrapper (faults, retries, its pool running) first.
+    # Faults on the 30 chunks of rows 1, 10 and 11 only, so that a whole
+    # read gets through one time in five.
+    faulty = tz.FaultStore(tz.open_store(path), ["read_error", "write_error", "reset"],
+                           rate=0.05, key_contains="c/1", seed=1)
+    parent = tz.open_array(faulty, mode="r+")
+    failed = 0
+    for _ in range(5):
+        try:
+            assert_bit_equal(parent[...], values(3))
+        except tz.StoreIOError:
+            failed += 1
+    assert failed > 0
+    run_in_pool(method, _child_through_faults, path, 3, False)
+    clean = tz.open_array(path, mode="r+")
+    assert_bit_equal(clean[...], values(4))
+    if method == "fork":
+        clean[...] = values(3)
+        _inherited["faulty"] = faulty
+        try:
+            run_in_process("fork", _child_through_faults, path, 3, True)
+        finally:
+            _inherited.clear()
+        assert_bit_equal(clean[...], values(4))
+    # The parent's wrapper goes on injecting and reading right.
+    before = tz.fault_count(faulty)
+    right = 0
+    for _ in range(40):
+        try:
+            assert_bit_equal(parent[...], values(4))
+            right += 1
+        except tz.StoreIOError:
+            pass
+    assert right > 0 and tz.fault_count(faulty) > before

@@ -6,7 +6,9 @@ process on a free port, checking every request's SigV4 signature as an IAM
 user made by its first three (unchecked) requests. Arrays are written and
 read with the options given as keywords, from a profile in AWS shared files,
 and with virtual-hosted addressing; options beat the environment; wrong
-values and options given for other URLs raise.
+values and options given for other URLs raise. Children started with each
+multiprocessing start method after the parent used S3 read and write the
+same array, and a deadline bounds a request to a server that never answers.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import pytest
 from botocore.config import Config
 
 import turbozarr as tz
+from conftest import METHODS, run_in_pool, run_in_process
 
 # Nagle's algorithm off on moto's connections, as in moto_server.cc: werkzeug
 # writes headers and body apart, and the body would wait for a delayed ACK.
@@ -301,3 +304,55 @@ def test_deadline_bounds_a_request_to_a_server_that_never_answers():
             conn.close()
     with pytest.raises(ValueError, match="deadline"):
         tz.open_store("s3://bucket/x", deadline=-1.0)
+
+
+def _fork_values(seed: int) -> np.ndarray:
+    return np.arange(60 * 50, dtype=np.int32).reshape(60, 50) * 3 + seed
+
+
+def _child_reads_and_writes_s3(url: str, options: dict, seed: int) -> bool:
+    """Reads `_fork_values(seed)` from the S3 array at `url` and writes
+    `_fork_values(seed + 1)` there, on connections of its own."""
+    a = tz.open_array(tz.open_store(url, **options), mode="r+")
+    np.testing.assert_array_equal(a[...], _fork_values(seed))
+    a[...] = _fork_values(seed + 1)
+    a[7:41, 3:29] = _fork_values(seed + 1)[7:41, 3:29]  # partial chunks: updates
+    np.testing.assert_array_equal(a[...], _fork_values(seed + 1))
+    return True
+
+
+_inherited_s3: dict = {}
+
+
+def _child_uses_the_parents_s3_array() -> bool:
+    a = _inherited_s3["array"]
+    seed = _inherited_s3["seed"]
+    np.testing.assert_array_equal(a[...], _fork_values(seed))
+    a[10:20, 10:20] = _fork_values(seed + 1)[10:20, 10:20]
+    a[...] = _fork_values(seed + 1)
+    np.testing.assert_array_equal(a[...], _fork_values(seed + 1))
+    return True
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_children_read_and_write_over_s3(method, moto):
+    # The parent writes and reads first, so that its HTTP driver thread runs
+    # and its connections to the server are open at the fork.
+    url = f"s3://{moto.bucket}/fork-{method}/a"
+    options = moto.options(addressing="path")
+    parent = tz.create_array(tz.open_store(url, **options), shape=(60, 50),
+                             chunks=(16, 16), dtype="i4")
+    parent[...] = _fork_values(1)
+    np.testing.assert_array_equal(parent[...], _fork_values(1))
+    run_in_pool(method, _child_reads_and_writes_s3, url, options, 1)
+    np.testing.assert_array_equal(parent[...], _fork_values(2))
+    if method == "fork":
+        _inherited_s3.update(array=parent, seed=2)
+        try:
+            run_in_process("fork", _child_uses_the_parents_s3_array)
+        finally:
+            _inherited_s3.clear()
+        np.testing.assert_array_equal(parent[...], _fork_values(3))
+    # The parent's own connections still work, for reads and writes.
+    parent[...] = _fork_values(9)
+    np.testing.assert_array_equal(parent[...], _fork_values(9))
