@@ -106,6 +106,14 @@ struct ReadAnswer {
   // kCallerMemory target the bytes were written only if this equals
   // memory.size(); buffer targets hold exactly this many bytes.
   uint64_t length = 0;
+  // Which stored value the bytes came from, when the store can tell (0 when
+  // it cannot): two answers about one key with the same nonzero version read
+  // the same value, and a value replaced gets a new version (a local file:
+  // its identity and change time; S3 and HTTP: its ETag; memory: a write
+  // counter). A reader that combines several reads of one value (a shard's
+  // index, then its inner chunks) compares them, so that a value replaced
+  // between the reads is read again rather than mixed.
+  uint64_t version = 0;
 };
 
 // What a store can do, as it is opened. A snapshot: none of it changes over

@@ -69,7 +69,7 @@ Status Array::Read(const Selection& selection, ElementSpan destination,
           return KeyRange{ChunkKey(plan[i].chunk_coords), ByteRange::Full()};
         },
         [&](size_t first, const std::vector<KeyRange>& reads,
-            std::vector<std::optional<Buffer>>& answers) {
+            std::vector<std::optional<Buffer>>& answers, const std::vector<uint64_t>&) {
           return pool->ParallelFor(static_cast<int64_t>(reads.size()), [&](int64_t k) {
             return place(plan[first + k], reads[k].key, answers[k]);
           });

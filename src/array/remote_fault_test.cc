@@ -61,17 +61,6 @@ HttpOptions FastOptions() {
   return o;
 }
 
-S3Options S3At(const FaultHttpServer& server, HttpOptions http) {
-  S3Options o;
-  o.endpoint = server.url();
-  o.region = "us-east-1";
-  o.access_key_id = "test";
-  o.secret_access_key = "test";
-  o.addressing = S3Addressing::kPath;
-  o.http = std::move(http);
-  return o;
-}
-
 bool NamesAKey(const Status& s) {
   return s.message().find("chunk '") != std::string::npos ||
          s.message().find("key '") != std::string::npos ||
@@ -102,7 +91,7 @@ class RemoteFaultTest : public ::testing::TestWithParam<int> {
 TEST_P(RemoteFaultTest, RandomFaultsNeverGiveWrongBytes) {
   const int layout = GetParam();
   seed_ = 1000 + static_cast<uint64_t>(layout);
-  auto s3 = MakeS3Store("bucket", "data", S3At(server_, FastOptions()));
+  auto s3 = MakeS3Store("bucket", "data", S3OptionsFor(server_, FastOptions()));
   ASSERT_TRUE(s3.ok()) << s3.status().ToString();
   auto created = Array::Create(*s3, "a", Layout(layout));
   ASSERT_TRUE(created.ok()) << created.status().ToString();
@@ -112,7 +101,7 @@ TEST_P(RemoteFaultTest, RandomFaultsNeverGiveWrongBytes) {
   auto over_http = Array::Open(*http, "a");
   ASSERT_TRUE(over_http.ok()) << over_http.status().ToString();
   // Read without faults, to check what each write left.
-  auto clean_store = MakeS3Store("bucket", "data", S3At(server_, FastOptions()));
+  auto clean_store = MakeS3Store("bucket", "data", S3OptionsFor(server_, FastOptions()));
   ASSERT_TRUE(clean_store.ok());
   std::shared_ptr<Array> truth = *Array::Open(*clean_store, "a");
 
@@ -208,7 +197,7 @@ class RemoteFaultCaseTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(server_.Start().ok());
-    auto s3 = MakeS3Store("bucket", "data", S3At(server_, FastOptions()));
+    auto s3 = MakeS3Store("bucket", "data", S3OptionsFor(server_, FastOptions()));
     ASSERT_TRUE(s3.ok());
     auto created = Array::Create(*s3, "a", Layout(1));
     ASSERT_TRUE(created.ok()) << created.status().ToString();
@@ -231,7 +220,7 @@ TEST_F(RemoteFaultCaseTest, AKeyThatAlwaysFailsIsNamedAndTheOthersWork) {
   o.max_retries = 2;
   for (bool over_s3 : {true, false}) {
     SCOPED_TRACE(over_s3 ? "S3" : "HTTP");
-    auto store = over_s3 ? MakeS3Store("bucket", "data", S3At(server_, o))
+    auto store = over_s3 ? MakeS3Store("bucket", "data", S3OptionsFor(server_, o))
                          : MakeHttpStore(server_.url() + "/bucket/data", o);
     ASSERT_TRUE(store.ok());
     auto array = Array::Open(*store, "a");
@@ -264,7 +253,7 @@ TEST_F(RemoteFaultCaseTest, TheCallersDeadlineBoundsEveryCall) {
   for (bool over_s3 : {true, false}) {
     SCOPED_TRACE(over_s3 ? "S3" : "HTTP");
     server_.SetPolicy(nullptr);
-    auto store = over_s3 ? MakeS3Store("bucket", "data", S3At(server_, o))
+    auto store = over_s3 ? MakeS3Store("bucket", "data", S3OptionsFor(server_, o))
                          : MakeHttpStore(server_.url() + "/bucket/data", o);
     ASSERT_TRUE(store.ok());
     auto array = Array::Open(*store, "a");
@@ -293,7 +282,7 @@ TEST_F(RemoteFaultCaseTest, ARedirectToAnotherHostIsRefused) {
   });
   for (bool over_s3 : {true, false}) {
     SCOPED_TRACE(over_s3 ? "S3" : "HTTP");
-    auto store = over_s3 ? MakeS3Store("bucket", "data", S3At(server_, FastOptions()))
+    auto store = over_s3 ? MakeS3Store("bucket", "data", S3OptionsFor(server_, FastOptions()))
                          : MakeHttpStore(server_.url() + "/bucket/data", FastOptions());
     ASSERT_TRUE(store.ok());
     auto array = Array::Open(*store, "a");

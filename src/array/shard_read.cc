@@ -65,9 +65,28 @@ class ShardedRead {
         in_flight_(array.store()->Capabilities().requests_in_flight),
         remote_(in_flight_ > pool.concurrency()) {}
 
+  // Reads the selection. When a shard was replaced while it was read
+  // (ShardStore::IsShardChanged: its index and inner chunks came from
+  // different versions), it reads again, fetching every shard whole: one
+  // read of one value, which no writer can tear, and which a writer
+  // rewriting the shard faster than an index and its inner chunks can be
+  // fetched cannot starve either. Every attempt writes the whole block.
+  Status Run() {
+    for (int attempt = 1;; ++attempt) {
+      Status s = RunOnce();
+      if (!ShardStore::IsShardChanged(s) || attempt == kReadAttempts) return s;
+      whole_shards_ = true;
+    }
+  }
+
+ private:
+  // Changes met on whole reads too can only come from nested shards read
+  // level by level, and are as rare as a write between two reads.
+  static constexpr int kReadAttempts = 8;
+
   // Opens the shards the selection touches, level by level down nested
   // shards, then reads the inner chunks of the last level.
-  Status Run() {
+  Status RunOnce() {
     std::vector<ShardToOpen> level;
     const std::string context = array_.Describe();  // leads every shard's name
     for (ChunkProjection& p : PlanChunks(selection_, m_.shape, m_.chunk_shape)) {
@@ -91,7 +110,6 @@ class ShardedRead {
     }
   }
 
- private:
   void Fill(const ChunkProjection& p, const std::vector<int64_t>& chunk_shape) const {
     FillBlock(m_.dtype, m_.fill_value, ChunkRegion::Make(p, chunk_shape, block_shape_),
               out_);
@@ -143,7 +161,9 @@ class ShardedRead {
   // Opens every shard of `level` and plans what is needed of it.
   Status Open(const std::vector<ShardToOpen>& level, const ShardedChain& sharding,
               bool nested, std::vector<OpenShard>& opened) {
-    if (!remote_) {
+    // Shards inside a shard held in memory open from there.
+    const bool held = !level.empty() && level.front().where.held.has_value();
+    if ((!remote_ && !whole_shards_) || held) {
       return pool_.ParallelFor(static_cast<int64_t>(level.size()), [&](int64_t s) {
         Result<std::shared_ptr<ShardStore>> store =
             ShardStore::Open(level[s].where, sharding);
@@ -157,35 +177,51 @@ class ShardedRead {
     // so no more than a window of whole shards is held.
     const bool whole_fits = !nested && !m_.dtype.is_variable_length() &&
                             DecodedBytes(sharding.shard_shape()) <= kMaxGroupBytes;
-    auto whole = [&](size_t s) { return whole_fits && level[s].proj.covers_chunk; };
+    auto whole = [&](size_t s) {
+      return whole_shards_ || (whole_fits && level[s].proj.covers_chunk);
+    };
     const uint64_t index_size = sharding.index_size();
+    const size_t in_flight =
+        std::max<size_t>({static_cast<size_t>(in_flight_),
+                          static_cast<size_t>(pool_.concurrency()), size_t{1}});
     return FetchInWindows(
         *array_.store(), level.size(),
-        WindowFor(
-            static_cast<size_t>(in_flight_),
-            whole_fits ? DecodedBytes(sharding.shard_shape()) + index_size : index_size),
+        WindowFor(in_flight, whole_fits || whole_shards_
+                                 ? DecodedBytes(sharding.shard_shape()) + index_size
+                                 : index_size),
         [&](size_t s) {
           return whole(s) ? ShardStore::WholeRead(level[s].where)
                           : ShardStore::IndexRead(level[s].where, sharding);
         },
         [&](size_t first, const std::vector<KeyRange>& reads,
-            std::vector<std::optional<Buffer>>& answers) -> Status {
+            std::vector<std::optional<Buffer>>& answers,
+            const std::vector<uint64_t>& versions) -> Status {
           TZ_RETURN_NOT_OK(
               pool_.ParallelFor(static_cast<int64_t>(reads.size()), [&](int64_t k) {
                 const size_t s = first + k;
+                const ShardStore::Location& at = level[s].where;
+                // A nested shard's outer shard was read a moment ago: the
+                // same version of it, still there, or read again.
+                if (at.version != 0 && !answers[k].has_value()) {
+                  return ShardStore::ShardChanged(at);
+                }
+                TZ_RETURN_NOT_OK(ShardStore::CheckVersion(at, versions[k]));
                 Result<std::shared_ptr<ShardStore>> store = std::shared_ptr<ShardStore>();
                 if (answers[k].has_value()) {
-                  store = whole(s) ? ShardStore::FromBytes(level[s].where, sharding,
+                  ShardStore::Location where = at;
+                  if (versions[k] != 0) where.version = versions[k];
+                  store = whole(s) ? ShardStore::FromBytes(std::move(where), sharding,
                                                            std::move(*answers[k]))
-                                   : ShardStore::FromIndex(level[s].where, sharding,
+                                   : ShardStore::FromIndex(std::move(where), sharding,
                                                            answers[k]->view());
                 }
                 if (!store.ok()) return store.status();
                 return Plan(level[s], sharding, nested, std::move(*store), opened[s]);
               }));
           // The whole shards' inner chunks now, then their bytes are let go.
+          // (Whole shards of shards keep them, for the next level to open.)
           std::vector<OpenShard*> held;
-          for (size_t k = 0; k < reads.size(); ++k) {
+          for (size_t k = 0; k < reads.size() && !nested; ++k) {
             if (whole(first + k) && opened[first + k].store)
               held.push_back(&opened[first + k]);
           }
@@ -231,10 +267,12 @@ class ShardedRead {
         // Each thread reads its runs (at most kMaxGroupBytes) into one buffer
         // it keeps, which stays paged in (see Store::GetReusing).
         thread_local Buffer bytes;
-        Result<bool> got = where.store->GetReusing(
+        const ReadRequest request = ReadRequest::Reusing(
             where.key, ByteRange::Of(run.begin, run.end - run.begin), bytes);
-        if (!got.ok()) return got.status().WithContext(where.name);
-        TZ_RETURN_NOT_OK(CheckPresent(where, *got));
+        ReadAnswer answer;
+        Status read = where.store->Read({&request, 1}, {&answer, 1});
+        if (!read.ok()) return read.WithContext(where.name);
+        TZ_RETURN_NOT_OK(CheckSame(where, answer.found, answer.version));
         for (size_t k = run.first; k < run.last; ++k) {
           TZ_RETURN_NOT_OK(DecodeInner(sharding, opened[run.shard], k,
                                        {run.begin, run.end}, bytes.view()));
@@ -254,14 +292,15 @@ class ShardedRead {
                           ByteRange::Of(run.begin, run.end - run.begin)};
         },
         [&](size_t first, const std::vector<KeyRange>& reads,
-            std::vector<std::optional<Buffer>>& answers) -> Status {
+            std::vector<std::optional<Buffer>>& answers,
+            const std::vector<uint64_t>& versions) -> Status {
           // Every inner chunk of the window is an item, so that one big run
           // does not decode on one thread.
           std::vector<std::pair<size_t, size_t>> items;  // (run, inner read)
           for (size_t k = 0; k < reads.size(); ++k) {
             const MergedRead& run = runs[first + k];
-            TZ_RETURN_NOT_OK(CheckPresent(opened[run.shard].store->location(),
-                                          answers[k].has_value()));
+            TZ_RETURN_NOT_OK(CheckSame(opened[run.shard].store->location(),
+                                       answers[k].has_value(), versions[k]));
             for (size_t r = run.first; r < run.last; ++r)
               items.emplace_back(first + k, r);
           }
@@ -290,10 +329,11 @@ class ShardedRead {
     return runs;
   }
 
-  Status CheckPresent(const ShardStore::Location& where, bool present) const {
-    if (present) return Status::OK();
-    return Status::IOError(where.name +
-                           ": the shard disappeared while it was being read");
+  // OK when a read of the shard at `where` found it, in the version its
+  // index came from (as far as the store can tell); else ShardChanged.
+  static Status CheckSame(const ShardStore::Location& where, bool found, uint64_t version) {
+    if (!found) return ShardStore::ShardChanged(where);
+    return ShardStore::CheckVersion(where, version);
   }
 
   // Decodes inner chunk `k` of shard `o` out of `data`, the bytes [range)
@@ -328,6 +368,7 @@ class ShardedRead {
   ThreadPool& pool_;
   const int in_flight_;
   const bool remote_;
+  bool whole_shards_ = false;  // fetch shards whole (after a shard changed)
 };
 
 }  // namespace

@@ -16,10 +16,38 @@ size_t WindowFor(size_t in_flight, uint64_t item_bytes) {
       fit, std::min<uint64_t>(in_flight, kSlicesInFlight), in_flight));
 }
 
+namespace {
+
+// What one slice's reads found: values (nullopt: absent) and versions.
+struct Fetched {
+  std::vector<std::optional<Buffer>> values;
+  std::vector<uint64_t> versions;
+};
+
+Result<Fetched> Fetch(Store& store, const std::vector<KeyRange>& reads) {
+  std::vector<Buffer> buffers(reads.size());
+  std::vector<ReadRequest> requests(reads.size());
+  for (size_t i = 0; i < reads.size(); ++i) {
+    requests[i] = ReadRequest::NewBuffer(reads[i].key, reads[i].range, buffers[i]);
+  }
+  std::vector<ReadAnswer> answers(reads.size());
+  TZ_RETURN_NOT_OK(store.Read(requests, answers));
+  Fetched out;
+  out.values.resize(reads.size());
+  out.versions.resize(reads.size());
+  for (size_t i = 0; i < reads.size(); ++i) {
+    if (answers[i].found) out.values[i] = std::move(buffers[i]);
+    out.versions[i] = answers[i].version;
+  }
+  return out;
+}
+
+}  // namespace
+
 Status FetchInWindows(Store& store, size_t n, size_t window, const ReadOf& read_of,
                       const UseWindow& use, std::string_view where) {
   using Reads = std::shared_ptr<const std::vector<KeyRange>>;
-  using Answers = Result<std::vector<std::optional<Buffer>>>;
+  using Answers = Result<Fetched>;
   struct Slice {
     size_t first = 0;
     Reads reads;
@@ -37,7 +65,7 @@ Status FetchInWindows(Store& store, size_t n, size_t window, const ReadOf& read_
     }
     Slice slice{next, std::make_shared<const std::vector<KeyRange>>(std::move(reads)), {}};
     slice.answers = std::async(std::launch::async,
-                               [&store, reads = slice.reads] { return store.GetMany(*reads); });
+                               [&store, reads = slice.reads] { return Fetch(store, *reads); });
     next += slice.reads->size();
     in_flight.push_back(std::move(slice));
   };
@@ -47,14 +75,9 @@ Status FetchInWindows(Store& store, size_t n, size_t window, const ReadOf& read_
     in_flight.pop_front();
     Answers answers = slice.answers.get();
     if (!answers.ok()) return answers.status().WithContext(where);
-    if (answers->size() != slice.reads->size()) {
-      return Status::IOError(std::string(where) + ": the store answered " +
-                             std::to_string(answers->size()) + " reads of " +
-                             std::to_string(slice.reads->size()));
-    }
     // The store's requests stay at `window` while this slice is used.
     if (next < n) start_next();
-    TZ_RETURN_NOT_OK(use(slice.first, *slice.reads, *answers));
+    TZ_RETURN_NOT_OK(use(slice.first, *slice.reads, answers->values, answers->versions));
   }
   return Status::OK();
 }

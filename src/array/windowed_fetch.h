@@ -48,10 +48,11 @@ size_t WindowFor(size_t in_flight, uint64_t item_bytes);
 
 // The read that fetches item `i`.
 using ReadOf = std::function<KeyRange(size_t i)>;
-// Works on the window of items [first, first + reads.size()): their reads
-// and what each answered.
+// Works on the window of items [first, first + reads.size()): their reads,
+// what each answered, and the version of each answer (ReadAnswer::version).
 using UseWindow = std::function<Status(size_t first, const std::vector<KeyRange>& reads,
-                                       std::vector<std::optional<Buffer>>& answers)>;
+                                       std::vector<std::optional<Buffer>>& answers,
+                                       const std::vector<uint64_t>& versions)>;
 
 // Fetches items [0, n), about `window` (> 0) at a time, and hands them to
 // `use` in order, a slice of window / kSlicesInFlight (at least 1) at a

@@ -76,7 +76,7 @@ ReadOf FullValues() {
 // A use that only counts the items handed to it into `handed`.
 UseWindow CountInto(size_t& handed) {
   return [&handed](size_t, const std::vector<KeyRange>& reads,
-                   std::vector<std::optional<Buffer>>&) {
+                   std::vector<std::optional<Buffer>>&, const std::vector<uint64_t>&) {
     handed += reads.size();
     return Status::OK();
   };
@@ -90,7 +90,7 @@ TEST(FetchInWindowsTest, EveryItemOnceInOrder) {
       Status s = FetchInWindows(
           store, n, window, FullValues(),
           [&](size_t first, const std::vector<KeyRange>& reads,
-              std::vector<std::optional<Buffer>>& answers) {
+              std::vector<std::optional<Buffer>>& answers, const std::vector<uint64_t>&) {
             EXPECT_EQ(first, seen.size());
             EXPECT_EQ(reads.size(), answers.size());
             EXPECT_LE(reads.size(), std::max<size_t>(1, window / kSlicesInFlight));
@@ -139,7 +139,7 @@ TEST(FetchInWindowsTest, AFailedUseEndsItWithNothingRunning) {
   Status s = FetchInWindows(
       store, 100, 16, FullValues(),
       [&](size_t first, const std::vector<KeyRange>&,
-          std::vector<std::optional<Buffer>>&) {
+          std::vector<std::optional<Buffer>>&, const std::vector<uint64_t>&) {
         return first >= 8 ? Status::Corruption("bad chunk") : Status::OK();
       },
       "test");

@@ -14,7 +14,11 @@ namespace turbozarr::internal {
 // The bytes a successful answer to `request` carries: a 2xx (206 checked by
 // the transport against the range asked for), or 416 (the range starts past
 // the end of a value that exists). REQUIRES: status is 2xx or 416.
+// Its version is a hash of the answer's ETag (0 without one).
 FetchedBytes FetchedFromResponse(const HttpRequest& request, HttpResponse&& response);
+
+// A hash of `response`'s ETag header, never 0; 0 without one.
+uint64_t VersionOf(const HttpResponse& response);
 
 // How `planned` is asked for: HEAD or GET, with a Range header unless it
 // fetches the whole value (or is a HEAD).

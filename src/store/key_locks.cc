@@ -17,28 +17,10 @@
 #include <vector>
 
 #include "util/fork_guard.h"
+#include "util/stable_hash.h"
 
 namespace turbozarr::internal {
 namespace {
-
-// FNV-1a over the bytes, then splitmix64's finaliser so that the low bits
-// (which pick the lock file) are as well mixed as the high ones. Written out
-// rather than std::hash so that every build of turbozarr on the machine
-// (the Python package, the command-line tool, a C++ program) names a key's
-// lock alike.
-uint64_t Mix(uint64_t h, std::string_view bytes) {
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= 0x100000001b3ULL;
-  }
-  return h;
-}
-
-uint64_t Finish(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 // The locks of this process's threads: the ids held now, in stripes (by
 // id) of their own mutex, so that threads taking different keys rarely meet.
@@ -222,9 +204,13 @@ class MachineKeyLocks {
 }  // namespace
 
 uint64_t KeyLockId(std::string_view scope, std::string_view key) {
-  uint64_t h = Mix(0xcbf29ce484222325ULL, scope);
-  h = Mix(h, std::string_view("\0", 1));
-  return Finish(Mix(h, key));
+  // FNV-1a, then splitmix64's finaliser so that the low bits (which pick the
+  // lock file) are as well mixed as the high ones; stable rather than
+  // std::hash, so that every build of turbozarr on the machine (the Python
+  // package, the command-line tool, a C++ program) names a key's lock alike.
+  uint64_t h = Fnv1a(kFnvOffset, scope);
+  h = Fnv1a(h, std::string_view("\0", 1));
+  return MixBits(Fnv1a(h, key));
 }
 
 std::string KeyLockDirectory() {

@@ -22,6 +22,7 @@
 #include "store/file_tree.h"
 #include "store/key_locks.h"
 #include "store/store_internal.h"
+#include "util/stable_hash.h"
 
 namespace turbozarr {
 namespace {
@@ -251,6 +252,13 @@ Result<LocalStore::OpenFile> LocalStore::OpenForRead(std::string_view key) const
     return file;
   }
   file.size = static_cast<uint64_t>(st.st_size);
+  uint64_t h = 0;
+  for (uint64_t part : {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino),
+                        static_cast<uint64_t>(st.st_ctim.tv_sec),
+                        static_cast<uint64_t>(st.st_ctim.tv_nsec), file.size}) {
+    h = internal::MixBits(h ^ part);
+  }
+  file.version = h == 0 ? 1 : h;
   return file;
 }
 
@@ -356,14 +364,16 @@ Result<ReadAnswer> LocalStore::ReadOne(const ReadRequest& request) const {
   internal::ResolvedRange r = internal::ResolveByteRange(request.range, file.size);
   if (request.target == ReadTarget::kCallerMemory) {
     // Straight into the caller's memory, or not at all.
-    if (r.length() != request.memory.size()) return ReadAnswer{true, r.length()};
+    if (r.length() != request.memory.size()) {
+      return ReadAnswer{true, r.length(), file.version};
+    }
     TZ_ASSIGN_OR_RETURN(size_t done, ReadAt(key, file, r.begin, request.memory));
-    return ReadAnswer{true, done};
+    return ReadAnswer{true, done, file.version};
   }
   MutableByteView out = internal::PrepareBuffer(request, r.length());
   TZ_ASSIGN_OR_RETURN(size_t done, ReadAt(key, file, r.begin, out));
   request.buffer->Resize(done);
-  return ReadAnswer{true, done};
+  return ReadAnswer{true, done, file.version};
 }
 
 Result<std::optional<uint64_t>> LocalStore::Size(std::string_view key) {

@@ -90,6 +90,10 @@ class LocalStore final : public Store {
   struct OpenFile {
     int fd = -1;
     uint64_t size = 0;
+    // ReadAnswer::version: the file's identity and change time. A write
+    // renames a new file into place, so a replaced value has a new inode
+    // (and, should the inode number be reused, a later change time).
+    uint64_t version = 0;
     // The resolved path when the checked open ran; empty after the fast
     // open, so a read allocates no path unless it has an error to report.
     std::string path;

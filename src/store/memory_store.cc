@@ -1,5 +1,6 @@
 #include "store/memory_store.h"
 
+#include <atomic>
 #include <mutex>
 
 #include "store/store_internal.h"
@@ -8,7 +9,7 @@ namespace turbozarr {
 
 std::shared_ptr<Store> MakeMemoryStore() { return std::make_shared<MemoryStore>(); }
 
-std::shared_ptr<const Buffer> MemoryStore::Find(std::string_view key) const {
+std::shared_ptr<const MemoryStore::Stored> MemoryStore::Find(std::string_view key) const {
   std::shared_lock lock(mu_);
   auto it = values_.find(key);
   return it == values_.end() ? nullptr : it->second;
@@ -21,39 +22,43 @@ Status MemoryStore::Read(std::span<const ReadRequest> requests,
     TZ_RETURN_NOT_OK(ValidateKey(request.key));
     // The value is immutable and kept alive by the shared pointer, so the
     // one copy into the target happens outside the lock.
-    std::shared_ptr<const Buffer> value = Find(request.key);
+    std::shared_ptr<const Stored> value = Find(request.key);
     if (!value) {
       answers[i] = internal::Absent(request);
       continue;
     }
-    internal::ResolvedRange r = internal::ResolveByteRange(request.range, value->size());
-    answers[i] =
-        internal::DeliverBytes(request, value->view().subspan(r.begin, r.length()));
+    const ByteView bytes = value->bytes.view();
+    internal::ResolvedRange r = internal::ResolveByteRange(request.range, bytes.size());
+    answers[i] = internal::DeliverBytes(request, bytes.subspan(r.begin, r.length()));
+    answers[i].version = value->version;
   }
   return Status::OK();
 }
 
 Result<std::optional<uint64_t>> MemoryStore::Size(std::string_view key) {
   TZ_RETURN_NOT_OK(ValidateKey(key));
-  std::shared_ptr<const Buffer> value = Find(key);
+  std::shared_ptr<const Stored> value = Find(key);
   if (!value) return std::optional<uint64_t>();
-  return std::optional<uint64_t>(value->size());
+  return std::optional<uint64_t>(value->bytes.size());
 }
 
 Status MemoryStore::Set(std::string_view key, ByteView value) {
   TZ_RETURN_NOT_OK(ValidateKey(key));
   // Copy before taking the lock so writers hold it only for the swap.
-  Swap(key, std::make_shared<const Buffer>(value));
+  Swap(key, Buffer(value));
   return Status::OK();
 }
 
 Status MemoryStore::SetBuffer(std::string_view key, Buffer value) {
   TZ_RETURN_NOT_OK(ValidateKey(key));
-  Swap(key, std::make_shared<const Buffer>(std::move(value)));
+  Swap(key, std::move(value));
   return Status::OK();
 }
 
-void MemoryStore::Swap(std::string_view key, std::shared_ptr<const Buffer> value) {
+void MemoryStore::Swap(std::string_view key, Buffer bytes) {
+  static std::atomic<uint64_t> writes{0};
+  auto value = std::make_shared<const Stored>(
+      Stored{std::move(bytes), writes.fetch_add(1, std::memory_order_relaxed) + 1});
   std::unique_lock lock(mu_);
   auto it = values_.find(key);
   if (it == values_.end()) {
@@ -65,7 +70,7 @@ void MemoryStore::Swap(std::string_view key, std::shared_ptr<const Buffer> value
 
 Status MemoryStore::Erase(std::string_view key) {
   TZ_RETURN_NOT_OK(ValidateKey(key));
-  std::shared_ptr<const Buffer> doomed;  // freed after the lock is released
+  std::shared_ptr<const Stored> doomed;  // freed after the lock is released
   std::unique_lock lock(mu_);
   auto it = values_.find(key);
   if (it != values_.end()) {

@@ -30,14 +30,21 @@ class MemoryStore final : public Store {
   std::string Describe() const override { return "memory://"; }
 
  private:
+  // A value as stored: its bytes and its ReadAnswer::version, drawn from a
+  // process-wide counter when it was stored.
+  struct Stored {
+    Buffer bytes;
+    uint64_t version = 0;
+  };
+
   // Puts `value` under `key`, replacing what was there.
-  void Swap(std::string_view key, std::shared_ptr<const Buffer> value);
+  void Swap(std::string_view key, Buffer value);
 
   // The shared value stored under `key`, or null.
-  std::shared_ptr<const Buffer> Find(std::string_view key) const;
+  std::shared_ptr<const Stored> Find(std::string_view key) const;
 
   mutable internal::ForkSafeSharedMutex mu_;
-  std::map<std::string, std::shared_ptr<const Buffer>, std::less<>> values_;
+  std::map<std::string, std::shared_ptr<const Stored>, std::less<>> values_;
 };
 
 }  // namespace turbozarr

@@ -76,12 +76,16 @@ ReadAnswer DeliverFetched(FetchedBytes& f, const ReadRequest& request, bool take
     end = hi <= lo ? begin : std::clamp(hi - f.first, begin, size);
   }  // a suffix fetched on its own is the body itself
   const size_t n = static_cast<size_t>(end - begin);
+  ReadAnswer answer;
   if (take && request.target != ReadTarget::kCallerMemory) {
     if (begin > 0 && n > 0) std::memmove(f.body.data(), f.body.data() + begin, n);
     f.body.Resize(n);
-    return DeliverBuffer(request, std::move(f.body));
+    answer = DeliverBuffer(request, std::move(f.body));
+  } else {
+    answer = DeliverBytes(request, f.body.view().subspan(static_cast<size_t>(begin), n));
   }
-  return DeliverBytes(request, f.body.view().subspan(static_cast<size_t>(begin), n));
+  answer.version = f.version;
+  return answer;
 }
 
 Status ReadPlanned(std::span<const ReadRequest> requests, std::span<ReadAnswer> answers,

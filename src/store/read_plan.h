@@ -47,6 +47,7 @@ struct FetchedBytes {
   Buffer body;
   uint64_t first = 0;  // offset of body[0] in the value
   bool whole = false;  // the body is the entire value
+  uint64_t version = 0;  // ReadAnswer::version of what was fetched
 };
 
 // Cuts the bytes `request` asks for out of `f` (a range past the body's end

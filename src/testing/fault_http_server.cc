@@ -70,6 +70,17 @@ HttpFault RandomHttpFault(uint64_t seed, uint64_t n, const std::string& range, i
   return f;
 }
 
+S3Options S3OptionsFor(const FaultHttpServer& server, HttpOptions http) {
+  S3Options o;
+  o.endpoint = server.url();
+  o.region = "us-east-1";
+  o.access_key_id = "test";
+  o.secret_access_key = "test";
+  o.addressing = S3Addressing::kPath;
+  o.http = std::move(http);
+  return o;
+}
+
 void FaultHttpServer::Put(const std::string& path, std::string value) {
   std::lock_guard<std::mutex> lock(mu_);
   values_[path] = std::make_shared<const std::string>(std::move(value));

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "testing/loopback_http_server.h"
+#include "turbozarr/remote_store.h"
 #include "turbozarr/status.h"
 
 namespace turbozarr {
@@ -68,6 +69,12 @@ const char* HttpFaultName(HttpFault fault);
 // from a shorter value.
 HttpFault RandomHttpFault(uint64_t seed, uint64_t n, const std::string& range, int one_in,
                           bool with_redirects);
+
+class FaultHttpServer;
+
+// Options of an S3 store whose endpoint is `server` (path-style, region
+// us-east-1, credentials it does not check), with `http` for the transport.
+S3Options S3OptionsFor(const FaultHttpServer& server, HttpOptions http = {});
 
 class FaultHttpServer {
  public:

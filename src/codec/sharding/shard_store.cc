@@ -20,7 +20,23 @@ std::string SpanName(uint64_t offset, uint64_t nbytes) {
   return "[" + std::to_string(offset) + ", +" + std::to_string(nbytes) + ")";
 }
 
+constexpr std::string_view kChanged =
+    ": the shard was replaced while it was being read (another writer)";
+
 }  // namespace
+
+Status ShardStore::ShardChanged(const Location& where) {
+  return Status::IOError(where.name + std::string(kChanged));
+}
+
+bool ShardStore::IsShardChanged(const Status& status) {
+  return status.code() == StatusCode::kIOError && status.message().ends_with(kChanged);
+}
+
+Status ShardStore::CheckVersion(const Location& where, uint64_t version) {
+  if (where.version == 0 || version == 0 || version == where.version) return Status::OK();
+  return ShardChanged(where);
+}
 
 ShardStore::ShardStore(Location where, ShardedChain sharding,
                        std::vector<ByteSpan> entries)
@@ -109,10 +125,19 @@ Result<std::shared_ptr<ShardStore>> ShardStore::Open(Location where,
     return FromIndex(std::move(where), sharding, *index);
   }
   const KeyRange read = IndexRead(where, sharding);
-  Result<std::optional<Buffer>> index = where.store->Get(read.key, read.range);
-  if (!index.ok()) return index.status().WithContext(where.name);
-  if (!index->has_value()) return std::shared_ptr<ShardStore>();
-  return FromIndex(std::move(where), sharding, (*index)->view());
+  Buffer index;
+  ReadAnswer answer;
+  const ReadRequest request = ReadRequest::NewBuffer(read.key, read.range, index);
+  Status s = where.store->Read({&request, 1}, {&answer, 1});
+  if (!s.ok()) return s.WithContext(where.name);
+  if (!answer.found) {
+    // A nested shard's outer shard was there a moment ago.
+    if (where.version != 0) return ShardChanged(where);
+    return std::shared_ptr<ShardStore>();
+  }
+  TZ_RETURN_NOT_OK(CheckVersion(where, answer.version));
+  if (answer.version != 0) where.version = answer.version;
+  return FromIndex(std::move(where), sharding, index.view());
 }
 
 bool ShardStore::AnyStored() const {
@@ -143,6 +168,7 @@ std::optional<ShardStore::Location> ShardStore::InnerLocation(int64_t linear) co
   inner.held = where_.held;
   inner.held_owner = where_.held_owner;
   inner.name = where_.name + ", " + sharding_.InnerChunkName(linear);
+  inner.version = where_.version;
   return inner;
 }
 
@@ -262,8 +288,8 @@ Status ShardStore::ReadStored(std::span<const ReadRequest> requests,
       TZ_RETURN_NOT_OK(where_.store->Read(runs, found));
       for (size_t k = 0; k < plan.size(); ++k) {
         if (!found[k].found) continue;
-        out[k] =
-            internal::FetchedBytes{std::move(bodies[k]), plan[k].range.offset, false};
+        out[k] = internal::FetchedBytes{std::move(bodies[k]), plan[k].range.offset, false,
+                                        found[k].version};
       }
       return Status::OK();
     };
@@ -273,10 +299,8 @@ Status ShardStore::ReadStored(std::span<const ReadRequest> requests,
   }
   if (!read.ok()) return read.WithContext(where_.name);
   for (size_t i = 0; i < requests.size(); ++i) {
-    if (!answers[i].found) {
-      return Status::IOError(where_.name +
-                             ": the shard disappeared while it was being read");
-    }
+    if (!answers[i].found) return ShardChanged(where_);
+    TZ_RETURN_NOT_OK(CheckVersion(where_, answers[i].version));
     if (answers[i].length != requests[i].range.length) return past_end(requests[i].range);
   }
   return Status::OK();

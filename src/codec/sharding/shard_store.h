@@ -16,6 +16,12 @@
 // (InnerLocation): their reads go straight to the same stored value, so a
 // partial read of a nested shard fetches only the bytes it needs.
 //
+// A shard may be replaced while it is read (another writer). Its index and
+// inner chunks come from separate reads, so each read's ReadAnswer::version
+// is checked against the index's: a difference (or the shard gone) is a
+// ShardChanged error, and the reader reads again from the index rather than
+// take inner chunks of one version at the offsets of another.
+//
 // Readers that fetch many inner chunks at once (the array's read pipeline)
 // use the pieces a batched Read is made of: Locate gives where an inner chunk's
 // bytes lie in the stored value, and MergeRuns cuts sorted spans into
@@ -68,7 +74,18 @@ class ShardStore final : public Store {
     // with: "<context>, chunk 'a/c/0/1'", and for a nested shard its outer
     // shard's name and ", inner chunk [i, j]".
     std::string name;
+    // The ReadAnswer::version of the value the index was read from (for a
+    // nested shard, its outer shard's); 0 when not known.
+    uint64_t version = 0;
   };
+
+  // The error for a shard at `where` found replaced (or gone) while read:
+  // an IOError that IsShardChanged recognises, so that readers read again.
+  static Status ShardChanged(const Location& where);
+  static bool IsShardChanged(const Status& status);
+  // ShardChanged unless `version` (of a read of the shard's value) is the
+  // one its index came from, or either is unknown (0).
+  static Status CheckVersion(const Location& where, uint64_t version);
 
   // The location of the shard stored as the whole value of `key`; `context`
   // (such as "array 'a' in file:///x") leads its name.
@@ -80,7 +97,8 @@ class ShardStore final : public Store {
   static KeyRange WholeRead(const Location& where);
 
   // Opens the shard at `where` from `index`, its index's bytes as IndexRead
-  // fetched them. Corruption naming the shard when they are not an index of
+  // fetched them (where.version: the version they came from, when known).
+  // Corruption naming the shard when they are not an index of
   // `sharding` (wrong size, a bad checksum, entries over the index or,
   // where the shard's size is known, past its end).
   static Result<std::shared_ptr<ShardStore>> FromIndex(Location where,
@@ -98,6 +116,7 @@ class ShardStore final : public Store {
                                                        ByteView shard);
   // Reads the index of the shard at `where` (one ranged read, or none when
   // it is held) and opens the shard; null when the shard is not stored.
+  // ShardChanged when where.version is known and the index read another.
   static Result<std::shared_ptr<ShardStore>> Open(Location where, ShardedChain sharding);
 
   const ShardedChain& sharding() const { return sharding_; }
