@@ -1,10 +1,11 @@
 // `turbozarr fsck PATH [--repair]`: what interrupted writes left in a store.
 // A local directory: the temporary files of killed writers (every value is
 // old or new; these are only litter), listed, and with --repair removed when
-// their writer has ended. A zip archive: whether it opens and lists (an
-// archive whose writer was killed before writing its central directory does
-// not, and the message says so). Exit status 0 when nothing is left to do, 1
-// when something is.
+// their writer has ended. A zip archive: whether it opens and lists; one
+// whose writer was killed before writing its central directory does not,
+// and fsck says how many entries its local headers hold whole, and with
+// --repair writes the central directory that lists them. Exit status 0 when
+// nothing is left to do, 1 when something is.
 #include <filesystem>
 #include <iostream>
 
@@ -44,15 +45,39 @@ Status CheckDirectory(const FsckOptions& options) {
   return Status::OK();
 }
 
+std::string Entries(uint64_t n) {
+  return std::to_string(n) + (n == 1 ? " entry" : " entries");
+}
+
 Status CheckZip(const FsckOptions& options) {
-  StoreOptions read_only;
-  read_only.read_only = true;
-  Result<std::shared_ptr<Store>> store = OpenStore(options.path, read_only);
-  if (!store.ok()) return store.status();
-  TZ_ASSIGN_OR_RETURN(std::vector<std::string> keys, (*store)->List(""));
-  std::cout << options.path << ": a complete zip archive of " << keys.size() << " entr"
-            << (keys.size() == 1 ? "y" : "ies") << "\n";
-  return Status::OK();
+  TZ_ASSIGN_OR_RETURN(ZipArchiveCheck check, CheckZipArchive(options.path, options.repair));
+  if (check.complete) {
+    std::cout << options.path << ": a complete zip archive of " << Entries(check.entries)
+              << "\n";
+    return Status::OK();
+  }
+  std::cout << options.path << ": " << check.problem << "\n"
+            << options.path << ": " << Entries(check.entries)
+            << " whole in their local headers";
+  if (check.damaged_entries > 0) {
+    std::cout << "; " << Entries(check.damaged_entries) << " cut short or failing "
+              << (check.damaged_entries == 1 ? "its" : "their")
+              << " CRC-32 (the write in progress), left out";
+  }
+  if (check.unchecked_entries > 0) {
+    std::cout << "; " << Entries(check.unchecked_entries)
+              << " compressed, which recovery cannot check, left out";
+  }
+  std::cout << "; " << check.unclaimed_bytes << " bytes in no whole entry\n";
+  if (check.repaired) {
+    std::cout << options.path << ": repaired: a central directory of "
+              << Entries(check.entries) << " written; the archive opens\n";
+    return Status::OK();
+  }
+  return Status::Corruption(options.path +
+                            ": the central directory is missing or damaged; run with "
+                            "--repair to write one listing the " +
+                            Entries(check.entries) + " recovered");
 }
 
 Status RunFsck(const FsckOptions& options) {
@@ -71,7 +96,9 @@ Command AddFsckCommand(CLI::App& parent) {
       "fsck", "Check a local store or zip archive for what interrupted writes left");
   app->add_option("PATH", options->path, "Store directory or zip archive")->required();
   app->add_flag("--repair", options->repair,
-                "Remove the temporary files of writes whose writer has ended");
+                "Remove the temporary files of writes whose writer has ended; rebuild "
+                "the central directory of a zip archive whose writer ended before "
+                "writing it");
   return {app, [options] { return RunFsck(*options); }};
 }
 

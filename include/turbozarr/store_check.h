@@ -7,8 +7,16 @@
 // into the same directory removes them once a minute old; a check lists
 // them all and a repair removes those whose writer has ended.
 //
+// A zip archive: a writer killed before writing the central directory
+// leaves a file no reader opens. A check says how many of its entries can be
+// recovered from their local headers (each whole, matching its CRC-32; the
+// newest of each name); a repair writes a central directory listing them at
+// the end of the file (store/zip_recovery.h), after which it opens as usual.
+// The value being written when the writer ended is not whole and is left out.
+//
 // Thread safety: may run while writers run; a repair never removes the
-// temporary file of a writer that is still running on this machine.
+// temporary file of a writer that is still running on this machine, and
+// never touches a zip archive a writer has open (its lock, flock).
 #pragma once
 
 #include <string>
@@ -31,5 +39,28 @@ struct LocalDirectoryCheck {
 // with `repair`, removes the temporary files of writers that have ended.
 // Paths are relative to `root`, sorted.
 Result<LocalDirectoryCheck> CheckLocalDirectory(const std::string& root, bool repair);
+
+struct ZipArchiveCheck {
+  // The archive opens: its central directory is whole (before any repair).
+  bool complete = false;
+  // Why it does not open, when it does not.
+  std::string problem;
+  // Entries listed (complete), or recoverable from their local headers.
+  uint64_t entries = 0;
+  // Local entries that are not whole (the write in progress when the writer
+  // ended), compressed entries recovery cannot check, and bytes in no whole
+  // entry: left out of a recovered directory.
+  uint64_t damaged_entries = 0;
+  uint64_t unchecked_entries = 0;
+  uint64_t unclaimed_bytes = 0;
+  // Whether a repair wrote a new central directory (which then opens).
+  bool repaired = false;
+};
+
+// Checks the zip archive at `path`; with `repair`, rebuilds the central
+// directory of one that does not open. AlreadyExists when a writer has the
+// archive open (it is being written, not damaged); IOError on read or write
+// failures.
+Result<ZipArchiveCheck> CheckZipArchive(const std::string& path, bool repair);
 
 }  // namespace turbozarr

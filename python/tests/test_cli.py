@@ -16,6 +16,8 @@ import numpy as np
 import pytest
 import zarr
 
+import turbozarr as tz
+
 CLI = os.environ.get("TURBOZARR_CLI", "")
 
 pytestmark = pytest.mark.skipif(
@@ -348,7 +350,15 @@ def test_fsck_of_zip_archives(tmp_path, int_array):
     cut = tmp_path / "cut.zip"
     cut.write_bytes(data[: data.rfind(b"PK\x01\x02")])
     bad = run_cli("fsck", cut, expect=1)
-    assert "ended before writing its central directory" in bad.stderr
+    assert "ended before writing its central directory" in bad.stdout
+    entries = len(tz.open_store(str(archive)).list(""))
+    assert f"{entries} entries whole in their local headers" in bad.stdout
+    assert "run with --repair" in bad.stderr
+    assert cut.read_bytes() == data[: data.rfind(b"PK\x01\x02")], "a check changes nothing"
+    repaired = run_cli("fsck", cut, "--repair")
+    assert f"repaired: a central directory of {entries} entries written" in repaired.stdout
+    assert bits_equal(tz.open_array(str(cut))[...], tz.open_array(str(int_array))[...])
+    assert run_cli("fsck", cut).stdout.startswith(f"{cut}: a complete zip archive of ")
     neither = run_cli("fsck", tmp_path / "nothing", expect=2)
     assert neither.stderr.endswith("is neither\n")
 

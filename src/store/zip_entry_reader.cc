@@ -97,8 +97,8 @@ Result<Buffer> Inflate(int fd, const Entry& entry, uint64_t data_offset,
 
 }  // namespace
 
-uint32_t Crc32(ByteView data) {
-  return static_cast<uint32_t>(libdeflate_crc32(0, data.data(), data.size()));
+uint32_t Crc32(ByteView data, uint32_t previous) {
+  return static_cast<uint32_t>(libdeflate_crc32(previous, data.data(), data.size()));
 }
 
 Result<size_t> ReadAtMost(int fd, uint64_t offset, MutableByteView out,

@@ -37,7 +37,8 @@ Result<uint64_t> ReadDataOffset(int fd, const Entry& entry, uint64_t base, uint6
 Result<Buffer> ReadEntry(int fd, const Entry& entry, uint64_t data_offset,
                          ByteRange range, std::string_view where);
 
-// The CRC-32 (zip's, the IEEE polynomial) of `data`.
-uint32_t Crc32(ByteView data);
+// The CRC-32 (zip's, the IEEE polynomial) of `data`, continuing from
+// `previous`, the CRC-32 of the bytes before it (0 for none).
+uint32_t Crc32(ByteView data, uint32_t previous = 0);
 
 }  // namespace turbozarr::zip

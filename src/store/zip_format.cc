@@ -310,6 +310,49 @@ Result<uint64_t> ParseLocalHeader(ByteView bytes, const Entry& entry,
   return uint64_t{kLocalHeaderSize + name_len + extra_len};
 }
 
+std::optional<LocalEntry> ReadLocalHeader(ByteView bytes, uint64_t offset) {
+  if (bytes.size() < kLocalHeaderSize) return std::nullopt;
+  const std::byte* h = bytes.data();
+  if (Load32(h) != kLocalHeaderSignature) return std::nullopt;
+  LocalEntry local;
+  Entry& e = local.entry;
+  e.flags = Load16(h + 6);
+  constexpr uint16_t kFlagDataDescriptor = 1 << 3;
+  if (e.flags & (kFlagEncrypted | kFlagDataDescriptor)) return std::nullopt;
+  e.flags &= static_cast<uint16_t>(~kFlagUtf8);  // the writer sets it from the name
+  e.method = Load16(h + 8);
+  e.crc32 = Load32(h + 14);
+  e.compressed_size = Load32(h + 18);
+  e.size = Load32(h + 22);
+  const size_t name_len = Load16(h + 26);
+  const size_t extra_len = Load16(h + 28);
+  if (bytes.size() < kLocalHeaderSize + name_len + extra_len) return std::nullopt;
+  e.name.assign(reinterpret_cast<const char*>(h + kLocalHeaderSize), name_len);
+  // The zip64 extra field holds the sizes the 32-bit fields could not.
+  ByteView extra = bytes.subspan(kLocalHeaderSize + name_len, extra_len);
+  while (extra.size() >= 4) {
+    const uint16_t id = Load16(extra.data());
+    const size_t len = Load16(extra.data() + 2);
+    if (len > extra.size() - 4) return std::nullopt;
+    ByteView field = extra.subspan(4, len);
+    if (id == kZip64ExtraId) {
+      if (e.size == kMax32) {
+        if (field.size() < 8) return std::nullopt;
+        e.size = Load64(field.data());
+        field = field.subspan(8);
+      }
+      if (e.compressed_size == kMax32) {
+        if (field.size() < 8) return std::nullopt;
+        e.compressed_size = Load64(field.data());
+      }
+    }
+    extra = extra.subspan(4 + len);
+  }
+  e.header_offset = offset;
+  local.data_offset = offset + kLocalHeaderSize + name_len + extra_len;
+  return local;
+}
+
 DosTime ToDosTime(std::time_t t) {
   std::tm tm{};
   if (::localtime_r(&t, &tm) == nullptr || tm.tm_year < 80) return {0, (1 << 5) | 1};

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <ctime>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -93,6 +94,19 @@ Result<std::vector<Entry>> ParseCentralDirectory(ByteView directory, uint64_t li
 // between the header's start and the entry's data.
 Result<uint64_t> ParseLocalHeader(ByteView bytes, const Entry& entry,
                                   std::string_view where);
+
+// A local header read on its own, as recovery does when the central
+// directory is missing: the entry it describes (header_offset = `offset`)
+// and the file offset of its data. `bytes` holds the header from its start:
+// at least kLocalHeaderSize bytes, and its name and extra field when the
+// caller has them. nullopt unless it is a whole local header that carries
+// its sizes: the signature, the name and extra field within `bytes`, no
+// data descriptor (flag bit 3) and no encryption.
+struct LocalEntry {
+  Entry entry;
+  uint64_t data_offset = 0;
+};
+std::optional<LocalEntry> ReadLocalHeader(ByteView bytes, uint64_t offset);
 
 // Writing. Every entry is stored (method 0) with its sizes and CRC-32 in the
 // local header (no data descriptor). `force_zip64` writes the zip64 forms even

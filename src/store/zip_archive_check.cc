@@ -1,0 +1,88 @@
+// CheckZipArchive (turbozarr/store_check.h): open the archive as a reader
+// would; if its central directory is missing or damaged, recover its entries
+// from their local headers (zip_recovery.h) and, asked to, write a new one.
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "store/zip_recovery.h"
+#include "store/zip_store.h"
+#include "turbozarr/store_check.h"
+
+namespace turbozarr {
+namespace {
+
+// Closes a descriptor (and so drops its lock) when it goes.
+struct Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+Status OsError(const std::string& path, const char* what, int err) {
+  return Status::IOError("zip archive '" + path + "': " + what + ": " + std::strerror(err));
+}
+
+Result<uint64_t> OpenedCount(const std::string& path) {
+  ZipStoreOptions read_only;
+  read_only.read_only = true;
+  TZ_ASSIGN_OR_RETURN(std::shared_ptr<Store> store, OpenZipStore(path, read_only));
+  TZ_ASSIGN_OR_RETURN(std::vector<std::string> keys, store->List(""));
+  return static_cast<uint64_t>(keys.size());
+}
+
+}  // namespace
+
+Result<ZipArchiveCheck> CheckZipArchive(const std::string& path, bool repair) {
+  ZipArchiveCheck check;
+  Fd file;
+  file.fd = ::open(path.c_str(), (repair ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+  if (file.fd < 0) return OsError(path, "open", errno);
+  // A writer holds this lock while it writes (ZipWriter): its archive has no
+  // central directory yet because it is not finished, not because it broke.
+  if (::flock(file.fd, (repair ? LOCK_EX : LOCK_SH) | LOCK_NB) != 0) {
+    if (errno == EWOULDBLOCK) {
+      return Status::AlreadyExists("zip archive '" + path +
+                                   "': a writer has it open; it is being written, and "
+                                   "its central directory comes when the writer ends");
+    }
+    return OsError(path, "lock", errno);
+  }
+  Result<uint64_t> listed = OpenedCount(path);
+  if (listed.ok()) {
+    check.complete = true;
+    check.entries = *listed;
+    return check;
+  }
+  if (listed.status().code() != StatusCode::kCorruption) return listed.status();
+  check.problem = listed.status().message();
+
+  struct stat st;
+  if (::fstat(file.fd, &st) != 0) return OsError(path, "stat", errno);
+  const std::string where = "zip archive '" + path + "'";
+  TZ_ASSIGN_OR_RETURN(zip::Recovery found,
+                      zip::ScanLocalEntries(file.fd, static_cast<uint64_t>(st.st_size), where));
+  check.entries = found.entries.size();
+  check.damaged_entries = found.damaged;
+  check.unchecked_entries = found.unchecked;
+  check.unclaimed_bytes = found.unclaimed_bytes;
+  if (!repair) return check;
+  TZ_RETURN_NOT_OK(zip::AppendDirectory(file.fd, static_cast<uint64_t>(st.st_size),
+                                        found.entries, where));
+  // The proof: it opens now, with every entry recovered.
+  TZ_ASSIGN_OR_RETURN(uint64_t reopened, OpenedCount(path));
+  if (reopened != found.entries.size()) {
+    return Status::Corruption(where + ": after the repair it lists " +
+                              std::to_string(reopened) + " entries, not " +
+                              std::to_string(found.entries.size()));
+  }
+  check.repaired = true;
+  return check;
+}
+
+}  // namespace turbozarr

@@ -1,0 +1,146 @@
+#include "store/zip_recovery.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <map>
+#include <string>
+
+#include "store/zip_entry_reader.h"
+
+namespace turbozarr::zip {
+namespace {
+
+// Reads are made in blocks of this many bytes: the CRC of a large entry is
+// computed block by block, and signatures are searched for a block at a time.
+constexpr size_t kBlock = size_t{4} << 20;
+
+Status ReadFailed(std::string_view where, uint64_t offset, int err) {
+  return Status::IOError(std::string(where) + ": read at offset " + std::to_string(offset) +
+                         ": " + std::strerror(err));
+}
+
+// Bytes [offset, offset + out.size()) of the file, fewer at its end.
+Result<size_t> ReadSome(int fd, uint64_t offset, MutableByteView out, std::string_view where) {
+  size_t done = 0;
+  while (done < out.size()) {
+    const ssize_t n = ::pread(fd, out.data() + done, out.size() - done,
+                              static_cast<off_t>(offset + done));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return ReadFailed(where, offset + done, errno);
+    }
+    if (n == 0) break;
+    done += static_cast<size_t>(n);
+  }
+  return done;
+}
+
+// The CRC-32 of bytes [offset, offset + n) of the file.
+Result<uint32_t> Crc32Of(int fd, uint64_t offset, uint64_t n, Buffer& block,
+                         std::string_view where) {
+  uint32_t crc = 0;
+  for (uint64_t done = 0; done < n;) {
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(kBlock, n - done));
+    block.Resize(want);
+    TZ_ASSIGN_OR_RETURN(size_t got, ReadSome(fd, offset + done, block.mutable_view(), where));
+    if (got < want) return Status::IOError(std::string(where) + ": the file shrank");
+    crc = Crc32(block.view(), crc);
+    done += want;
+  }
+  return crc;
+}
+
+// The offset of the next local header signature at or after `from`, or
+// `size` if there is none.
+Result<uint64_t> NextSignature(int fd, uint64_t from, uint64_t size, Buffer& block,
+                               std::string_view where) {
+  const std::byte sig[4] = {std::byte{'P'}, std::byte{'K'}, std::byte{3}, std::byte{4}};
+  while (from + 4 <= size) {
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(kBlock, size - from));
+    block.Resize(want);
+    TZ_ASSIGN_OR_RETURN(size_t got, ReadSome(fd, from, block.mutable_view(), where));
+    const std::byte* begin = block.data();
+    const std::byte* found = std::search(begin, begin + got, sig, sig + 4);
+    if (found != begin + got) return from + static_cast<uint64_t>(found - begin);
+    if (got < 4) break;
+    from += got - 3;  // a signature may straddle two blocks
+  }
+  return size;
+}
+
+}  // namespace
+
+Result<Recovery> ScanLocalEntries(int fd, uint64_t size, std::string_view where) {
+  Recovery out;
+  std::map<std::string, Entry> newest;  // by name
+  Buffer block;
+  Buffer header;
+  uint64_t pos = 0;
+  uint64_t claimed = 0;
+  while (pos + kLocalHeaderSize <= size) {
+    // The fixed part, the name and an extra field of at most 64 KiB each.
+    header.Resize(static_cast<size_t>(
+        std::min<uint64_t>(kLocalHeaderSize + 2 * 0xFFFF, size - pos)));
+    TZ_ASSIGN_OR_RETURN(size_t got, ReadSome(fd, pos, header.mutable_view(), where));
+    std::optional<LocalEntry> local = ReadLocalHeader(header.view().first(got), pos);
+    if (local) {
+      const Entry& e = local->entry;
+      const bool fits = local->data_offset <= size &&
+                        e.compressed_size <= size - local->data_offset;
+      if (fits && e.method != kMethodStored) {
+        ++out.unchecked;
+      } else if (fits && e.compressed_size == e.size) {
+        TZ_ASSIGN_OR_RETURN(uint32_t crc,
+                            Crc32Of(fd, local->data_offset, e.size, block, where));
+        if (crc == e.crc32) {
+          const uint64_t end = local->data_offset + e.size;
+          claimed += end - pos;
+          auto [it, fresh] = newest.try_emplace(e.name, e);
+          if (!fresh && it->second.header_offset < e.header_offset) it->second = e;
+          pos = end;
+          continue;
+        }
+        ++out.damaged;
+      } else {
+        ++out.damaged;
+      }
+    }
+    // No whole entry starts here: the next one may start anywhere after.
+    TZ_ASSIGN_OR_RETURN(pos, NextSignature(fd, pos + 1, size, block, where));
+  }
+  for (auto& [name, e] : newest) out.entries.push_back(std::move(e));
+  std::sort(out.entries.begin(), out.entries.end(),
+            [](const Entry& a, const Entry& b) { return a.header_offset < b.header_offset; });
+  out.unclaimed_bytes = size - claimed;
+  return out;
+}
+
+Status AppendDirectory(int fd, uint64_t size, const std::vector<Entry>& entries,
+                       std::string_view where) {
+  const DosTime now = ToDosTime(std::time(nullptr));
+  Buffer records;
+  for (const Entry& e : entries) AppendCentralHeader(e, now, false, &records);
+  const uint64_t directory_size = records.size();
+  AppendEndRecords(entries.size(), size, directory_size, false, &records);
+  for (size_t done = 0; done < records.size();) {
+    const ssize_t n = ::pwrite(fd, records.data() + done, records.size() - done,
+                               static_cast<off_t>(size + done));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Status::IOError(std::string(where) +
+                             ": write the central directory: " + std::strerror(errno));
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::ftruncate(fd, static_cast<off_t>(size + records.size())) != 0 || ::fsync(fd) != 0) {
+    return Status::IOError(std::string(where) + ": sync the central directory: " +
+                           std::strerror(errno));
+  }
+  return Status::OK();
+}
+
+}  // namespace turbozarr::zip
