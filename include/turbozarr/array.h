@@ -38,6 +38,13 @@ struct WriteOptions {
   // The threads the write runs on (turbozarr/config.h); null: the
   // process-wide pool.
   std::shared_ptr<ThreadPool> pool;
+  // When set, one byte per element of the selection (C order, as the
+  // source): only the elements whose byte is nonzero are written, and the
+  // others keep their stored values. Each chunk (or shard) is read, merged
+  // and stored under its update (Store::BeginUpdates), so a scattered write
+  // (integer-array, mask or point selections, written as their bounding box
+  // and a mask) loses no other writer's update to the elements it skips.
+  const uint8_t* mask = nullptr;
 };
 
 struct ReadOptions {

@@ -126,8 +126,22 @@ nb::list ReadObjects(const Array& a, const RangeList& ranges) {
   return result;
 }
 
+// The mask of a masked write into `view`: one byte per element of
+// `selection` (a numpy bool or uint8 array, C-contiguous); left empty for
+// None.
+void ViewMask(nb::handle mask, const Selection& selection,
+              std::optional<PyBufferView>& view) {
+  if (mask.is_none()) return;
+  view.emplace(mask, /*writable=*/false);
+  if (view->size() != static_cast<size_t>(selection.num_elements())) {
+    Check(Status::InvalidArgument("the mask holds " + std::to_string(view->size()) +
+                                  " bytes; selection " + selection.ToString() + " has " +
+                                  std::to_string(selection.num_elements()) + " elements"));
+  }
+}
+
 void WriteFrom(Array& a, const RangeList& ranges, nb::handle src,
-               bool write_empty_chunks) {
+               bool write_empty_chunks, nb::handle mask) {
   if (a.dtype().is_variable_length()) {
     throw nb::type_error("write_from needs a fixed-size data type; use write_objects");
   }
@@ -139,8 +153,11 @@ void WriteFrom(Array& a, const RangeList& ranges, nb::handle src,
                                   " bytes; selection " + selection.ToString() +
                                   " needs " + std::to_string(expected)));
   }
+  std::optional<PyBufferView> mask_view;
+  ViewMask(mask, selection, mask_view);
   WriteOptions options;
   options.write_empty_chunks = write_empty_chunks;
+  if (mask_view) options.mask = static_cast<const uint8_t*>(mask_view->data());
   Status status;
   {
     nb::gil_scoped_release release;
@@ -163,7 +180,7 @@ std::string CopyFrom(Array& dest, const Array& source, bool write_empty_chunks) 
 }
 
 void WriteObjects(Array& a, const RangeList& ranges, nb::list values_in,
-                  bool write_empty_chunks) {
+                  bool write_empty_chunks, nb::handle mask) {
   if (!a.dtype().is_variable_length()) {
     throw nb::type_error("write_objects needs a variable-length data type");
   }
@@ -191,8 +208,11 @@ void WriteObjects(Array& a, const RangeList& ranges, nb::list values_in,
                                 : "bytes arrays take bytes elements");
     }
   }
+  std::optional<PyBufferView> mask_view;
+  ViewMask(mask, selection, mask_view);
   WriteOptions options;
   options.write_empty_chunks = write_empty_chunks;
+  if (mask_view) options.mask = static_cast<const uint8_t*>(mask_view->data());
   Status status;
   {
     nb::gil_scoped_release release;
@@ -292,9 +312,9 @@ void BindArray(nb::module_& m) {
       .def("read_objects", &ReadObjects, nb::arg("ranges"),
            "Reads the selection of a string/bytes array as a flat list in C order.")
       .def("write_from", &WriteFrom, nb::arg("ranges"), nb::arg("src"),
-           nb::arg("write_empty_chunks") = false)
+           nb::arg("write_empty_chunks") = false, nb::arg("mask").none() = nb::none())
       .def("write_objects", &WriteObjects, nb::arg("ranges"), nb::arg("values"),
-           nb::arg("write_empty_chunks") = false)
+           nb::arg("write_empty_chunks") = false, nb::arg("mask").none() = nb::none())
       .def("can_copy_by_units",
            [](const Array& dest, const Array& source) { return CanCopyByUnits(source, dest); },
            nb::arg("source"))

@@ -313,14 +313,18 @@ class Array(Node):
         self._write_block(sel.ranges, src, self.write_empty_chunks)
 
     def _write_block(self, ranges: list[tuple[int, int, int]], block: np.ndarray,
-                     write_empty_chunks: bool) -> None:
-        """Writes `block`, laid out as _read_block's, into `ranges`."""
+                     write_empty_chunks: bool, mask: np.ndarray | None = None) -> None:
+        """Writes `block`, laid out as _read_block's, into `ranges`; only
+        where `mask` (bool, the block's shape) is set, when one is given:
+        the engine merges those elements into each chunk under its lock."""
+        if mask is not None:
+            mask = np.ascontiguousarray(mask, dtype=np.bool_)
         if self._variable:
             self._core.write_objects(ranges, np.asarray(block, dtype=self._dtype).ravel().tolist(),
-                                     write_empty_chunks)
+                                     write_empty_chunks, mask)
         else:
             self._core.write_from(ranges, np.ascontiguousarray(block, dtype=self._native),
-                                  write_empty_chunks)
+                                  write_empty_chunks, mask)
 
     def _copy_whole(self, key: Any, source: "Array") -> bool:
         """``self[...] = source`` for a source array of the same shape, done

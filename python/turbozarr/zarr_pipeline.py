@@ -14,7 +14,8 @@ batch of a slice selection tiles one strided box of the array; it is
 recognised as such and run as one engine read or write of that box, straight
 into zarr-python's output buffer. Other batches (integer-array and mask
 selections) run chunk by chunk: the engine reads each chunk's bounding box
-and numpy applies the selection.
+and numpy applies the selection; a write hands the engine the box with the
+selected elements and a mask of them, merged into the chunk under its lock.
 
 Where the chunks live decides who moves the bytes:
 
@@ -749,9 +750,13 @@ def _write(engine: _Engine, plan: _Plan, value: np.ndarray,
         block = np.broadcast_to(value, out_shape).reshape(_block_shape(plan.box))
         array._write_block(plan.box, block, write_empty)  # noqa: SLF001
         return
+    # A scattered selection: per chunk, its bounding box with the selected
+    # elements set and a mask of them; the engine merges the masked elements
+    # into the chunk under its lock, so no other writer's update to an
+    # unselected element of the box is undone.
     for item, ranges, local in plan.parts:
-        block = array._read_block(ranges, _block_shape(ranges))  # noqa: SLF001
-        if block.size == 0:
+        shape = _block_shape(ranges)
+        if 0 in shape:
             continue
         if value.shape == ():
             part = value
@@ -760,8 +765,20 @@ def _write(engine: _Engine, plan: _Plan, value: np.ndarray,
             if drop_axes:
                 part = part[tuple(None if d in drop_axes else slice(None)
                                   for d in range(len(ranges)))]
+        block = _unset_block(array, shape)
         block[local] = part
-        array._write_block(ranges, block, write_empty)  # noqa: SLF001
+        mask = np.zeros(shape, dtype=np.bool_)
+        mask[local] = True
+        array._write_block(ranges, block, write_empty, mask)  # noqa: SLF001
+
+
+def _unset_block(array, shape: tuple[int, ...]) -> np.ndarray:
+    """A block of the array's type whose elements the mask leaves out:
+    zeros, or empty strings or bytes for variable-length types."""
+    if not array._variable:  # noqa: SLF001
+        return np.zeros(shape, dtype=array._native)  # noqa: SLF001
+    empty = b"" if array._core.dtype_name == "bytes" else ""  # noqa: SLF001
+    return np.full(shape, empty, dtype=object)
 
 
 def _output_shape(items: list[_Item]) -> tuple[int, ...] | None:

@@ -7,7 +7,9 @@
 // then stored whole with one commit of the chunk's update (a
 // read-modify-write that loses no concurrent writer's update, see
 // Store::BeginUpdates); a chunk equal to the fill value is erased instead
-// unless write_empty_chunks is set. Sharded arrays plan and encode
+// unless write_empty_chunks is set. A masked write (WriteOptions::mask)
+// merges only its masked elements into every chunk it touches. Sharded
+// arrays plan and encode
 // their inner chunks across all touched shards at once (shard_write.h).
 #include <memory>
 #include <string>
@@ -35,8 +37,13 @@ Status Array::Write(const Selection& selection, const void* src,
                                            *pool);
   }
 
-  const std::vector<ChunkProjection> plan =
+  std::vector<ChunkProjection> plan =
       PlanChunks(selection, metadata_.shape, metadata_.chunk_shape);
+  // A masked write keeps stored elements wherever the mask is clear, so
+  // every chunk it touches is read and merged, as if partly covered.
+  if (options.mask != nullptr) {
+    for (ChunkProjection& p : plan) p.covers_chunk = false;
+  }
   const std::vector<int64_t> block_shape = selection.shape();
 
   return pool->ParallelFor(static_cast<int64_t>(plan.size()), [&](int64_t i) -> Status {
@@ -67,7 +74,7 @@ Status Array::Write(const Selection& selection, const void* src,
       Status encoded = internal::EncodeChunkFromBlock(
           chain_, p, block_shape, src,
           old ? std::optional<ByteView>(old->view()) : std::nullopt,
-          options.write_empty_chunks, chunk);
+          options.write_empty_chunks, chunk, options.mask);
       if (!encoded.ok()) return fail(encoded);
       // A chunk that was read and found missing needs no erasing.
       Result<bool> committed =

@@ -1,6 +1,8 @@
 #include "array/chunk_copy.h"
 
+#include <cstring>
 #include <string>
+#include <vector>
 
 #include "util/strided_copy.h"
 
@@ -46,6 +48,59 @@ void CopyBlockToChunkBytes(const void* block, const ChunkRegion& r, size_t elem,
   CopyStrided(static_cast<const std::byte*>(block) + r.block_offset * elem,
               src_strides.data(), chunk + r.chunk_offset * elem, dst_strides.data(),
               r.count.data(), rank, elem);
+}
+
+namespace {
+
+// Calls copy(block_offset, chunk_offset) for every element of the region
+// whose mask byte is set, offsets in elements.
+template <typename Copy>
+void ForEachMasked(const uint8_t* mask, const ChunkRegion& r, Copy&& copy) {
+  const size_t rank = r.count.size();
+  for (int64_t n : r.count) {
+    if (n == 0) return;
+  }
+  std::vector<int64_t> at(rank, 0);
+  int64_t b = r.block_offset, c = r.chunk_offset;
+  for (;;) {
+    if (mask[b]) copy(b, c);
+    // The odometer: the last dimension fastest, as C order.
+    size_t d = rank;
+    while (d > 0) {
+      --d;
+      if (++at[d] < r.count[d]) {
+        b += r.block_strides[d];
+        c += r.chunk_strides[d];
+        break;
+      }
+      b -= (r.count[d] - 1) * r.block_strides[d];
+      c -= (r.count[d] - 1) * r.chunk_strides[d];
+      at[d] = 0;
+      if (d == 0) return;
+    }
+    if (rank == 0) return;
+  }
+}
+
+}  // namespace
+
+void CopyBlockToChunkMasked(const void* block, const uint8_t* mask, const ChunkRegion& r,
+                            ChunkArray& chunk) {
+  if (chunk.dtype.is_variable_length()) {
+    const auto* src = static_cast<const std::string*>(block);
+    ForEachMasked(mask, r, [&](int64_t b, int64_t c) { chunk.strings[c] = src[b]; });
+    return;
+  }
+  CopyBlockToChunkBytesMasked(block, mask, r, chunk.dtype.size(), chunk.bytes.data());
+}
+
+void CopyBlockToChunkBytesMasked(const void* block, const uint8_t* mask,
+                                 const ChunkRegion& r, size_t elem, std::byte* chunk) {
+  const auto* src = static_cast<const std::byte*>(block);
+  ForEachMasked(mask, r, [&](int64_t b, int64_t c) {
+    std::memcpy(chunk + c * static_cast<int64_t>(elem), src + b * static_cast<int64_t>(elem),
+                elem);
+  });
 }
 
 void FillBlock(const DataType& dtype, const FillValue& fill, const ChunkRegion& r,

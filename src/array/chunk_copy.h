@@ -5,6 +5,8 @@
 // Thread safety: pure functions; callers give each thread its own chunk.
 #pragma once
 
+#include <cstdint>
+
 #include "array/chunk_region.h"
 #include "turbozarr/codec.h"
 #include "turbozarr/dtype.h"
@@ -23,6 +25,13 @@ void CopyBlockToChunk(const void* block, const ChunkRegion& r, ChunkArray& chunk
 // at `chunk` (C order, the chunk's full shape).
 void CopyBlockToChunkBytes(const void* block, const ChunkRegion& r, size_t elem_size,
                            std::byte* chunk);
+// block -> chunk for the elements whose byte in `mask` (one per element of
+// the block, at the element's block offset) is nonzero; the others are left
+// as they are. For masked writes (WriteOptions::mask).
+void CopyBlockToChunkMasked(const void* block, const uint8_t* mask, const ChunkRegion& r,
+                            ChunkArray& chunk);
+void CopyBlockToChunkBytesMasked(const void* block, const uint8_t* mask,
+                                 const ChunkRegion& r, size_t elem_size, std::byte* chunk);
 // Fills the region of the block with `fill`.
 void FillBlock(const DataType& dtype, const FillValue& fill, const ChunkRegion& r,
                void* block);

@@ -43,7 +43,7 @@ bool SelectsWholeChunk(const ChunkProjection& p, const std::vector<int64_t>& sha
 // cover it, then the block's share copied in with one strided-kernel call.
 Status PutTogether(const CodecChain& chain, const ChunkProjection& p,
                    const std::vector<int64_t>& block_shape, const void* block,
-                   std::optional<ByteView> old, MutableByteView work) {
+                   const uint8_t* mask, std::optional<ByteView> old, MutableByteView work) {
   const ArraySpec& spec = chain.spec();
   if (!p.covers_chunk && old) {
     TZ_RETURN_NOT_OK(chain.DecodeInto(*old, work));
@@ -55,15 +55,19 @@ Status PutTogether(const CodecChain& chain, const ChunkProjection& p,
       std::memset(work.data(), 0, work.size());  // as ChunkArray::Filled
     }
   }
-  CopyBlockToChunkBytes(block, ChunkRegion::Make(p, spec.shape, block_shape),
-                        spec.dtype.size(), work.data());
+  const ChunkRegion region = ChunkRegion::Make(p, spec.shape, block_shape);
+  if (mask != nullptr) {
+    CopyBlockToChunkBytesMasked(block, mask, region, spec.dtype.size(), work.data());
+  } else {
+    CopyBlockToChunkBytes(block, region, spec.dtype.size(), work.data());
+  }
   return Status::OK();
 }
 
 Status EncodeViaScratch(const CodecChain& chain, const ChunkProjection& p,
                         const std::vector<int64_t>& block_shape, const void* block,
-                        std::optional<ByteView> old, bool write_empty_chunks,
-                        EncodedChunk& out) {
+                        const uint8_t* mask, std::optional<ByteView> old,
+                        bool write_empty_chunks, EncodedChunk& out) {
   const ArraySpec& spec = chain.spec();
   const size_t n = static_cast<size_t>(spec.num_elements()) * spec.dtype.size();
   // When no codec changes the bytes, the chunk is put together where it is
@@ -74,7 +78,8 @@ Status EncodeViaScratch(const CodecChain& chain, const ChunkProjection& p,
                                           : own;
   work.Clear();  // keeps the capacity; nothing old is worth copying on growth
   work.Resize(n);
-  TZ_RETURN_NOT_OK(PutTogether(chain, p, block_shape, block, old, work.mutable_view()));
+  TZ_RETURN_NOT_OK(
+      PutTogether(chain, p, block_shape, block, mask, old, work.mutable_view()));
   if (!write_empty_chunks && AllFill(work.view(), spec)) {
     out.empty = true;
     return Status::OK();
@@ -97,7 +102,7 @@ bool StoresChunkAsIs(const CodecChain& chain) {
 Status BuildChunkInPlace(const CodecChain& chain, const ChunkProjection& p,
                          const std::vector<int64_t>& block_shape, const void* block,
                          std::optional<ByteView> old, bool write_empty_chunks,
-                         MutableByteView dest, bool& empty) {
+                         MutableByteView dest, bool& empty, const uint8_t* mask) {
   const ArraySpec& spec = chain.spec();
   const size_t n = static_cast<size_t>(spec.num_elements()) * spec.dtype.size();
   if (!StoresChunkAsIs(chain) || dest.size() != n) {
@@ -105,7 +110,7 @@ Status BuildChunkInPlace(const CodecChain& chain, const ChunkProjection& p,
                                    " bytes cannot be built in place in " +
                                    std::to_string(dest.size()) + " bytes");
   }
-  TZ_RETURN_NOT_OK(PutTogether(chain, p, block_shape, block, old, dest));
+  TZ_RETURN_NOT_OK(PutTogether(chain, p, block_shape, block, mask, old, dest));
   empty = !write_empty_chunks && AllFill(dest, spec);
   return Status::OK();
 }
@@ -122,11 +127,14 @@ EncodeRoute ChooseEncodeRoute(const CodecChain& chain, const ChunkProjection& p,
 Status EncodeChunkFromBlock(const CodecChain& chain, const ChunkProjection& p,
                             const std::vector<int64_t>& block_shape, const void* block,
                             std::optional<ByteView> old, bool write_empty_chunks,
-                            EncodedChunk& out) {
+                            EncodedChunk& out, const uint8_t* mask) {
   out.empty = false;
   out.bytes = {};
   const ArraySpec& spec = chain.spec();
-  switch (ChooseEncodeRoute(chain, p, block_shape)) {
+  // Masked, the chunk keeps its stored elements wherever the mask is clear.
+  const EncodeRoute route = ChooseEncodeRoute(chain, p, block_shape);
+  switch (mask != nullptr && route == EncodeRoute::kFromBlock ? EncodeRoute::kScratch
+                                                                : route) {
     case EncodeRoute::kFromBlock: {
       const size_t elem = spec.dtype.size();
       const ByteView elements(
@@ -140,7 +148,8 @@ Status EncodeChunkFromBlock(const CodecChain& chain, const ChunkProjection& p,
       return Status::OK();
     }
     case EncodeRoute::kScratch:
-      return EncodeViaScratch(chain, p, block_shape, block, old, write_empty_chunks, out);
+      return EncodeViaScratch(chain, p, block_shape, block, mask, old, write_empty_chunks,
+                              out);
     case EncodeRoute::kChunkArray:
       break;
   }
@@ -150,7 +159,12 @@ Status EncodeChunkFromBlock(const CodecChain& chain, const ChunkProjection& p,
   } else {
     chunk = ChunkArray::Filled(spec);
   }
-  CopyBlockToChunk(block, ChunkRegion::Make(p, spec.shape, block_shape), chunk);
+  const ChunkRegion region = ChunkRegion::Make(p, spec.shape, block_shape);
+  if (mask != nullptr) {
+    CopyBlockToChunkMasked(block, mask, region, chunk);
+  } else {
+    CopyBlockToChunk(block, region, chunk);
+  }
   if (!write_empty_chunks && chunk.IsAll(spec.fill_value)) {
     out.empty = true;
     return Status::OK();

@@ -50,10 +50,13 @@ struct EncodedChunk {
 // stored bytes, decoded by `chain`) or the fill value where `old` is nullopt.
 // `old` is not read when p.covers_chunk. The chain's spec gives the chunk's
 // shape and fill value. Errors are the chain's (Corruption for a bad `old`).
+// With a `mask` (WriteOptions::mask; the caller then passes projections that
+// do not cover their chunks, so that `old` is read), only the block's
+// elements whose mask byte is set are written; the rest keep `old`'s values.
 Status EncodeChunkFromBlock(const CodecChain& chain, const ChunkProjection& p,
                             const std::vector<int64_t>& block_shape, const void* block,
                             std::optional<ByteView> old, bool write_empty_chunks,
-                            EncodedChunk& out);
+                            EncodedChunk& out, const uint8_t* mask = nullptr);
 
 // True when `chain` stores a chunk's elements exactly as they are in memory
 // (no codec changes a byte), so a chunk's encoded form can be built where it
@@ -67,7 +70,7 @@ bool StoresChunkAsIs(const CodecChain& chain);
 Status BuildChunkInPlace(const CodecChain& chain, const ChunkProjection& p,
                          const std::vector<int64_t>& block_shape, const void* block,
                          std::optional<ByteView> old, bool write_empty_chunks,
-                         MutableByteView dest, bool& empty);
+                         MutableByteView dest, bool& empty, const uint8_t* mask = nullptr);
 
 // Frees `scratch` when it holds more than a thread keeps between chunks
 // (64 MiB), so that one huge chunk does not pin its memory for the thread's

@@ -59,6 +59,8 @@ class ShardedWrite {
     for (size_t s = 0; s < plan.size(); ++s) {
       ShardWrite& sw = shards_[s];
       sw.proj = plan[s];
+      // Masked, every shard and inner chunk is merged into what is stored.
+      if (options.mask != nullptr) sw.proj.covers_chunk = false;
       sw.extent = ChunkExtent(sw.proj.chunk_coords, m_.chunk_shape, m_.shape);
       sw.key = array.ChunkKey(sw.proj.chunk_coords);
       sw.first_item = total_items_;
@@ -115,7 +117,8 @@ class ShardedWrite {
     if (!ip.covers_chunk && sw.old) old = sw.old->HeldBytes(linear);
     EncodedChunk& out = sw.encoded[k];
     TZ_RETURN_NOT_OK(EncodeChunkFromBlock(sharding_.inner_chain(), ip, block_shape_, src_,
-                                          old, options_.write_empty_chunks, out));
+                                          old, options_.write_empty_chunks, out,
+                                          options_.mask));
     sw.writer->Set(linear, out.empty ? std::nullopt : std::optional<ByteView>(out.bytes));
     return Status::OK();
   }
@@ -139,6 +142,9 @@ class ShardedWrite {
       sw.prepare_status = ReadOldShard(sw);
       if (sw.prepare_status.ok()) {
         sw.inner = PlanInnerChunks(sw.proj, sw.extent, sharding_.inner_chunk_shape());
+        if (options_.mask != nullptr) {
+          for (ChunkProjection& ip : sw.inner) ip.covers_chunk = false;
+        }
         assert(static_cast<int64_t>(sw.inner.size()) == sw.num_items);
         for (const ChunkProjection& ip : sw.inner) {
           sw.linear.push_back(sharding_.InnerChunkLinear(ip.chunk_coords));
