@@ -22,7 +22,7 @@ CCACHE_BASEDIR ?= $(CURDIR)
 export CCACHE_BASEDIR
 
 .PHONY: setup build demo test test-cpp test-python test-install test-wheel test-sanitize \
-        tsan-build test-tsan test-concurrency test-zarr-python test-zarr-python-full fuzz micro-bench fixtures clean
+        tsan-build test-tsan test-concurrency soak test-zarr-python test-zarr-python-full fuzz micro-bench fixtures clean
 
 setup:
 	@bash scripts/setup.sh
@@ -103,6 +103,14 @@ test-concurrency: build tsan-build
 	TURBOZARR_CRASH_KILLS=100 $(BUILD)/src/array/tz_crash_write_test
 	TURBOZARR_CONCURRENT_WRITES=full TSAN_OPTIONS=halt_on_error=1 \
 	  $(TSAN_BUILD)/$(CONCURRENT_TEST) --gtest_filter='*Threads*'
+
+# 30 minutes (SOAK_SECONDS) of reads and writes from 8 threads over the S3 and
+# HTTP test server with faults on: 0 wrong, memory and descriptors flat; the
+# samples go to $(BUILD)/soak.log (docs/guarantees.md). `make test` runs 15 s.
+SOAK_SECONDS ?= 1800
+soak: build
+	TURBOZARR_SOAK_SECONDS=$(SOAK_SECONDS) $(BUILD)/src/array/tz_soak_test \
+	  > $(BUILD)/soak.log 2>&1; status=$$?; cat $(BUILD)/soak.log; exit $$status
 
 # zarr-python's own test suite (its release's tests/) with turbozarr's codec
 # pipeline switched on, against the saved run of its default pipeline
