@@ -1,6 +1,8 @@
 // The caching wrapper (see turbozarr/store_wrappers.h): an LRU of the values
 // read through it, keyed by (key, byte range), bounded by the bytes held.
-// A hit is copied into the read's target; the copy costs far less than the
+// A hit is copied into the read's target (with the version of the value it
+// was read from, so that a reader combining a cached part of a value with a
+// fresh one sees when they disagree); the copy costs far less than the
 // request it saves. The misses of a batch go to the inner store together, so
 // a remote store still keeps them in flight at once.
 #include <list>
@@ -47,8 +49,9 @@ class CachingStore final : public internal::ForwardingStore {
     {
       std::lock_guard<internal::ForkSafeMutex> lock(mu_);
       for (size_t i = 0; i < requests.size(); ++i) {
-        if (const Buffer* hit = Lookup(requests[i].key, Key(requests[i].range))) {
-          answers[i] = internal::DeliverBytes(requests[i], hit->view());
+        if (const Entry* hit = Lookup(requests[i].key, Key(requests[i].range))) {
+          answers[i] = internal::DeliverBytes(requests[i], hit->value.view());
+          answers[i].version = hit->version;
         } else {
           missed.push_back(i);
           misses.push_back(requests[i]);
@@ -65,9 +68,9 @@ class CachingStore final : public internal::ForwardingStore {
       answers[missed[m]] = a;
       if (!a.found) continue;
       if (r.target != ReadTarget::kCallerMemory) {
-        MaybeInsert(generation, r.key, Key(r.range), r.buffer->view());
+        MaybeInsert(generation, r.key, Key(r.range), r.buffer->view(), a.version);
       } else if (a.length == r.memory.size()) {  // else nothing was read
-        MaybeInsert(generation, r.key, Key(r.range), r.memory);
+        MaybeInsert(generation, r.key, Key(r.range), r.memory, a.version);
       }
     }
     return Status::OK();
@@ -102,34 +105,35 @@ class CachingStore final : public internal::ForwardingStore {
     std::string key;
     RangeKey range;
     Buffer value;
+    uint64_t version = 0;  // ReadAnswer::version of the read that brought it
   };
   using Lru = std::list<Entry>;  // most recently used first
 
   static RangeKey Key(const ByteRange& r) { return {r.offset, r.length, r.suffix}; }
 
-  // The cached value, valid while mu_ is held. REQUIRES: mu_ held.
-  const Buffer* Lookup(std::string_view key, const RangeKey& rk) {
+  // The cached entry, valid while mu_ is held. REQUIRES: mu_ held.
+  const Entry* Lookup(std::string_view key, const RangeKey& rk) {
     auto k = index_.find(key);
     if (k == index_.end()) return nullptr;
     auto e = k->second.find(rk);
     if (e == k->second.end()) return nullptr;
     lru_.splice(lru_.begin(), lru_, e->second);
-    return &e->second->value;
+    return &*e->second;
   }
 
   void MaybeInsert(uint64_t generation, std::string_view key, const RangeKey& rk,
-                   ByteView value) {
+                   ByteView value, uint64_t version) {
     if (value.size() > capacity_) return;
     std::lock_guard<internal::ForkSafeMutex> lock(mu_);
-    if (generation == generation_) Insert(key, rk, value);
+    if (generation == generation_) Insert(key, rk, value, version);
   }
 
-  void Insert(std::string_view key, const RangeKey& rk, ByteView value) {
+  void Insert(std::string_view key, const RangeKey& rk, ByteView value, uint64_t version) {
     auto k = index_.find(key);
     if (k == index_.end()) k = index_.emplace(std::string(key), Ranges()).first;
     auto& ranges = k->second;
     if (ranges.count(rk)) return;
-    lru_.push_front(Entry{std::string(key), rk, Buffer(value)});
+    lru_.push_front(Entry{std::string(key), rk, Buffer(value), version});
     ranges[rk] = lru_.begin();
     held_ += value.size();
     while (held_ > capacity_ && !lru_.empty()) Evict(std::prev(lru_.end()));

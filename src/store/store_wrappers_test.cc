@@ -197,6 +197,38 @@ TEST(CachingStoreTest, HitsSkipTheInnerStoreAndWritesInvalidate) {
   EXPECT_EQ(inner->metrics().gets, 6u);
 }
 
+// Every store that can tell which stored value a read came from says so
+// (ReadAnswer::version), a replaced value gets a new version, and the
+// caching wrapper hands out the version of the read that filled it.
+TEST(ReadVersionTest, ReplacedValuesGetNewVersionsAndCachedReadsKeepTheirs) {
+  auto version_of = [](Store& s, ByteRange range) {
+    Buffer out;
+    ReadAnswer answer;
+    const ReadRequest request = ReadRequest::NewBuffer("k", range, out);
+    EXPECT_TRUE(s.Read({&request, 1}, {&answer, 1}).ok());
+    EXPECT_TRUE(answer.found);
+    return answer.version;
+  };
+  const std::string dir = MakeScratchDir();
+  std::vector<std::shared_ptr<Store>> stores = {MakeMemoryStore(), *MakeLocalStore(dir)};
+  for (const std::shared_ptr<Store>& store : stores) {
+    SCOPED_TRACE(store->Describe());
+    ASSERT_TRUE(store->Set("k", AsBytes("first value")).ok());
+    const uint64_t first = version_of(*store, ByteRange::Full());
+    EXPECT_NE(first, 0u);
+    EXPECT_EQ(version_of(*store, ByteRange::Of(2, 3)), first);
+    ASSERT_TRUE(store->Set("k", AsBytes("other value")).ok());  // same size
+    const uint64_t second = version_of(*store, ByteRange::Full());
+    EXPECT_NE(second, 0u);
+    EXPECT_NE(second, first);
+
+    std::shared_ptr<Store> cached = MakeCachingStore(store, 1 << 20);
+    EXPECT_EQ(version_of(*cached, ByteRange::Of(0, 4)), second);  // a miss
+    EXPECT_EQ(version_of(*cached, ByteRange::Of(0, 4)), second);  // a hit
+  }
+  RemoveScratchDir(dir);
+}
+
 TEST(CachingStoreTest, EvictsLeastRecentlyUsedBeyondTheByteBound) {
   auto inner = MakeMetricsStore(MakeMemoryStore());
   auto store = MakeCachingStore(inner, 250);  // room for two 100-byte values
