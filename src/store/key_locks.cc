@@ -97,20 +97,19 @@ class ProcessKeyLocks {
   std::array<Stripe, kStripes> stripes_;
 };
 
-std::string LockFilePath(uint64_t file) {
-  return KeyLockDirectory() + "/keys-" + std::to_string(file);
+std::string LockFilePath(const std::string& dir, uint64_t file) {
+  return dir + "/keys-" + std::to_string(file);
 }
 
 // Opens (making it if need be) a lock file every user of the machine can
 // lock: made 0666 in a sticky directory open to all. A file that exists is
 // opened without O_CREAT, which protected_regular would refuse for a file
 // another user made.
-Result<int> OpenLockFile(uint64_t file) {
-  const std::string dir = KeyLockDirectory();
+Result<int> OpenLockFile(const std::string& dir, uint64_t file) {
   if (::mkdir(dir.c_str(), 01777) == 0) {
     ::chmod(dir.c_str(), 01777);  // past the umask
   }
-  const std::string path = LockFilePath(file);
+  const std::string path = LockFilePath(dir, file);
   for (int attempt = 0; attempt < 100; ++attempt) {
     int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
     if (fd >= 0) return fd;
@@ -130,8 +129,10 @@ Result<int> OpenLockFile(uint64_t file) {
 }
 
 // The machine-wide locks, through one descriptor per lock file, opened on
-// first use and kept (at most kLockFiles of them): opening and closing the
-// file around every lock cost as much as the locking.
+// first use and kept (at most kLockFiles of them per lock directory):
+// opening and closing the file around every lock cost as much as the
+// locking. The directory is TURBOZARR_LOCK_DIR as it is when a lock is
+// taken, so a program that changes it gets the files of the new one.
 class MachineKeyLocks {
  public:
   static MachineKeyLocks& Get() {
@@ -139,29 +140,58 @@ class MachineKeyLocks {
     return *locks;
   }
 
-  Status Lock(uint64_t id) {
+  // Locks `id` and answers the descriptor it is held through, which Unlock
+  // takes (the directory may have changed meanwhile).
+  Result<int> Lock(uint64_t id) {
     const uint64_t file = id % kLockFiles;
-    TZ_ASSIGN_OR_RETURN(int fd, Descriptor(file));
+    Table& table = CurrentTable();
+    TZ_ASSIGN_OR_RETURN(int fd, Descriptor(table, file));
     struct flock fl = Range(id, F_WRLCK);
     while (::fcntl(fd, F_OFD_SETLKW, &fl) != 0) {
       if (errno == EINTR) continue;
       const int err = errno;
-      return Status::IOError("cannot lock in '" + LockFilePath(file) +
+      return Status::IOError("cannot lock in '" + LockFilePath(table.dir, file) +
                              "': " + std::strerror(err));
     }
-    return Status::OK();
+    return fd;
   }
 
-  void Unlock(uint64_t id) {
-    Result<int> fd = Descriptor(id % kLockFiles);
-    if (!fd.ok()) return;
+  void Unlock(int fd, uint64_t id) {
     struct flock fl = Range(id, F_UNLCK);
-    ::fcntl(*fd, F_OFD_SETLK, &fl);
+    ::fcntl(fd, F_OFD_SETLK, &fl);
   }
 
  private:
-  MachineKeyLocks() {
-    for (auto& fd : fds_) fd.store(-1, std::memory_order_relaxed);
+  // The descriptors of one lock directory's files.
+  struct Table {
+    explicit Table(std::string d) : dir(std::move(d)) {
+      for (auto& fd : fds) fd.store(-1, std::memory_order_relaxed);
+    }
+    const std::string dir;
+    std::array<std::atomic<int>, kLockFiles> fds;
+  };
+
+  MachineKeyLocks() = default;
+
+  // The table of the lock directory now in force: the last one used,
+  // checked without allocating, else found or made (kept for the process's
+  // life: a program uses one or two).
+  Table& CurrentTable() {
+    const char* env = std::getenv("TURBOZARR_LOCK_DIR");
+    const std::string_view dir =
+        env != nullptr && env[0] != '\0' ? std::string_view(env) : kDefaultLockDirectory;
+    Table* last = last_.load(std::memory_order_acquire);
+    if (last != nullptr && last->dir == dir) return *last;
+    std::lock_guard<ForkSafeMutex> lock(mu_);
+    for (const std::unique_ptr<Table>& t : tables_) {
+      if (t->dir == dir) {
+        last_.store(t.get(), std::memory_order_release);
+        return *t;
+      }
+    }
+    tables_.push_back(std::make_unique<Table>(std::string(dir)));
+    last_.store(tables_.back().get(), std::memory_order_release);
+    return *tables_.back();
   }
 
   static struct flock Range(uint64_t id, short type) {
@@ -175,30 +205,33 @@ class MachineKeyLocks {
     return fl;
   }
 
-  Result<int> Descriptor(uint64_t file) {
+  Result<int> Descriptor(Table& table, uint64_t file) {
     epoch_.RenewIfForked([this] {
       std::lock_guard<ForkSafeMutex> lock(mu_);
       // Inherited descriptors share the parent's open file descriptions and
       // so its locks: the child closes its copies (the parent keeps its
       // own, and its locks) and opens files afresh for locks of its own.
-      for (auto& fd : fds_) {
-        const int old = fd.exchange(-1);
-        if (old >= 0) ::close(old);
+      for (const std::unique_ptr<Table>& t : tables_) {
+        for (auto& fd : t->fds) {
+          const int old = fd.exchange(-1);
+          if (old >= 0) ::close(old);
+        }
       }
     });
-    const int fd = fds_[file].load(std::memory_order_acquire);
+    const int fd = table.fds[file].load(std::memory_order_acquire);
     if (fd >= 0) return fd;
     std::lock_guard<ForkSafeMutex> lock(mu_);
-    if (fds_[file].load(std::memory_order_relaxed) < 0) {
-      TZ_ASSIGN_OR_RETURN(int opened, OpenLockFile(file));
-      fds_[file].store(opened, std::memory_order_release);
+    if (table.fds[file].load(std::memory_order_relaxed) < 0) {
+      TZ_ASSIGN_OR_RETURN(int opened, OpenLockFile(table.dir, file));
+      table.fds[file].store(opened, std::memory_order_release);
     }
-    return fds_[file].load(std::memory_order_relaxed);
+    return table.fds[file].load(std::memory_order_relaxed);
   }
 
   ForkEpoch epoch_;
-  ForkSafeMutex mu_;  // opening a file
-  std::array<std::atomic<int>, kLockFiles> fds_;
+  ForkSafeMutex mu_;  // opening a file, adding a table
+  std::vector<std::unique_ptr<Table>> tables_;
+  std::atomic<Table*> last_{nullptr};
 };
 
 }  // namespace
@@ -216,13 +249,13 @@ uint64_t KeyLockId(std::string_view scope, std::string_view key) {
 std::string KeyLockDirectory() {
   const char* dir = std::getenv("TURBOZARR_LOCK_DIR");
   if (dir != nullptr && dir[0] != '\0') return dir;
-  return "/tmp/turbozarr-locks";
+  return std::string(kDefaultLockDirectory);
 }
 
 KeyLockHold::~KeyLockHold() {
   // A hold the parent took before a fork is the parent's to release.
   if (generation_ != ForkGeneration()) return;
-  if (machine_wide_) MachineKeyLocks::Get().Unlock(id_);
+  if (fd_ >= 0) MachineKeyLocks::Get().Unlock(fd_, id_);
   ProcessKeyLocks::Get().Unlock(id_, ticket_);
 }
 
@@ -230,15 +263,16 @@ Result<std::vector<std::shared_ptr<KeyLockHold>>> LockKeys(std::span<const uint6
                                                            bool machine_wide) {
   auto lock = [machine_wide](uint64_t id) -> Result<std::shared_ptr<KeyLockHold>> {
     const uint64_t ticket = ProcessKeyLocks::Get().Lock(id);
+    int fd = -1;
     if (machine_wide) {
-      Status s = MachineKeyLocks::Get().Lock(id);
-      if (!s.ok()) {
+      Result<int> locked = MachineKeyLocks::Get().Lock(id);
+      if (!locked.ok()) {
         ProcessKeyLocks::Get().Unlock(id, ticket);
-        return s;
+        return locked.status();
       }
+      fd = *locked;
     }
-    return std::shared_ptr<KeyLockHold>(
-        new KeyLockHold(id, ticket, machine_wide, ForkGeneration()));
+    return std::shared_ptr<KeyLockHold>(new KeyLockHold(id, ticket, fd, ForkGeneration()));
   };
   std::vector<std::shared_ptr<KeyLockHold>> out;
   out.reserve(ids.size());

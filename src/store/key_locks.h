@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -44,7 +45,9 @@ uint64_t KeyLockId(std::string_view scope, std::string_view key);
 // How many lock files hold the machine-wide locks.
 inline constexpr uint64_t kLockFiles = 64;
 
-// The lock directory: $TURBOZARR_LOCK_DIR, else /tmp/turbozarr-locks.
+// The lock directory: $TURBOZARR_LOCK_DIR, else kDefaultLockDirectory; read
+// when each lock is taken.
+inline constexpr std::string_view kDefaultLockDirectory = "/tmp/turbozarr-locks";
 std::string KeyLockDirectory();
 
 // One held lock, released when the last owner of the hold lets it go.
@@ -59,12 +62,12 @@ class KeyLockHold {
  private:
   friend Result<std::vector<std::shared_ptr<KeyLockHold>>> LockKeys(
       std::span<const uint64_t> ids, bool machine_wide);
-  KeyLockHold(uint64_t id, uint64_t ticket, bool machine_wide, uint64_t generation)
-      : id_(id), ticket_(ticket), machine_wide_(machine_wide), generation_(generation) {}
+  KeyLockHold(uint64_t id, uint64_t ticket, int fd, uint64_t generation)
+      : id_(id), ticket_(ticket), fd_(fd), generation_(generation) {}
 
   uint64_t id_;
   uint64_t ticket_;  // the process-wide table's, to release the right hold
-  bool machine_wide_;
+  int fd_;           // the lock file the machine-wide lock is held through; -1: none
   uint64_t generation_;  // ForkGeneration() when taken
 };
 

@@ -174,8 +174,10 @@ TEST_F(LocalStoreTest, UpdatesOfOneKeyTakeTurnsAcrossThreads) {
 }
 
 // A lock directory that cannot be used is an error that names it and the
-// setting that moves it; nothing is written.
+// setting that moves it; nothing is written. The setting is read when a lock
+// is taken, also after the key's lock file in the default directory is open.
 TEST_F(LocalStoreTest, AnUnusableLockDirectoryIsAClearError) {
+  ASSERT_TRUE(store_->BeginUpdate("k").ok());  // opens its default lock file
   WriteFile(scratch_ + "/not-a-directory", "x");
   const std::string locks = scratch_ + "/not-a-directory/locks";
   ASSERT_EQ(::setenv("TURBOZARR_LOCK_DIR", locks.c_str(), 1), 0);
