@@ -58,6 +58,11 @@ const NamedType* FindNumeric(DataTypeId id) {
          id == DataTypeId::kFixedUnicode;
 }
 
+// The largest element a fixed-size type may have: numpy's limit (an
+// itemsize is a C int). A document claiming more is not an array any tool
+// can hold, and believing it would size chunk buffers by it.
+constexpr size_t kMaxElementBytes = (size_t{1} << 31) - 1;
+
 // Parses a positive decimal count that fills all of `s`.
 std::optional<size_t> ParseCount(std::string_view s) {
   size_t n = 0;
@@ -84,8 +89,9 @@ Result<size_t> ParseLengthBytes(const nlohmann::json& j, std::string_view name) 
                                    ": configuration has fields other than length_bytes");
   }
   int64_t n = len->get<int64_t>();
-  if (n < 1) {
-    return Status::InvalidArgument(where + ": length_bytes must be >= 1, got " +
+  if (n < 1 || static_cast<uint64_t>(n) > kMaxElementBytes) {
+    return Status::InvalidArgument(where + ": length_bytes must be 1 to " +
+                                   std::to_string(kMaxElementBytes) + ", got " +
                                    std::to_string(n));
   }
   return static_cast<size_t>(n);
@@ -269,7 +275,10 @@ Result<V2TypeString> ParseV2DataType(std::string_view typestr) {
     if (!count) return bad("expected a positive size after the kind");
     bool found = false;
     if (kind == 'S' || kind == 'V' || kind == 'U') {
-      if (kind == 'U' && *count > SIZE_MAX / 4) return bad("size too large");
+      if (*count > kMaxElementBytes / (kind == 'U' ? 4 : 1)) {
+        return bad("elements larger than " + std::to_string(kMaxElementBytes) +
+                   " bytes (numpy's limit)");
+      }
       dtype = kind == 'S'   ? DataType::Sized(DataTypeId::kFixedBytes, *count)
               : kind == 'V' ? DataType::Sized(DataTypeId::kRawBits, *count)
                             : DataType::Sized(DataTypeId::kFixedUnicode, *count * 4);

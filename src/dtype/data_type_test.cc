@@ -181,6 +181,20 @@ TEST(DataTypeTest, UnknownAndMalformedTypes) {
     auto r = ParseV2DataType(bad);
     EXPECT_FALSE(r.ok());
   }
+  // Elements past numpy's 2^31 - 1 bytes (a fuzzed document claimed 885 GB)
+  // are refused before anything is sized by them; the limit itself is kept.
+  for (const char* huge : {"|S885292546262", "|V2147483648", "<U536870912"}) {
+    SCOPED_TRACE(huge);
+    auto r = ParseV2DataType(huge);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.status().message().find("numpy's limit"), std::string::npos)
+        << r.status().ToString();
+  }
+  EXPECT_TRUE(ParseV2DataType("|S2147483647").ok());
+  EXPECT_TRUE(ParseV2DataType("<U536870911").ok());
+  auto huge_v3 = ParseV3DataType(json::parse(
+      R"({"name":"raw_bytes","configuration":{"length_bytes":2147483648}})"));
+  EXPECT_EQ(huge_v3.status().code(), StatusCode::kInvalidArgument);
   auto dt = ParseV2DataType("<M8[ns]");
   EXPECT_EQ(dt.status().code(), StatusCode::kUnsupported);
   auto i3 = ParseV2DataType("<i3");
