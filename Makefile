@@ -22,7 +22,8 @@ CCACHE_BASEDIR ?= $(CURDIR)
 export CCACHE_BASEDIR
 
 .PHONY: setup build demo test test-cpp test-python test-install test-wheel test-sanitize \
-        tsan-build test-tsan test-concurrency soak test-zarr-python test-zarr-python-full fuzz micro-bench fixtures clean
+        tsan-build test-tsan test-concurrency soak test-zarr-python test-zarr-python-full fuzz fuzz-build \
+        fuzz-all fuzz-merge micro-bench fixtures clean
 
 setup:
 	@bash scripts/setup.sh
@@ -132,19 +133,41 @@ micro-bench: build
 
 # Runs one libFuzzer target for SECONDS seconds (see docs/fuzzing.md):
 #   make fuzz FUZZER=codec_fuzzer SECONDS=60
+# `make fuzz-all` runs every target, one after another, for RUNS executions
+# each and appends a line per target to FUZZ_LOG; `make fuzz-merge` then
+# folds what they found into the committed corpora (fuzz/corpus/), which
+# ctest replays (fuzz_replay_<target>).
 FUZZ_BUILD ?= build-fuzz
 FUZZER     ?= codec_fuzzer
 SECONDS    ?= 60
-fuzz: setup
-	CC=clang CXX=clang++ $(CMAKE) -S . -B $(FUZZ_BUILD) -G Ninja \
+RUNS       ?= 10000000
+FUZZ_LOG   ?= $(FUZZ_BUILD)/fuzz-all.log
+FUZZERS    := metadata_fuzzer codec_fuzzer zip_fuzzer shard_index_fuzzer \
+              http_response_fuzzer s3_xml_fuzzer
+# What fuzz-build builds: every target, or the one `make fuzz` runs.
+FUZZ_TARGETS = $(FUZZERS)
+
+fuzz-build: setup
+	CC=clang CXX=clang++ $(CMAKE) -S . -B $(FUZZ_BUILD) -G Ninja $(LAUNCHER) \
 	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTURBOZARR_BUILD_FUZZERS=ON \
 	  -DTURBOZARR_BUILD_TESTS=OFF -DTURBOZARR_BUILD_CLI=OFF
-	$(CMAKE) --build $(FUZZ_BUILD) --target $(FUZZER) -j $(JOBS)
+	$(CMAKE) --build $(FUZZ_BUILD) --target $(FUZZ_TARGETS) -j $(JOBS)
+
+# The corpus a run grows comes first; the seeds (committed, generated) after.
+fuzz: FUZZ_TARGETS = $(FUZZER)
+fuzz: fuzz-build
 	mkdir -p $(FUZZ_BUILD)/corpus/$(FUZZER) $(FUZZ_BUILD)/artifacts
 	$(FUZZ_BUILD)/fuzz/$(FUZZER) -max_total_time=$(SECONDS) -timeout=10 \
 	  -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/artifacts/$(FUZZER)- \
 	  $(if $(wildcard fuzz/$(FUZZER).dict),-dict=fuzz/$(FUZZER).dict) \
-	  $(FUZZ_BUILD)/corpus/$(FUZZER) $(FUZZ_BUILD)/fuzz/seeds/$(FUZZER)
+	  $(FUZZ_BUILD)/corpus/$(FUZZER) $(wildcard fuzz/corpus/$(FUZZER)) \
+	  $$(test -d $(FUZZ_BUILD)/fuzz/seeds/$(FUZZER) && echo $(FUZZ_BUILD)/fuzz/seeds/$(FUZZER))
+
+fuzz-all: fuzz-build
+	bash fuzz/campaign.sh run $(FUZZ_BUILD) $(RUNS) $(FUZZ_LOG) $(FUZZERS)
+
+fuzz-merge: fuzz-build
+	bash fuzz/campaign.sh merge $(FUZZ_BUILD) $(FUZZERS)
 
 # Rewrites the test fixtures that zarr-python and numcodecs wrote
 # (src/testing/zarr_python_testdata.h, compressor_fixtures.h) with the versions
