@@ -3,16 +3,17 @@
 // codec, prefixed by the byte that selects the case (once plain, once with
 // the "expected size known" variant of the selector).
 #include <cstdio>
-#include <fstream>
 #include <string>
 
 #include "codec_fuzz_cases.h"
+#include "seed_file.h"
 
 namespace {
 
 using turbozarr::Buffer;
 using turbozarr::ChunkArray;
 using turbozarr::Result;
+using turbozarr::fuzz::WriteSeed;
 
 ChunkArray SampleChunk(const turbozarr::ArraySpec& spec) {
   ChunkArray chunk = ChunkArray::Filled(spec);
@@ -42,14 +43,6 @@ Result<Buffer> Encode(const turbozarr::fuzz::CodecCase& c) {
   auto codec = turbozarr::fuzz::MakeBytesCodec(c);
   if (!codec.ok()) return codec.status();
   return (*codec)->Encode(chunk.bytes);
-}
-
-bool WriteSeed(const std::string& path, unsigned char selector, const Buffer& body) {
-  std::ofstream out(path, std::ios::binary);
-  out.put(static_cast<char>(selector));
-  out.write(reinterpret_cast<const char*>(body.data()),
-            static_cast<std::streamsize>(body.size()));
-  return static_cast<bool>(out);
 }
 
 }  // namespace

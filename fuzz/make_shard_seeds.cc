@@ -7,11 +7,11 @@
 // byte.
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <string>
 #include <vector>
 
+#include "seed_file.h"
 #include "shard_fuzz_cases.h"
 
 namespace {
@@ -22,6 +22,7 @@ using turbozarr::Result;
 using turbozarr::ShardingCodec;
 using turbozarr::fuzz::PreparedShardCase;
 using Entries = std::vector<ShardingCodec::IndexEntry>;
+using turbozarr::fuzz::WriteSeed;
 
 constexpr uint64_t kMissing = ShardingCodec::IndexEntry::kMissing;
 
@@ -52,14 +53,6 @@ Buffer WithIndex(const ShardingCodec& codec, const Buffer& shard,
                       : out.data() + out.size() - n;
   std::memcpy(at, index->data(), n);
   return out;
-}
-
-bool WriteSeed(const std::string& path, unsigned char selector, const Buffer& body) {
-  std::ofstream out(path, std::ios::binary);
-  out.put(static_cast<char>(selector));
-  out.write(reinterpret_cast<const char*>(body.data()),
-            static_cast<std::streamsize>(body.size()));
-  return static_cast<bool>(out);
 }
 
 }  // namespace

@@ -97,6 +97,12 @@ class ProcessKeyLocks {
   std::array<Stripe, kStripes> stripes_;
 };
 
+// The lock directory in force, without allocating (read on every lock).
+std::string_view LockDirectoryNow() {
+  const char* env = std::getenv("TURBOZARR_LOCK_DIR");
+  return env != nullptr && env[0] != '\0' ? std::string_view(env) : kDefaultLockDirectory;
+}
+
 std::string LockFilePath(const std::string& dir, uint64_t file) {
   return dir + "/keys-" + std::to_string(file);
 }
@@ -177,9 +183,7 @@ class MachineKeyLocks {
   // checked without allocating, else found or made (kept for the process's
   // life: a program uses one or two).
   Table& CurrentTable() {
-    const char* env = std::getenv("TURBOZARR_LOCK_DIR");
-    const std::string_view dir =
-        env != nullptr && env[0] != '\0' ? std::string_view(env) : kDefaultLockDirectory;
+    const std::string_view dir = LockDirectoryNow();
     Table* last = last_.load(std::memory_order_acquire);
     if (last != nullptr && last->dir == dir) return *last;
     std::lock_guard<ForkSafeMutex> lock(mu_);
@@ -246,11 +250,7 @@ uint64_t KeyLockId(std::string_view scope, std::string_view key) {
   return MixBits(Fnv1a(h, key));
 }
 
-std::string KeyLockDirectory() {
-  const char* dir = std::getenv("TURBOZARR_LOCK_DIR");
-  if (dir != nullptr && dir[0] != '\0') return dir;
-  return std::string(kDefaultLockDirectory);
-}
+std::string KeyLockDirectory() { return std::string(LockDirectoryNow()); }
 
 KeyLockHold::~KeyLockHold() {
   // A hold the parent took before a fork is the parent's to release.

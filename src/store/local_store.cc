@@ -37,31 +37,11 @@ Status OsError(std::string_view key, std::string_view op, const std::string& pat
                          path + ": " + ErrorText(err));
 }
 
+using internal::FileCloser;
 using internal::IsAbsent;
 
 // The most one read call transfers on Linux (MAX_RW_COUNT).
 constexpr size_t kLargestRead = 0x7ffff000;
-
-// Closes a file descriptor when it goes out of scope.
-class FileCloser {
- public:
-  explicit FileCloser(int fd) : fd_(fd) {}
-  ~FileCloser() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  FileCloser(const FileCloser&) = delete;
-  FileCloser& operator=(const FileCloser&) = delete;
-  // Closes now and reports the error, which on some file systems is the
-  // first sign that a write failed.
-  int Close() {
-    int rc = ::close(fd_);
-    fd_ = -1;
-    return rc == 0 ? 0 : errno;
-  }
-
- private:
-  int fd_;
-};
 
 std::string_view BaseName(std::string_view path) {
   return path.substr(path.rfind('/') + 1);

@@ -1,9 +1,13 @@
 // What the Store implementations share: prefix rules and byte-range
-// arithmetic, so that every store answers the same question the same way.
+// arithmetic, so that every store answers the same question the same way,
+// and the closing of file descriptors.
 //
 // Thread safety: pure functions.
 #pragma once
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -14,6 +18,27 @@
 #include "turbozarr/store.h"
 
 namespace turbozarr::internal {
+
+// Closes a file descriptor when it goes out of scope.
+class FileCloser {
+ public:
+  explicit FileCloser(int fd) : fd_(fd) {}
+  ~FileCloser() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  FileCloser(const FileCloser&) = delete;
+  FileCloser& operator=(const FileCloser&) = delete;
+  // Closes now and reports the error, which on some file systems is the
+  // first sign that a write failed.
+  int Close() {
+    int rc = ::close(fd_);
+    fd_ = -1;
+    return rc == 0 ? 0 : errno;
+  }
+
+ private:
+  int fd_;
+};
 
 // A prefix is "" (the whole store) or a valid key.
 Status ValidatePrefix(std::string_view prefix);

@@ -9,20 +9,13 @@
 #include <cerrno>
 #include <cstring>
 
+#include "store/store_internal.h"
 #include "store/zip_recovery.h"
 #include "store/zip_store.h"
 #include "turbozarr/store_check.h"
 
 namespace turbozarr {
 namespace {
-
-// Closes a descriptor (and so drops its lock) when it goes.
-struct Fd {
-  int fd = -1;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-};
 
 Status OsError(const std::string& path, const char* what, int err) {
   return Status::IOError("zip archive '" + path + "': " + what + ": " + std::strerror(err));
@@ -40,12 +33,12 @@ Result<uint64_t> OpenedCount(const std::string& path) {
 
 Result<ZipArchiveCheck> CheckZipArchive(const std::string& path, bool repair) {
   ZipArchiveCheck check;
-  Fd file;
-  file.fd = ::open(path.c_str(), (repair ? O_RDWR : O_RDONLY) | O_CLOEXEC);
-  if (file.fd < 0) return OsError(path, "open", errno);
+  const int fd = ::open(path.c_str(), (repair ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+  if (fd < 0) return OsError(path, "open", errno);
+  internal::FileCloser closer(fd);  // closing it drops the lock
   // A writer holds this lock while it writes (ZipWriter): its archive has no
   // central directory yet because it is not finished, not because it broke.
-  if (::flock(file.fd, (repair ? LOCK_EX : LOCK_SH) | LOCK_NB) != 0) {
+  if (::flock(fd, (repair ? LOCK_EX : LOCK_SH) | LOCK_NB) != 0) {
     if (errno == EWOULDBLOCK) {
       return Status::AlreadyExists("zip archive '" + path +
                                    "': a writer has it open; it is being written, and "
@@ -63,16 +56,16 @@ Result<ZipArchiveCheck> CheckZipArchive(const std::string& path, bool repair) {
   check.problem = listed.status().message();
 
   struct stat st;
-  if (::fstat(file.fd, &st) != 0) return OsError(path, "stat", errno);
+  if (::fstat(fd, &st) != 0) return OsError(path, "stat", errno);
   const std::string where = "zip archive '" + path + "'";
   TZ_ASSIGN_OR_RETURN(zip::Recovery found,
-                      zip::ScanLocalEntries(file.fd, static_cast<uint64_t>(st.st_size), where));
+                      zip::ScanLocalEntries(fd, static_cast<uint64_t>(st.st_size), where));
   check.entries = found.entries.size();
   check.damaged_entries = found.damaged;
   check.unchecked_entries = found.unchecked;
   check.unclaimed_bytes = found.unclaimed_bytes;
   if (!repair) return check;
-  TZ_RETURN_NOT_OK(zip::AppendDirectory(file.fd, static_cast<uint64_t>(st.st_size),
+  TZ_RETURN_NOT_OK(zip::AppendDirectory(fd, static_cast<uint64_t>(st.st_size),
                                         found.entries, where));
   // The proof: it opens now, with every entry recovered.
   TZ_ASSIGN_OR_RETURN(uint64_t reopened, OpenedCount(path));

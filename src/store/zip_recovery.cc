@@ -18,27 +18,6 @@ namespace {
 // computed block by block, and signatures are searched for a block at a time.
 constexpr size_t kBlock = size_t{4} << 20;
 
-Status ReadFailed(std::string_view where, uint64_t offset, int err) {
-  return Status::IOError(std::string(where) + ": read at offset " + std::to_string(offset) +
-                         ": " + std::strerror(err));
-}
-
-// Bytes [offset, offset + out.size()) of the file, fewer at its end.
-Result<size_t> ReadSome(int fd, uint64_t offset, MutableByteView out, std::string_view where) {
-  size_t done = 0;
-  while (done < out.size()) {
-    const ssize_t n = ::pread(fd, out.data() + done, out.size() - done,
-                              static_cast<off_t>(offset + done));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return ReadFailed(where, offset + done, errno);
-    }
-    if (n == 0) break;
-    done += static_cast<size_t>(n);
-  }
-  return done;
-}
-
 // The CRC-32 of bytes [offset, offset + n) of the file.
 Result<uint32_t> Crc32Of(int fd, uint64_t offset, uint64_t n, Buffer& block,
                          std::string_view where) {
@@ -46,7 +25,7 @@ Result<uint32_t> Crc32Of(int fd, uint64_t offset, uint64_t n, Buffer& block,
   for (uint64_t done = 0; done < n;) {
     const size_t want = static_cast<size_t>(std::min<uint64_t>(kBlock, n - done));
     block.Resize(want);
-    TZ_ASSIGN_OR_RETURN(size_t got, ReadSome(fd, offset + done, block.mutable_view(), where));
+    TZ_ASSIGN_OR_RETURN(size_t got, ReadAtMost(fd, offset + done, block.mutable_view(), where));
     if (got < want) return Status::IOError(std::string(where) + ": the file shrank");
     crc = Crc32(block.view(), crc);
     done += want;
@@ -62,7 +41,7 @@ Result<uint64_t> NextSignature(int fd, uint64_t from, uint64_t size, Buffer& blo
   while (from + 4 <= size) {
     const size_t want = static_cast<size_t>(std::min<uint64_t>(kBlock, size - from));
     block.Resize(want);
-    TZ_ASSIGN_OR_RETURN(size_t got, ReadSome(fd, from, block.mutable_view(), where));
+    TZ_ASSIGN_OR_RETURN(size_t got, ReadAtMost(fd, from, block.mutable_view(), where));
     const std::byte* begin = block.data();
     const std::byte* found = std::search(begin, begin + got, sig, sig + 4);
     if (found != begin + got) return from + static_cast<uint64_t>(found - begin);
@@ -85,7 +64,7 @@ Result<Recovery> ScanLocalEntries(int fd, uint64_t size, std::string_view where)
     // The fixed part, the name and an extra field of at most 64 KiB each.
     header.Resize(static_cast<size_t>(
         std::min<uint64_t>(kLocalHeaderSize + 2 * 0xFFFF, size - pos)));
-    TZ_ASSIGN_OR_RETURN(size_t got, ReadSome(fd, pos, header.mutable_view(), where));
+    TZ_ASSIGN_OR_RETURN(size_t got, ReadAtMost(fd, pos, header.mutable_view(), where));
     std::optional<LocalEntry> local = ReadLocalHeader(header.view().first(got), pos);
     if (local) {
       const Entry& e = local->entry;

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "testing/http_range_answer.h"
+#include "util/stable_hash.h"
 
 namespace turbozarr {
 
@@ -142,8 +143,7 @@ namespace {
 // A quoted ETag made from the value's bytes (FNV-1a), as S3 makes one from
 // their MD5: equal values, equal tags.
 std::string ETagOf(std::string_view value) {
-  uint64_t h = 14695981039346656037ull;
-  for (char c : value) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  const uint64_t h = internal::Fnv1a(internal::kFnvOffset, value);
   char text[24];
   std::snprintf(text, sizeof(text), "\"%016llx\"", static_cast<unsigned long long>(h));
   return text;
