@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "turbozarr/codec.h"
+#include "turbozarr/dtype.h"
 #include "turbozarr/metadata.h"
 
 namespace {
@@ -46,6 +47,24 @@ int64_t SmallChunkElements(const std::vector<int64_t>& shape) {
   return n;
 }
 
+// Whether the document declares elements over 1 MiB each. Such types are
+// valid (numpy allows 2^31 - 1 bytes), and parsing one allocates its fill
+// value, and every copy of the metadata copies it: a single document would
+// then spend the whole fuzzing memory budget without finding anything.
+bool DeclaresHugeElements(const json& doc) {
+  if (!doc.is_object()) return false;
+  constexpr size_t kMaxElementBytes = size_t{1} << 20;
+  if (auto it = doc.find("data_type"); it != doc.end()) {
+    auto dtype = turbozarr::ParseV3DataType(*it);
+    if (dtype.ok() && dtype->size() > kMaxElementBytes) return true;
+  }
+  if (auto it = doc.find("dtype"); it != doc.end() && it->is_string()) {
+    auto dtype = turbozarr::ParseV2DataType(it->get_ref<const std::string&>());
+    if (dtype.ok() && dtype->dtype.size() > kMaxElementBytes) return true;
+  }
+  return false;
+}
+
 void Exercise(const Result<ArrayMetadata>& parsed) {
   if (!parsed.ok()) return;
   const ArrayMetadata& m = *parsed;
@@ -81,7 +100,7 @@ void Exercise(const Result<ArrayMetadata>& parsed) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   turbozarr::ByteView bytes(reinterpret_cast<const std::byte*>(data), size);
   Result<json> doc = turbozarr::ParseJsonDocument(bytes, "fuzz");
-  if (!doc.ok()) return 0;
+  if (!doc.ok() || DeclaresHugeElements(*doc)) return 0;
   Exercise(turbozarr::ParseV3ArrayMetadata(*doc, "fuzz"));
   Exercise(turbozarr::ParseV2ArrayMetadata(*doc, json(nullptr), "fuzz"));
   Result<turbozarr::GroupMetadata> group = turbozarr::ParseV3GroupMetadata(*doc, "fuzz");

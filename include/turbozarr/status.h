@@ -93,6 +93,8 @@ class [[nodiscard]] Result {
   T&& value() && { return std::get<1>(std::move(v_)); }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
+  // `*std::move(result)` and `*Make()` move the value out instead of copying.
+  T&& operator*() && { return std::move(*this).value(); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
 

@@ -157,10 +157,11 @@ Result<ArrayMetadata> ParseV2ArrayMetadata(const nlohmann::json& zarray,
     if (!IsKnownField(it.key())) m.extra_fields[it.key()] = it.value();
   }
 
+  // Sizes first: building a codec chain multiplies the chunk shape out.
+  TZ_RETURN_NOT_OK(internal::CheckSizes(m, where));
   // The equivalent v3 codecs, for display and for conversion to v3. A chain
   // that cannot be built is reported by MakeCodecChain when data is read.
   if (auto chain = m.MakeCodecChain(); chain.ok()) m.codecs = chain->ToJson();
-  TZ_RETURN_NOT_OK(internal::CheckSizes(m, where));
   return m;
 }
 
