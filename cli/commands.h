@@ -25,5 +25,6 @@ Command AddTreeCommand(CLI::App& parent);
 Command AddCatCommand(CLI::App& parent);
 Command AddCpCommand(CLI::App& parent);
 Command AddFsckCommand(CLI::App& parent);
+Command AddVczCommand(CLI::App& parent);
 
 }  // namespace turbozarr::cli

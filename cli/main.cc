@@ -4,6 +4,8 @@
 //   turbozarr tree PATH            the hierarchy below a group
 //   turbozarr cat PATH [SEL]       an array's values, e.g. SEL = "0:10, 5, ::2"
 //   turbozarr cp SRC DST [...]     copy, converting format, chunks and codecs
+//   turbozarr fsck PATH            what interrupted writes left behind
+//   turbozarr vcz ...              VCF Zarr queries and outputs (vcz_command.cc)
 //
 // Exit status: 0 on success, 2 for usage errors, 1 for every other failure,
 // with "turbozarr: <message>" on stderr.
@@ -46,6 +48,7 @@ int main(int argc, char** argv) {
       turbozarr::cli::AddCatCommand(app),
       turbozarr::cli::AddCpCommand(app),
       turbozarr::cli::AddFsckCommand(app),
+      turbozarr::cli::AddVczCommand(app),
   };
 
   try {

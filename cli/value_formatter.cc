@@ -9,6 +9,8 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "turbozarr/utf8.h"
+
 namespace turbozarr::cli {
 namespace {
 
@@ -168,25 +170,6 @@ void AppendJsonString(std::string_view text, std::string& out) {
              .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-void AppendUtf8(char32_t c, std::string& out) {
-  if (c > 0x10ffff || (c >= 0xd800 && c < 0xe000)) c = 0xfffd;
-  if (c < 0x80) {
-    out += static_cast<char>(c);
-  } else if (c < 0x800) {
-    out += static_cast<char>(0xc0 | (c >> 6));
-    out += static_cast<char>(0x80 | (c & 0x3f));
-  } else if (c < 0x10000) {
-    out += static_cast<char>(0xe0 | (c >> 12));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3f));
-    out += static_cast<char>(0x80 | (c & 0x3f));
-  } else {
-    out += static_cast<char>(0xf0 | (c >> 18));
-    out += static_cast<char>(0x80 | ((c >> 12) & 0x3f));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3f));
-    out += static_cast<char>(0x80 | (c & 0x3f));
-  }
-}
-
 template <typename T>
 T Load(const void* p) {
   T value;
@@ -263,7 +246,7 @@ void AppendElement(const DataType& dtype, const void* p, std::string& out) {
       while (n > 0 && Load<char32_t>(static_cast<const char*>(p) + 4 * (n - 1)) == 0) --n;
       std::string utf8;
       for (size_t i = 0; i < n; ++i) {
-        AppendUtf8(Load<char32_t>(static_cast<const char*>(p) + 4 * i), utf8);
+        AppendUtf8(utf8, Load<char32_t>(static_cast<const char*>(p) + 4 * i));
       }
       AppendJsonString(utf8, out);
       return;

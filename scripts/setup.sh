@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs everything turbozarr needs on a fresh Debian machine, idempotently:
-# the C++ toolchain and libraries from Debian's packages, and two Python
+# the C++ toolchain and libraries from Debian's packages, and three Python
 # virtual environments with the build tools, numpy and the test oracles:
-# .venv (the default python3, requirements-dev.txt) and .venv312 (Python 3.12,
-# requirements-py312.txt: zarr-python 3.4, xarray and dask need 3.12).
+# .venv (the default python3, requirements-dev.txt), .venv312 (Python 3.12,
+# requirements-py312.txt: zarr-python 3.4, xarray and dask need 3.12) and
+# .venv-vcz (requirements-vcz.txt: vcztools and bio2zarr, the VCF Zarr peers,
+# kept apart so that their pins do not move the others').
 # Re-running it when everything is present takes about a second.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +18,7 @@ APT_PACKAGES=(
   nginx  # the HTTP store tests serve files from a real web server on loopback
   zstd   # scripts/fixtures: one compressor fixture is the tool's own framing
   ccache # the Makefile's compiler launcher: rebuilds and wheel builds reuse objects
+  bcftools tabix plink2 plink1.9  # the VCF Zarr layer's oracles, and bgzip for its fixtures
 )
 
 missing=()
@@ -95,6 +98,7 @@ MSG
 }
 
 make_venv .venv "${PYTHON:-python3}" requirements-dev.txt
+make_venv .venv-vcz "${PYTHON:-python3}" requirements-vcz.txt
 PY312=""
 [ -x .venv312/bin/python ] || require_py312
 make_venv .venv312 "$PY312" requirements-py312.txt

@@ -17,6 +17,7 @@
 #include "dtype/base64.h"
 #include "dtype/float16.h"
 #include "turbozarr/dtype.h"
+#include "turbozarr/utf8.h"
 
 namespace turbozarr {
 namespace {
@@ -265,25 +266,6 @@ std::optional<std::u32string> DecodeUtf8(std::string_view s) {
   return out;
 }
 
-void AppendUtf8(std::string& out, char32_t cp) {
-  if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) cp = 0xfffd;
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xc0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3f));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xe0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
-    out += static_cast<char>(0x80 | (cp & 0x3f));
-  } else {
-    out += static_cast<char>(0xf0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3f));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
-    out += static_cast<char>(0x80 | (cp & 0x3f));
-  }
-}
-
 Result<std::string> DecodeBase64Fill(const nlohmann::json& j, const DataType& dtype) {
   if (!j.is_string()) return BadFill(j, dtype, "expected a base64 string");
   auto decoded = internal::Base64Decode(j.get_ref<const std::string&>());
@@ -452,7 +434,7 @@ nlohmann::json FillValueToJson(const FillValue& fill, const DataType& dtype,
       std::string out;
       size_t n = dtype.size() / 4;
       while (n > 0 && Get<uint32_t>(fill.bytes, (n - 1) * 4) == 0) --n;
-      for (size_t i = 0; i < n; ++i) AppendUtf8(out, Get<uint32_t>(fill.bytes, i * 4));
+      for (size_t i = 0; i < n; ++i) AppendUtf8(out, static_cast<char32_t>(Get<uint32_t>(fill.bytes, i * 4)));
       return out;
     }
     case DataTypeId::kString:

@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "turbozarr/utf8.h"
+
 namespace turbozarr::s3xml {
 
 namespace {
@@ -15,24 +17,6 @@ int HexDigit(char c) {
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
   return -1;
-}
-
-void AppendUtf8(std::string& out, uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
 }
 
 }  // namespace
@@ -110,7 +94,7 @@ Result<std::string> DecodeText(std::string_view text) {
           cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
         return Malformed("a bad character reference &" + std::string(name) + ";");
       }
-      AppendUtf8(out, cp);
+      AppendUtf8(out, static_cast<char32_t>(cp));
     } else {
       return Malformed("an unknown entity &" + std::string(name) + ";");
     }
@@ -212,7 +196,7 @@ Result<ListPage> ParseListPage(std::string_view xml, bool url_encoded) {
   }
   TZ_ASSIGN_OR_RETURN(std::optional<std::string> truncated,
                       FirstText(xml, "IsTruncated"));
-  page.truncated = truncated && *truncated == "true";
+  page.truncated = truncated.value_or("") == "true";
   TZ_ASSIGN_OR_RETURN(std::optional<std::string> token,
                       FirstText(xml, "NextContinuationToken"));
   if (token) page.next_continuation_token = std::move(*token);

@@ -123,7 +123,9 @@ inline void RunCases(Store& store, const std::vector<Case>& cases, bool batched)
     SCOPED_TRACE(c.trace + (batched ? " (batched)" : " (alone)"));
     EXPECT_EQ(answers[i].found, c.present);
     if (!c.present) {
-      if (c.target != ReadTarget::kCallerMemory) EXPECT_EQ(buffers[i].size(), 0u);
+      if (c.target != ReadTarget::kCallerMemory) {
+        EXPECT_EQ(buffers[i].size(), 0u);
+      }
       continue;
     }
     EXPECT_EQ(answers[i].length, c.want.size());

@@ -1,0 +1,90 @@
+// VCF Zarr (VCZ): variant calls stored as Zarr arrays in the layout that
+// bio2zarr writes (VCF Zarr spec 0.4 and 0.5, Zarr v2 or v3), opened for the
+// queries and outputs of `turbozarr vcz` (what vcztools does).
+//
+// VczDataset is the group of one dataset: the arrays it must have
+// (variant_position, variant_contig, contig_id, sample_id) are checked when
+// it is opened, with errors that name the dataset and the array; the small
+// per-dataset tables (sample and contig names, contig lengths) are read then
+// and kept. Field arrays are opened on demand.
+//
+// Thread safety: a VczDataset is immutable once opened; share it freely.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "turbozarr/array.h"
+#include "turbozarr/group.h"
+#include "turbozarr/status.h"
+
+namespace turbozarr::vcz {
+
+// One row of `region_index`, the per-chunk summary bio2zarr writes: which
+// records of which contig a chunk of variants holds and the positions they
+// span, so that a region query reads only the chunks that may overlap it.
+struct RegionIndexRow {
+  int64_t chunk = 0;      // index of the variant chunk
+  int64_t contig = 0;     // index into contig_id
+  int64_t start = 0;      // first position in the chunk (1-based)
+  int64_t end = 0;        // last position in the chunk
+  int64_t max_end = 0;    // the largest position + length - 1 in the chunk
+  int64_t num_records = 0;
+};
+
+class VczDataset {
+ public:
+  // Opens the dataset whose root group is `root`. NotFound when an array
+  // every VCZ has is missing; Corruption when one has the wrong shape or type
+  // (a contig or sample table that is not 1-D strings, say).
+  static Result<std::shared_ptr<const VczDataset>> Open(std::shared_ptr<Group> root);
+
+  const Group& root() const { return *root_; }
+  // "VCZ dataset file:///x.vcz" (errors lead with it).
+  std::string Describe() const;
+
+  // Records: the length of variant_position.
+  int64_t num_variants() const { return num_variants_; }
+  int64_t num_samples() const { return static_cast<int64_t>(sample_ids_.size()); }
+  const std::vector<std::string>& sample_ids() const { return sample_ids_; }
+  const std::vector<std::string>& contig_ids() const { return contig_ids_; }
+  // contig_length, when the dataset stores it.
+  const std::optional<std::vector<int64_t>>& contig_lengths() const {
+    return contig_lengths_;
+  }
+
+  // Whether the dataset has an array called `name`.
+  bool Has(std::string_view name) const;
+  // The array `name`; NotFound naming the dataset and the array if absent.
+  Result<std::shared_ptr<Array>> OpenArray(std::string_view name) const;
+
+  // The region_index table; NotFound (with the message vcztools gives) when
+  // the dataset has none, Corruption when it is not (chunks, 6) integers or
+  // names a contig the dataset does not have.
+  Result<std::vector<RegionIndexRow>> ReadRegionIndex() const;
+
+ private:
+  VczDataset() = default;
+
+  std::shared_ptr<Group> root_;
+  std::vector<std::string> members_;  // array names, sorted
+  int64_t num_variants_ = 0;
+  std::vector<std::string> sample_ids_;
+  std::vector<std::string> contig_ids_;
+  std::optional<std::vector<int64_t>> contig_lengths_;
+};
+
+// `vcz index -n`: the number of records, and a newline.
+Status WriteRecordCount(const VczDataset& dataset, std::ostream& out);
+// `vcz index -s`: for each contig with records, in contig order, its name,
+// its length ("." when the dataset stores none, or -1, the spec's missing
+// value) and its number of records, tab-separated, as `bcftools index -s`
+// prints them (vcztools 0.2.0 prints a missing length as -1).
+Status WriteContigStats(const VczDataset& dataset, std::ostream& out);
+
+}  // namespace turbozarr::vcz

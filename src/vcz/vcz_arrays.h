@@ -1,0 +1,30 @@
+// Whole small arrays of a VCZ dataset read into plain C++ values: the sample
+// and contig tables, contig lengths, the region index. They are read once
+// per query, so these favour accepting every type a writer may have used
+// over speed.
+//
+// Thread safety: free functions over thread-safe Arrays.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "turbozarr/array.h"
+#include "turbozarr/status.h"
+
+namespace turbozarr::vcz::internal {
+
+// Every element of `array` (any integer or boolean type), widened to int64,
+// in C order.
+Result<std::vector<int64_t>> ReadIntegers(const Array& array);
+
+// Every element of a 1-D `array` of strings: variable-length strings or
+// bytes, or fixed-size bytes or unicode (trailing NULs dropped, UTF-32
+// written as UTF-8). Corruption naming the array for other types or shapes.
+Result<std::vector<std::string>> ReadStrings(const Array& array);
+
+// "(3, 4)": a shape as numpy prints it.
+std::string ShapeString(const std::vector<int64_t>& shape);
+
+}  // namespace turbozarr::vcz::internal

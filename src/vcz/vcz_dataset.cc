@@ -1,0 +1,111 @@
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+#include "turbozarr/element_block.h"
+#include "turbozarr/selection.h"
+#include "turbozarr/vcz.h"
+#include "vcz/vcz_arrays.h"
+
+namespace turbozarr::vcz {
+namespace {
+
+// The arrays without which no query can run: every VCZ has them.
+constexpr const char* kRequired[] = {"variant_position", "variant_contig", "contig_id",
+                                     "sample_id"};
+
+}  // namespace
+
+Result<std::shared_ptr<const VczDataset>> VczDataset::Open(std::shared_ptr<Group> root) {
+  std::shared_ptr<VczDataset> d(new VczDataset());
+  d->root_ = std::move(root);
+  TZ_ASSIGN_OR_RETURN(std::vector<NodeInfo> members, d->root_->Members());
+  for (const NodeInfo& m : members) {
+    if (m.kind == NodeKind::kArray) d->members_.push_back(m.name);
+  }
+  std::sort(d->members_.begin(), d->members_.end());
+  for (const char* name : kRequired) {
+    if (!d->Has(name)) {
+      return Status::NotFound(d->Describe() + ": no array '" + name +
+                              "': not a VCF Zarr dataset, or an incomplete one");
+    }
+  }
+
+  TZ_ASSIGN_OR_RETURN(std::shared_ptr<Array> position, d->OpenArray("variant_position"));
+  if (position->shape().size() != 1) {
+    return Status::Corruption(position->Describe() + ": variant_position has " +
+                              std::to_string(position->shape().size()) +
+                              " dimensions; a VCZ stores one position per variant");
+  }
+  d->num_variants_ = position->shape()[0];
+  TZ_ASSIGN_OR_RETURN(std::shared_ptr<Array> contig, d->OpenArray("variant_contig"));
+  if (contig->shape() != position->shape()) {
+    return Status::Corruption(contig->Describe() + ": variant_contig has shape " +
+                              internal::ShapeString(contig->shape()) +
+                              ", variant_position " +
+                              internal::ShapeString(position->shape()));
+  }
+
+  TZ_ASSIGN_OR_RETURN(std::shared_ptr<Array> samples, d->OpenArray("sample_id"));
+  TZ_ASSIGN_OR_RETURN(d->sample_ids_, internal::ReadStrings(*samples));
+  TZ_ASSIGN_OR_RETURN(std::shared_ptr<Array> contigs, d->OpenArray("contig_id"));
+  TZ_ASSIGN_OR_RETURN(d->contig_ids_, internal::ReadStrings(*contigs));
+  if (d->Has("contig_length")) {
+    TZ_ASSIGN_OR_RETURN(std::shared_ptr<Array> lengths, d->OpenArray("contig_length"));
+    TZ_ASSIGN_OR_RETURN(std::vector<int64_t> values, internal::ReadIntegers(*lengths));
+    if (lengths->shape().size() != 1 || values.size() != d->contig_ids_.size()) {
+      return Status::Corruption(lengths->Describe() + ": contig_length has shape " +
+                                internal::ShapeString(lengths->shape()) + " for " +
+                                std::to_string(d->contig_ids_.size()) + " contigs");
+    }
+    d->contig_lengths_ = std::move(values);
+  }
+  return std::shared_ptr<const VczDataset>(std::move(d));
+}
+
+std::string VczDataset::Describe() const {
+  return "VCZ dataset " + root_->store()->Describe() +
+         (root_->path().empty() ? "" : " (path '" + root_->path() + "')");
+}
+
+bool VczDataset::Has(std::string_view name) const {
+  return std::binary_search(members_.begin(), members_.end(), name);
+}
+
+Result<std::shared_ptr<Array>> VczDataset::OpenArray(std::string_view name) const {
+  if (!Has(name)) {
+    return Status::NotFound(Describe() + ": no array '" + std::string(name) + "'");
+  }
+  return root_->OpenArray(name);
+}
+
+Result<std::vector<RegionIndexRow>> VczDataset::ReadRegionIndex() const {
+  if (!Has("region_index")) {
+    // vcztools' words, so that scripts that match on them keep working.
+    return Status::NotFound(Describe() +
+                            ": Could not load 'region_index' variable. Use 'vcz2zarr' "
+                            "to create an index.");
+  }
+  TZ_ASSIGN_OR_RETURN(std::shared_ptr<Array> index, OpenArray("region_index"));
+  const std::vector<int64_t>& shape = index->shape();
+  if (shape.size() != 2 || shape[1] != 6) {
+    return Status::Corruption(index->Describe() + ": region_index has shape " +
+                              internal::ShapeString(shape) + "; expected (chunks, 6)");
+  }
+  TZ_ASSIGN_OR_RETURN(std::vector<int64_t> values, internal::ReadIntegers(*index));
+  std::vector<RegionIndexRow> rows(static_cast<size_t>(shape[0]));
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const int64_t* v = values.data() + 6 * r;
+    rows[r] = {v[0], v[1], v[2], v[3], v[4], v[5]};
+    if (v[1] < 0 || v[1] >= static_cast<int64_t>(contig_ids_.size()) || v[5] < 0) {
+      return Status::Corruption(index->Describe() + ": region_index row " +
+                                std::to_string(r) + " names contig " +
+                                std::to_string(v[1]) + " with " + std::to_string(v[5]) +
+                                " records; the dataset has " +
+                                std::to_string(contig_ids_.size()) + " contigs");
+    }
+  }
+  return rows;
+}
+
+}  // namespace turbozarr::vcz

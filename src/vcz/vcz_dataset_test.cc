@@ -1,0 +1,194 @@
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "turbozarr/vcz.h"
+#include "vcz/vcz_arrays.h"
+
+namespace turbozarr::vcz {
+namespace {
+
+using json = nlohmann::json;
+
+const json kBytes = json::array({{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}}});
+
+ArrayMetadata Metadata(DataType dtype, std::vector<int64_t> shape, std::vector<int64_t> chunks) {
+  ArrayMetadata m;
+  m.zarr_format = 3;
+  m.shape = std::move(shape);
+  m.chunk_shape = std::move(chunks);
+  m.dtype = dtype;
+  m.fill_value = DefaultFillValue(m.dtype);
+  m.codecs = dtype.is_variable_length() ? json::array({{{"name", "vlen-utf8"}}}) : kBytes;
+  return m;
+}
+
+template <typename T>
+void Put(Group& g, const std::string& name, DataTypeId id, std::vector<int64_t> shape,
+         std::vector<T> values) {
+  std::vector<int64_t> chunks = shape;
+  chunks[0] = std::max<int64_t>(1, std::min<int64_t>(shape[0], 4));
+  auto a = g.CreateArray(name, Metadata(DataType(id), shape, chunks));
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  ASSERT_TRUE((*a)->Write(Selection::All(shape), values.data()).ok()) << name;
+}
+
+// A dataset of 10 variants over contigs chr1 (6), chr2 (0) and chr3 (4), in
+// chunks of 4 variants, with 3 samples.
+std::shared_ptr<Group> SmallDataset(bool with_lengths = true, bool with_index = true,
+                                    int64_t chr3_length = 3000) {
+  auto g = Group::Create(MakeMemoryStore(), "", {});
+  EXPECT_TRUE(g.ok());
+  Group& root = **g;
+  Put<int32_t>(root, "variant_position", DataTypeId::kInt32, {10},
+               {5, 9, 9, 20, 31, 40, 2, 3, 50, 60});
+  Put<int8_t>(root, "variant_contig", DataTypeId::kInt8, {10}, {0, 0, 0, 0, 0, 0, 2, 2, 2, 2});
+  Put<std::string>(root, "contig_id", DataTypeId::kString, {3}, {"chr1", "chr2", "chr3"});
+  Put<std::string>(root, "sample_id", DataTypeId::kString, {3}, {"NA1", "NA2", "NA3"});
+  if (with_lengths) {
+    Put<int64_t>(root, "contig_length", DataTypeId::kInt64, {3}, {1000, 2000, chr3_length});
+  }
+  if (with_index) {
+    // chunk, contig, start, end, max_end, records: chunk 1 holds the end of
+    // chr1 and the start of chr3, so it has a row for each.
+    Put<int32_t>(root, "region_index", DataTypeId::kInt32, {4, 6},
+                 {0, 0, 5, 20, 20, 4,  //
+                  1, 0, 31, 40, 40, 2,  //
+                  1, 2, 2, 3, 3, 2,     //
+                  2, 2, 50, 60, 60, 2});
+  }
+  return *g;
+}
+
+TEST(VczDatasetTest, OpensAndReadsItsTables) {
+  auto d = VczDataset::Open(SmallDataset());
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  EXPECT_EQ((*d)->num_variants(), 10);
+  EXPECT_EQ((*d)->num_samples(), 3);
+  EXPECT_EQ((*d)->sample_ids(), (std::vector<std::string>{"NA1", "NA2", "NA3"}));
+  EXPECT_EQ((*d)->contig_ids(), (std::vector<std::string>{"chr1", "chr2", "chr3"}));
+  ASSERT_TRUE((*d)->contig_lengths().has_value());
+  EXPECT_EQ(*(*d)->contig_lengths(), (std::vector<int64_t>{1000, 2000, 3000}));
+  EXPECT_TRUE((*d)->Has("region_index"));
+  EXPECT_FALSE((*d)->Has("call_genotype"));
+  auto missing = (*d)->OpenArray("call_genotype");
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(missing.status().message().find("'call_genotype'"), std::string::npos);
+}
+
+TEST(VczDatasetTest, IndexCountsAndStats) {
+  auto d = VczDataset::Open(SmallDataset());
+  ASSERT_TRUE(d.ok());
+  std::ostringstream n, s;
+  ASSERT_TRUE(WriteRecordCount(**d, n).ok());
+  EXPECT_EQ(n.str(), "10\n");
+  ASSERT_TRUE(WriteContigStats(**d, s).ok());
+  // chr2 has no records and is left out, as bcftools index -s leaves it.
+  EXPECT_EQ(s.str(), "chr1\t1000\t6\nchr3\t3000\t4\n");
+
+  auto no_lengths = VczDataset::Open(SmallDataset(/*with_lengths=*/false));
+  ASSERT_TRUE(no_lengths.ok());
+  std::ostringstream dots;
+  ASSERT_TRUE(WriteContigStats(**no_lengths, dots).ok());
+  EXPECT_EQ(dots.str(), "chr1\t.\t6\nchr3\t.\t4\n");
+
+  // A contig whose length the VCF did not declare: bio2zarr stores -1.
+  auto unknown = VczDataset::Open(SmallDataset(true, true, /*chr3_length=*/-1));
+  ASSERT_TRUE(unknown.ok());
+  std::ostringstream one_dot;
+  ASSERT_TRUE(WriteContigStats(**unknown, one_dot).ok());
+  EXPECT_EQ(one_dot.str(), "chr1\t1000\t6\nchr3\t.\t4\n");
+}
+
+TEST(VczDatasetTest, StatsWithoutARegionIndexSayWhatIsMissing) {
+  auto d = VczDataset::Open(SmallDataset(true, /*with_index=*/false));
+  ASSERT_TRUE(d.ok());
+  std::ostringstream s;
+  Status status = WriteContigStats(**d, s);
+  EXPECT_EQ(status.code(), StatusCode::kNotFound);
+  EXPECT_NE(status.message().find("Could not load 'region_index' variable"),
+            std::string::npos)
+      << status.ToString();
+  EXPECT_EQ(s.str(), "");
+}
+
+TEST(VczDatasetTest, AGroupWithoutTheRequiredArraysIsRefusedByName) {
+  auto g = Group::Create(MakeMemoryStore(), "", {});
+  ASSERT_TRUE(g.ok());
+  Put<int32_t>(**g, "variant_position", DataTypeId::kInt32, {2}, {1, 2});
+  auto d = VczDataset::Open(*g);
+  EXPECT_EQ(d.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(d.status().message().find("no array 'variant_contig'"), std::string::npos)
+      << d.status().ToString();
+  EXPECT_NE(d.status().message().find("memory://"), std::string::npos);
+}
+
+TEST(VczDatasetTest, MalformedTablesAreCorruptionNamingTheArray) {
+  {  // variant_contig of another length than variant_position
+    auto g = SmallDataset();
+    ASSERT_TRUE(g->store()->ErasePrefix("variant_contig").ok());
+    Put<int8_t>(*g, "variant_contig", DataTypeId::kInt8, {9}, std::vector<int8_t>(9, 0));
+    auto d = VczDataset::Open(g);
+    EXPECT_EQ(d.status().code(), StatusCode::kCorruption);
+    EXPECT_NE(d.status().message().find("variant_contig has shape (9,)"), std::string::npos)
+        << d.status().ToString();
+  }
+  {  // sample_id of numbers
+    auto g = SmallDataset();
+    ASSERT_TRUE(g->store()->ErasePrefix("sample_id").ok());
+    Put<int32_t>(*g, "sample_id", DataTypeId::kInt32, {3}, {1, 2, 3});
+    auto d = VczDataset::Open(g);
+    EXPECT_EQ(d.status().code(), StatusCode::kCorruption);
+    EXPECT_NE(d.status().message().find("expected strings, found int32"), std::string::npos)
+        << d.status().ToString();
+  }
+  {  // region_index of the wrong width, and naming a contig that is not there
+    auto g = SmallDataset();
+    ASSERT_TRUE(g->store()->ErasePrefix("region_index").ok());
+    Put<int32_t>(*g, "region_index", DataTypeId::kInt32, {1, 5}, {0, 0, 1, 2, 2});
+    auto d = VczDataset::Open(g);
+    ASSERT_TRUE(d.ok());
+    auto rows = (*d)->ReadRegionIndex();
+    EXPECT_EQ(rows.status().code(), StatusCode::kCorruption);
+    EXPECT_NE(rows.status().message().find("expected (chunks, 6)"), std::string::npos);
+
+    ASSERT_TRUE(g->store()->ErasePrefix("region_index").ok());
+    Put<int32_t>(*g, "region_index", DataTypeId::kInt32, {1, 6}, {0, 7, 1, 2, 2, 1});
+    d = VczDataset::Open(g);
+    ASSERT_TRUE(d.ok());
+    rows = (*d)->ReadRegionIndex();
+    EXPECT_EQ(rows.status().code(), StatusCode::kCorruption);
+    EXPECT_NE(rows.status().message().find("names contig 7"), std::string::npos)
+        << rows.status().ToString();
+  }
+}
+
+TEST(VczArraysTest, FixedSizeStringsReadAsText) {
+  auto store = MakeMemoryStore();
+  ArrayMetadata m = Metadata(DataType::Sized(DataTypeId::kFixedUnicode, 12), {2}, {2});
+  auto a = Array::Create(store, "u", m);
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  // "chr" and "é" (U+00E9) in 3 UTF-32 code units each, NUL-padded.
+  const std::vector<char32_t> units = {U'c', U'h', U'r', U'\u00e9', 0, 0};
+  ASSERT_TRUE((*a)->Write(Selection::All({2}), units.data()).ok());
+  auto s = internal::ReadStrings(**a);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(*s, (std::vector<std::string>{"chr", "\xc3\xa9"}));
+
+  m = Metadata(DataType::Sized(DataTypeId::kFixedBytes, 3), {2}, {2});
+  a = Array::Create(store, "b", m);
+  ASSERT_TRUE(a.ok());
+  const char bytes[] = {'a', 'b', 'c', 'x', 0, 0};
+  ASSERT_TRUE((*a)->Write(Selection::All({2}), bytes).ok());
+  s = internal::ReadStrings(**a);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(*s, (std::vector<std::string>{"abc", "x"}));
+  EXPECT_EQ(internal::ShapeString({3, 4}), "(3, 4)");
+  EXPECT_EQ(internal::ShapeString({3}), "(3,)");
+}
+
+}  // namespace
+}  // namespace turbozarr::vcz
