@@ -3,7 +3,7 @@
 // (ArrayPrinter).
 //
 // Numbers follow Python's repr: integers in decimal, floats with the fewest
-// digits that read back to the same value ("0.1", "1e-05", "nan", "-inf"),
+// digits that read back to the same value (turbozarr/number_text.h),
 // complex numbers as "(1+2j)", booleans as True/False. Strings print as
 // JSON strings ("a\"b"), byte strings as b"..." with \xNN escapes.
 //
@@ -19,12 +19,6 @@
 #include "turbozarr/dtype.h"
 
 namespace turbozarr::cli {
-
-// Python's repr of a float: shortest round-trip digits.
-std::string FormatDouble(double value);
-std::string FormatFloat(float value);
-// A binary16 value given by its bits; shortest digits that round back to it.
-std::string FormatHalf(uint16_t bits);
 
 // Appends the text of the element at `element` (laid out as Array::Read
 // writes it: native numbers, std::string for variable-length types).

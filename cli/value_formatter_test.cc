@@ -18,50 +18,6 @@ std::string Element(DataType dtype, T value) {
   return out;
 }
 
-TEST(FormatDoubleTest, MatchesPythonRepr) {
-  EXPECT_EQ(FormatDouble(0.0), "0.0");
-  EXPECT_EQ(FormatDouble(-0.0), "-0.0");
-  EXPECT_EQ(FormatDouble(1.0), "1.0");
-  EXPECT_EQ(FormatDouble(0.1), "0.1");
-  EXPECT_EQ(FormatDouble(1.0 / 3), "0.3333333333333333");
-  EXPECT_EQ(FormatDouble(0.0001), "0.0001");
-  EXPECT_EQ(FormatDouble(0.00001), "1e-05");
-  EXPECT_EQ(FormatDouble(1e15), "1000000000000000.0");
-  EXPECT_EQ(FormatDouble(1e16), "1e+16");
-  EXPECT_EQ(FormatDouble(123456789.125), "123456789.125");
-  EXPECT_EQ(FormatDouble(-2.5e-300), "-2.5e-300");
-  EXPECT_EQ(FormatDouble(1.7976931348623157e308), "1.7976931348623157e+308");
-  EXPECT_EQ(FormatDouble(5e-324), "5e-324");
-  EXPECT_EQ(FormatDouble(std::nan("")), "nan");
-  EXPECT_EQ(FormatDouble(-INFINITY), "-inf");
-  EXPECT_EQ(FormatDouble(INFINITY), "inf");
-}
-
-TEST(FormatDoubleTest, RoundTrips) {
-  for (double v : {0.1, 2.0 / 3, 1e-7, 6.02214076e23, 1.0000000000000002}) {
-    EXPECT_EQ(std::stod(FormatDouble(v)), v);
-  }
-}
-
-TEST(FormatFloatTest, ShortestForSinglePrecision) {
-  EXPECT_EQ(FormatFloat(0.1f), "0.1");
-  EXPECT_EQ(FormatFloat(1.0f / 3), "0.33333334");
-  EXPECT_EQ(FormatFloat(16777216.0f), "16777216.0");
-  EXPECT_EQ(FormatFloat(3.4028235e38f), "3.4028235e+38");
-}
-
-TEST(FormatHalfTest, ShortestForHalfPrecision) {
-  EXPECT_EQ(FormatHalf(0x3c00), "1.0");
-  EXPECT_EQ(FormatHalf(0x2e66), "0.1");      // float16(0.1) == 0.0999755859375
-  EXPECT_EQ(FormatHalf(0x3555), "0.3333");   // float16(1/3)
-  EXPECT_EQ(FormatHalf(0x7bff), "65500.0");  // largest finite, numpy prints 65500.0
-  EXPECT_EQ(FormatHalf(0x0001), "6e-08");    // smallest subnormal
-  EXPECT_EQ(FormatHalf(0x8000), "-0.0");
-  EXPECT_EQ(FormatHalf(0x7c00), "inf");
-  EXPECT_EQ(FormatHalf(0xfc00), "-inf");
-  EXPECT_EQ(FormatHalf(0x7e00), "nan");
-}
-
 TEST(AppendElementTest, Scalars) {
   EXPECT_EQ(Element(DataType(DataTypeId::kBool), uint8_t{1}), "True");
   EXPECT_EQ(Element(DataType(DataTypeId::kBool), uint8_t{0}), "False");
