@@ -3,7 +3,11 @@
 //
 //   turbozarr vcz index -n PATH    the number of records
 //   turbozarr vcz index -s PATH    per contig: name, length, records
+//   turbozarr vcz query -l PATH    the sample IDs
+//   turbozarr vcz query -f FMT PATH  each variant formatted by FMT
+#include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "cli/commands.h"
 #include "cli/location.h"
@@ -17,6 +21,14 @@ struct IndexOptions {
   std::string url;
   bool nrecords = false;
   bool stats = false;
+};
+
+struct QueryCommandOptions {
+  std::string url;
+  bool list_samples = false;
+  std::optional<std::string> format;
+  bool no_newline = false;
+  std::string output = "-";
 };
 
 Result<std::shared_ptr<const vcz::VczDataset>> OpenDataset(const std::string& url) {
@@ -40,6 +52,26 @@ Status RunIndex(const IndexOptions& options) {
                           : vcz::WriteContigStats(*dataset, std::cout);
 }
 
+Status RunQuery(const QueryCommandOptions& options) {
+  if (!options.list_samples && !options.format) {
+    return Status::InvalidArgument("Missing option -f / --format");
+  }
+  TZ_ASSIGN_OR_RETURN(std::shared_ptr<const vcz::VczDataset> dataset,
+                      OpenDataset(options.url));
+  // As bcftools query -l, the sample list ignores --output.
+  if (options.list_samples) return vcz::WriteSampleList(*dataset, std::cout);
+  vcz::QueryOptions query;
+  query.format = *options.format;
+  query.disable_automatic_newline = options.no_newline;
+  if (options.output == "-") return vcz::WriteQuery(*dataset, query, std::cout);
+  std::ofstream file(options.output, std::ios::binary);
+  if (!file) return Status::IOError("cannot open " + options.output + " for writing");
+  TZ_RETURN_NOT_OK(vcz::WriteQuery(*dataset, query, file));
+  file.close();
+  if (!file) return Status::IOError("writing " + options.output + " failed");
+  return Status::OK();
+}
+
 }  // namespace
 
 Command AddVczCommand(CLI::App& parent) {
@@ -55,8 +87,22 @@ Command AddVczCommand(CLI::App& parent) {
                       "Print the number of records (variants).");
   index_app->add_flag("-s,--stats", index->stats, "Print per contig stats.");
 
-  return {app, [index, index_app]() -> Status {
+  auto query = std::make_shared<QueryCommandOptions>();
+  CLI::App* query_app = app->add_subcommand(
+      "query", "Transform VCZ into user-defined formats (as bcftools query)");
+  query_app->add_option("PATH", query->url, "VCZ store directory or URL")->required();
+  query_app->add_flag("-l,--list-samples", query->list_samples,
+                      "List the sample IDs and exit.");
+  query_app->add_option("-f,--format", query->format, "The format of the output.");
+  query_app->add_flag("-N,--disable-automatic-newline", query->no_newline,
+                      "Disable automatic addition of a missing newline character at the "
+                      "end of the formatting expression.");
+  query_app->add_option("-o,--output", query->output,
+                        "File path to write output to (defaults to stdout '-').");
+
+  return {app, [index, index_app, query, query_app]() -> Status {
             if (index_app->parsed()) return RunIndex(*index);
+            if (query_app->parsed()) return RunQuery(*query);
             return Status::InvalidArgument("vcz: a subcommand is required");
           }};
 }

@@ -58,6 +58,8 @@ class VczDataset {
     return contig_lengths_;
   }
 
+  // The names of the dataset's arrays, sorted.
+  const std::vector<std::string>& ArrayNames() const { return members_; }
   // Whether the dataset has an array called `name`.
   bool Has(std::string_view name) const;
   // The array `name`; NotFound naming the dataset and the array if absent.
@@ -86,5 +88,21 @@ Status WriteRecordCount(const VczDataset& dataset, std::ostream& out);
 // value) and its number of records, tab-separated, as `bcftools index -s`
 // prints them (vcztools 0.2.0 prints a missing length as -1).
 Status WriteContigStats(const VczDataset& dataset, std::ostream& out);
+
+// `vcz query -l`: the sample IDs (but null ones, ""), one per line.
+Status WriteSampleList(const VczDataset& dataset, std::ostream& out);
+
+struct QueryOptions {
+  // A bcftools-style format: %TAG, %INFO/TAG, %TAG{i}, [per-sample part],
+  // \n and \t (docs/vcz.md lists the rules).
+  std::string format;
+  // -N: no newline added to a format that has none.
+  bool disable_automatic_newline = false;
+};
+// `vcz query -f`: every variant formatted by `options.format`, as vcztools
+// 0.2.0 renders it. InvalidArgument for a format that does not parse (with
+// the position); NotFound, in vcztools' words, for a tag the dataset cannot
+// answer or that belongs inside a sample loop.
+Status WriteQuery(const VczDataset& dataset, const QueryOptions& options, std::ostream& out);
 
 }  // namespace turbozarr::vcz

@@ -5,6 +5,7 @@ packages (scripts/setup.sh installs both)."""
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
@@ -95,3 +96,111 @@ def test_index_on_broken_datasets_names_what_is_missing(data, tmp_path):
 
     err = run(CLI, "vcz", "index", "-n", tmp_path / "nothing_here", expect=1)
     assert "nothing_here" in err
+
+
+# Formats whose output must be byte-identical to vcztools': every fixed
+# column, INFO fields of every Number and Type (%TAG and %INFO/TAG), sample
+# loops over FORMAT fields of every shape, GT (phased, unphased, haploid,
+# missing), subfields of vectors, whitespace and escapes, -N.
+QUERY_FORMATS = [
+    r"%CHROM\t%POS\t%ID\t%REF\t%ALT\t%QUAL\t%FILTER\n",
+    r"%CHROM:%POS %REF>%ALT",
+    r"%INFO/DP %AF %AC %RC %DB %AA %CH %TAGS %PAIR %SCORES %MQ",
+    r"%INFO/DP\t%INFO/AF\t%INFO/TAGS\t%INFO/DB\n",
+    r"%POS[\t%SAMPLE=%GT]\n",
+    r"%POS[ %DP %GQ %HQ %AD %PL %AB %FT %CF]\n",
+    r"%CHROM %POS[ %GT][ %AD]",
+    r"[%SAMPLE ]",
+    r"[%GT:%POS,]\n",
+    r"[[%GT]]",
+    r"[%CHROM %REF %ALT %FILTER %QUAL %DB %AC]\n",
+    r"[%INFO/DP %DP]",
+    r"%AC{0} %AC{1} %ALT{1} %TAGS{2}\n",
+    r"%POS\t%REF\t%ALT{0}\t%ALT{5}\n",
+    r"%FILTER{0}",
+    r"  %POS  \t\t %ID",
+    r"%POS%DP\n",
+    r"%POS",
+    r"[%GQ]",
+]
+
+
+@functools.lru_cache(maxsize=None)
+def vcztools(*args: str) -> str:
+    """vcztools' output, run once per command line (each run starts Python)."""
+    return run(PEERS / "vcztools", *args)
+
+
+@pytest.mark.parametrize("fmt", QUERY_FORMATS)
+@pytest.mark.parametrize("no_newline", [False, True])
+def test_query_matches_vcztools(data, fmt, no_newline):
+    flags = ["-N"] if no_newline else []
+    # The three copies hold the same data: vcztools reads the v2 one, and
+    # turbozarr's output from each must equal it.
+    theirs = vcztools("query", "-f", fmt, *flags, str(data["v2"]))
+    for dataset in ("v2", "v3", "zip"):
+        assert run(CLI, "vcz", "query", "-f", fmt, *flags, data[dataset]) == theirs, dataset
+    if fmt == r"%POS" and not no_newline:
+        assert theirs.count("\n") == 1500
+
+
+def test_vcztools_reads_the_copies_alike(data):
+    fmt = r"%CHROM %POS %ALT %INFO/AF[ %GT %AD]\n"
+    assert (vcztools("query", "-f", fmt, str(data["v3"]))
+            == vcztools("query", "-f", fmt, str(data["zip"]))
+            == vcztools("query", "-f", fmt, str(data["v2"])))
+
+
+def test_query_basic_columns_match_bcftools(data):
+    # Where vcztools and bcftools agree, so does turbozarr.
+    fmt = r"%CHROM\t%POS\t%REF\t%ALT\t%INFO/DP\t%INFO/AA[\t%GT]\n"
+    assert (run(CLI, "vcz", "query", "-f", fmt, data["v3"])
+            == run("bcftools", "query", "-f", fmt, data["vcf"]))
+
+
+def test_query_sample_list_and_output_file(data, tmp_path):
+    ours = run(CLI, "vcz", "query", "-l", data["v2"])
+    assert ours == "".join(f"S{i:02d}\n" for i in range(12))
+    assert ours == run(PEERS / "vcztools", "query", "-l", data["v2"])
+    out = tmp_path / "q.txt"
+    assert run(CLI, "vcz", "query", "-f", r"%POS\n", "-o", out, data["v2"]) == ""
+    assert out.read_text() == run(PEERS / "vcztools", "query", "-f", r"%POS\n", data["v2"])
+
+
+@pytest.mark.parametrize("fmt, message", [
+    (r"%POS %GT", "no such tag defined: INFO/GT. FORMAT fields must be enclosed in square "
+                  'brackets, e.g. "[ %GT]"'),
+    (r"%POS %SAMPLE", "no such tag defined: INFO/SAMPLE"),
+    (r"%POS %DP %GQ", "no such tag defined: INFO/GQ. FORMAT fields must be enclosed"),
+    (r"%XYZ", "No mapping found for 'XYZ'"),
+    (r"%POS [%XYZ]", "No mapping found for 'XYZ'"),
+    (r"%POS %FORMAT/DP", "No mapping found for 'FORMAT'"),
+    (r"%AF1", "No mapping found for 'AF1'"),
+])
+def test_query_refuses_tags_as_vcztools_does(data, fmt, message):
+    ours = run(CLI, "vcz", "query", "-f", fmt, data["v2"], expect=1)
+    assert message in ours
+    assert message in run(PEERS / "vcztools", "query", "-f", fmt, data["v2"], expect=1)
+
+
+@pytest.mark.parametrize("fmt, at", [
+    (r"%pos", 1), (r"%POS[%GT", 5), (r"%POS\x", 5), (r"A{1}", 2), ("%POS\u00e9", 5),
+])
+def test_query_format_that_does_not_parse_points_at_the_character(data, fmt, at):
+    # vcztools 0.2.0 ends these in a traceback; turbozarr says where.
+    err = run(CLI, "vcz", "query", "-f", fmt, data["v2"], expect=2)
+    assert f"could not parse the format at character {at}" in err
+    caret_line = err.rstrip("\n").splitlines()[-1]
+    assert caret_line.index("^") == 2 + at - 1
+
+
+def test_query_subfield_of_a_scalar_is_its_value(data):
+    # vcztools 0.2.0 fails on these; %TAG{0} of a one-value field is the value.
+    ours = run(CLI, "vcz", "query", "-f", r"%ID{0} %POS{0} %POS{1}\n", data["v2"])
+    ids = vcztools("query", "-f", r"%ID %POS .\n", str(data["v2"]))
+    assert ours == ids
+
+
+def test_query_needs_a_format(data):
+    err = run(CLI, "vcz", "query", data["v2"], expect=2)
+    assert "Missing option -f / --format" in err

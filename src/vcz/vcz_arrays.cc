@@ -63,12 +63,17 @@ Result<std::vector<std::string>> ReadStrings(const Array& array) {
   }
   ElementBlock block(dtype, n);
   TZ_RETURN_NOT_OK(array.Read(Selection::All(array.shape()), block));
-  std::vector<std::string> out(static_cast<size_t>(n));
+  return FixedStringsAsText(block);
+}
+
+std::vector<std::string> FixedStringsAsText(const ElementBlock& block) {
+  const DataType& dtype = block.dtype();
+  std::vector<std::string> out(static_cast<size_t>(block.count()));
   const auto* bytes = static_cast<const char*>(block.data());
   const size_t size = dtype.size();
-  for (int64_t i = 0; i < n; ++i) {
-    const char* e = bytes + static_cast<size_t>(i) * size;
-    std::string& s = out[static_cast<size_t>(i)];
+  for (size_t i = 0; i < out.size(); ++i) {
+    const char* e = bytes + i * size;
+    std::string& s = out[i];
     if (dtype.id() == DataTypeId::kFixedBytes) {
       s.assign(e, strnlen(e, size));
       continue;

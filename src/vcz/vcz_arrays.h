@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "turbozarr/array.h"
+#include "turbozarr/element_block.h"
 #include "turbozarr/status.h"
 
 namespace turbozarr::vcz::internal {
@@ -23,6 +24,10 @@ Result<std::vector<int64_t>> ReadIntegers(const Array& array);
 // bytes, or fixed-size bytes or unicode (trailing NULs dropped, UTF-32
 // written as UTF-8). Corruption naming the array for other types or shapes.
 Result<std::vector<std::string>> ReadStrings(const Array& array);
+
+// The elements of a block of fixed-size bytes (NUL padding dropped) or
+// unicode (UTF-32, written as UTF-8, NUL padding dropped) as text.
+std::vector<std::string> FixedStringsAsText(const ElementBlock& block);
 
 // "(3, 4)": a shape as numpy prints it.
 std::string ShapeString(const std::vector<int64_t>& shape);

@@ -1,0 +1,59 @@
+// FieldBlock: one VCZ field's values for a run of variants, read in one
+// call, with the spec's sentinels told apart: for signed integers -1 is
+// missing and -2 fill (the padding past the end of a shorter vector); for
+// floats two NaN payloads (0x7F800001 missing, 0x7F800002 fill, and their
+// float64 counterparts); for strings "." missing and "" fill; a boolean is
+// "missing" when false (vcztools' rule), and has no fill.
+//
+// Thread safety: a value; read-only use from many threads is safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "turbozarr/array.h"
+#include "turbozarr/element_block.h"
+#include "turbozarr/status.h"
+
+namespace turbozarr::vcz::internal {
+
+class FieldBlock {
+ public:
+  // Rows [first, first + count) of `array` (its first dimension is the
+  // variants'), every other dimension whole.
+  static Result<FieldBlock> Read(const Array& array, int64_t first, int64_t count);
+
+  // The array's rank: 1 for one value per variant.
+  size_t rank() const { return rank_; }
+  // Values per variant (the product of the dimensions after the first),
+  // and per sample for call fields (the product after the second).
+  int64_t per_variant() const { return per_variant_; }
+  int64_t per_row_of(size_t dims_from) const;
+  bool is_string() const { return !strings_.empty() || string_type_; }
+  bool is_bool() const { return dtype_.id() == DataTypeId::kBool; }
+  bool is_float() const;
+
+  // Element `i` of variant `row` (flat, C order).
+  bool IsMissing(int64_t row, int64_t i) const;
+  bool IsFill(int64_t row, int64_t i) const;
+  // As numpy's str prints it ("5", "0.687", "True", "nan"), strings as they are.
+  std::string Text(int64_t row, int64_t i) const;
+  int64_t Integer(int64_t row, int64_t i) const;
+  double Float(int64_t row, int64_t i) const;
+  bool Bool(int64_t row, int64_t i) const;
+  const std::string& String(int64_t row, int64_t i) const;
+
+ private:
+  int64_t At(int64_t row, int64_t i) const { return row * per_variant_ + i; }
+
+  DataType dtype_;
+  size_t rank_ = 1;
+  std::vector<int64_t> shape_;  // of one variant's values
+  int64_t per_variant_ = 1;
+  bool string_type_ = false;
+  ElementBlock numbers_;
+  std::vector<std::string> strings_;
+};
+
+}  // namespace turbozarr::vcz::internal

@@ -1,0 +1,438 @@
+// `vcz query`: the sample list (-l), and the variants formatted by a
+// bcftools-style format string (-f), rendered value for value as vcztools
+// 0.2.0 renders them (numpy's str of each value, its rules for missing and
+// fill values, its sample loops).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <set>
+#include <utility>
+
+#include "turbozarr/utf8.h"
+#include "turbozarr/vcz.h"
+#include "vcz/query_format.h"
+#include "vcz/variant_block.h"
+
+namespace turbozarr::vcz {
+namespace {
+
+using internal::FieldBlock;
+using internal::FormatElement;
+
+// The fixed VCF columns and the arrays that hold them.
+const std::map<std::string, std::string, std::less<>> kReserved = {
+    {"CHROM", "variant_contig"}, {"POS", "variant_position"}, {"ID", "variant_id"},
+    {"REF", "variant_allele"},   {"ALT", "variant_allele"},   {"QUAL", "variant_quality"},
+    {"FILTER", "variant_filter"}};
+
+// What a tag reads, resolved once per query.
+struct TagPlan {
+  std::string tag;       // as written: "DP", "INFO/DP", "GT"
+  std::string array;     // the VCZ array
+  enum class Special { kNone, kChrom, kRef, kAlt, kFilter, kQual, kGt, kSample } special =
+      Special::kNone;
+};
+
+class Query {
+ public:
+  Query(const VczDataset& d, std::ostream& out) : d_(d), out_(out) {}
+
+  Status Run(const QueryOptions& options) {
+    TZ_ASSIGN_OR_RETURN(elements_, internal::ParseQueryFormat(options.format));
+    // As vcztools: a format without "\n" gets one, unless -N.
+    if (options.format.find("\\n") == std::string::npos &&
+        !options.disable_automatic_newline) {
+      if (!elements_.empty() && elements_.back().kind == FormatElement::Kind::kText) {
+        elements_.back().text += '\n';
+      } else {
+        FormatElement newline;
+        newline.text = "\n";
+        elements_.push_back(std::move(newline));
+      }
+    }
+    for (const std::string& name : d_.ArrayNames()) {
+      if (name.rfind("variant_", 0) == 0 || name.rfind("call_", 0) == 0) fields_.insert(name);
+    }
+    TZ_RETURN_NOT_OK(Plan(elements_, /*in_loop=*/false));
+    if (d_.Has("filter_id")) {
+      TZ_ASSIGN_OR_RETURN(std::shared_ptr<Array> filters, d_.OpenArray("filter_id"));
+      TZ_ASSIGN_OR_RETURN(filter_ids_, ReadAllStrings(*filters));
+    }
+    for (const std::string& id : d_.sample_ids()) {
+      if (!id.empty()) samples_.push_back(id);
+    }
+
+    std::map<std::string, std::shared_ptr<Array>> arrays;
+    for (const std::string& name : needed_) {
+      TZ_ASSIGN_OR_RETURN(arrays[name], d_.OpenArray(name));
+    }
+    const int64_t step = BlockRows(arrays);
+    std::string text;
+    for (int64_t first = 0; first < d_.num_variants(); first += step) {
+      const int64_t count = std::min(step, d_.num_variants() - first);
+      blocks_.clear();
+      for (auto& [name, array] : arrays) {
+        TZ_ASSIGN_OR_RETURN(FieldBlock block, FieldBlock::Read(*array, first, count));
+        blocks_.emplace(name, std::move(block));
+      }
+      text.clear();
+      for (int64_t row = 0; row < count; ++row) {
+        for (const FormatElement& e : elements_) text += Render(e, row);
+      }
+      out_ << text;
+      if (!out_) return Status::IOError("writing the query's output failed");
+    }
+    return Status::OK();
+  }
+
+ private:
+  static Result<std::vector<std::string>> ReadAllStrings(const Array& array) {
+    TZ_ASSIGN_OR_RETURN(FieldBlock b, FieldBlock::Read(array, 0, array.shape()[0]));
+    std::vector<std::string> out;
+    for (int64_t i = 0; i < array.shape()[0]; ++i) out.push_back(b.Text(i, 0));
+    return out;
+  }
+
+  // Rows per block: the variant chunk of the first array, at least 1.
+  static int64_t BlockRows(const std::map<std::string, std::shared_ptr<Array>>& arrays) {
+    int64_t rows = 10'000;
+    for (const auto& [name, array] : arrays) {
+      rows = std::min(rows, std::max<int64_t>(1, array->metadata().chunk_shape[0]));
+    }
+    return rows;
+  }
+
+  // Resolves every tag of `elements` to its array, refusing what vcztools
+  // refuses, with its words.
+  Status Plan(const std::vector<FormatElement>& elements, bool in_loop) {
+    for (const FormatElement& e : elements) {
+      if (e.kind == FormatElement::Kind::kSampleLoop) {
+        TZ_RETURN_NOT_OK(Plan(e.loop, true));
+        continue;
+      }
+      if (e.kind == FormatElement::Kind::kText) continue;
+      // A subfield is rendered outside the loop's per-sample values.
+      const bool loop_tag = in_loop && e.kind == FormatElement::Kind::kTag;
+      TZ_ASSIGN_OR_RETURN(TagPlan plan, Resolve(e.text, loop_tag));
+      plans_.emplace(std::make_pair(e.text, loop_tag), plan);
+    }
+    return Status::OK();
+  }
+
+  Result<TagPlan> Resolve(const std::string& tag, bool in_loop) {
+    TagPlan p;
+    p.tag = tag;
+    if (tag == "GT") {
+      if (!in_loop) {
+        return Status::NotFound(
+            "no such tag defined: INFO/GT. FORMAT fields must be enclosed in square "
+            "brackets, e.g. \"[ %GT]\"");
+      }
+      if (!fields_.count("call_genotype")) {
+        return Status::NotFound("No mapping found for 'GT'");
+      }
+      p.array = "call_genotype";
+      p.special = TagPlan::Special::kGt;
+      Need("call_genotype");
+      if (fields_.count("call_genotype_phased")) Need("call_genotype_phased");
+      return p;
+    }
+    if (tag == "SAMPLE") {
+      if (!in_loop) return Status::NotFound("no such tag defined: INFO/SAMPLE");
+      p.special = TagPlan::Special::kSample;
+      return p;
+    }
+    // Candidates as vcztools orders them: FORMAT before INFO, then the fixed
+    // column the name stands for.
+    std::vector<std::string> candidates;
+    const size_t slash = tag.find('/');
+    const std::string field = slash == std::string::npos ? tag : tag.substr(slash + 1);
+    if (slash == std::string::npos) {
+      candidates = {"call_" + field, "variant_" + field};
+    } else if (tag.compare(0, slash, "INFO") == 0) {
+      candidates = {"variant_" + field};
+    }
+    std::vector<std::string> matches;
+    for (const std::string& c : candidates) {
+      if (fields_.count(c)) matches.push_back(c);
+    }
+    if (auto it = kReserved.find(tag); it != kReserved.end()) matches.push_back(it->second);
+    if (matches.empty()) return Status::NotFound("No mapping found for '" + tag + "'");
+    p.array = in_loop ? matches.front() : matches.back();
+    if (!in_loop && p.array.rfind("call_", 0) == 0) {
+      return Status::NotFound("no such tag defined: INFO/" + tag +
+                                     ". FORMAT fields must be enclosed in square brackets, "
+                                     "e.g. \"[ %" + tag + "]\"");
+    }
+    if (!fields_.count(p.array)) {
+      return Status::NotFound(d_.Describe() + ": no array '" + p.array + "' for %" + tag);
+    }
+    Need(p.array);
+    if (tag == "CHROM") p.special = TagPlan::Special::kChrom;
+    if (tag == "REF") p.special = TagPlan::Special::kRef;
+    if (tag == "ALT") p.special = TagPlan::Special::kAlt;
+    if (tag == "FILTER") p.special = TagPlan::Special::kFilter;
+    if (tag == "QUAL") p.special = TagPlan::Special::kQual;
+    return p;
+  }
+
+  void Need(const std::string& array) {
+    if (std::find(needed_.begin(), needed_.end(), array) == needed_.end()) {
+      needed_.push_back(array);
+    }
+  }
+
+  // numpy's rendering of a vector: trailing fill dropped, missing as ".".
+  static std::vector<std::string> FormatVector(const FieldBlock& b, int64_t row, int64_t from,
+                                               int64_t count) {
+    int64_t end = count;
+    while (end > 0 && b.IsFill(row, from + end - 1)) --end;
+    std::vector<std::string> out;
+    out.reserve(static_cast<size_t>(end));
+    for (int64_t i = 0; i < end; ++i) {
+      out.push_back(b.IsMissing(row, from + i) ? "." : b.Text(row, from + i));
+    }
+    return out;
+  }
+  static std::vector<std::string> FormatVector(const std::vector<std::string>& strings) {
+    size_t end = strings.size();
+    while (end > 0 && strings[end - 1].empty()) --end;
+    return {strings.begin(), strings.begin() + static_cast<std::ptrdiff_t>(end)};
+  }
+  static std::string Join(const std::vector<std::string>& parts, const char* sep) {
+    std::string out;
+    for (size_t i = 0; i < parts.size(); ++i) {
+      if (i > 0) out += sep;
+      out += parts[i];
+    }
+    return out;
+  }
+  static bool AllMissing(const FieldBlock& b, int64_t row) {
+    for (int64_t i = 0; i < b.per_variant(); ++i) {
+      if (!b.IsMissing(row, i)) return false;
+    }
+    return true;
+  }
+
+  // What a tag holds for variant `row`, before the loop or subfield shapes
+  // it: a vector (the values of a per-variant vector, or of every sample),
+  // or a scalar; `missing` as vcztools decides it (all elements missing;
+  // never for strings).
+  struct Raw {
+    bool vector = false;
+    bool missing = false;
+    std::string scalar;
+    std::vector<std::string> items;  // vector: rendered by FormatVector
+    const FieldBlock* block = nullptr;
+  };
+
+  Raw RawValue(const TagPlan& p, int64_t row) const {
+    const FieldBlock& b = blocks_.at(p.array);
+    Raw r;
+    r.block = &b;
+    // A string scalar is never "missing" to vcztools (it prints as it is);
+    // a vector is when every element is.
+    r.missing = !(b.is_string() && b.rank() == 1) && AllMissing(b, row);
+    switch (p.special) {
+      case TagPlan::Special::kChrom: {
+        const int64_t c = b.Integer(row, 0);
+        r.scalar = c >= 0 && c < static_cast<int64_t>(d_.contig_ids().size())
+                       ? d_.contig_ids()[static_cast<size_t>(c)]
+                       : std::to_string(c);
+        r.missing = false;
+        return r;
+      }
+      case TagPlan::Special::kRef:
+        r.scalar = b.String(row, 0);
+        r.missing = false;
+        return r;
+      case TagPlan::Special::kAlt: {
+        std::vector<std::string> alts;
+        for (int64_t i = 1; i < b.per_variant(); ++i) alts.push_back(b.String(row, i));
+        alts = FormatVector(alts);
+        r.missing = false;
+        if (alts.empty()) {
+          r.scalar = ".";
+        } else {
+          r.vector = true;
+          r.items = std::move(alts);
+        }
+        return r;
+      }
+      case TagPlan::Special::kFilter: {
+        std::vector<std::string> names;
+        for (int64_t i = 0; i < b.per_variant(); ++i) {
+          if (b.Bool(row, i) && static_cast<size_t>(i) < filter_ids_.size()) {
+            names.push_back(filter_ids_[static_cast<size_t>(i)]);
+          }
+        }
+        if (names.empty()) {
+          r.scalar = ".";
+        } else {
+          r.vector = true;
+          r.items = FormatVector(names);
+        }
+        return r;
+      }
+      case TagPlan::Special::kQual: {
+        const double q = b.Float(row, 0);
+        if (std::isnan(q)) {
+          r.scalar = ".";
+        } else {
+          char buf[64];
+          std::snprintf(buf, sizeof(buf), "%g", q);
+          r.scalar = buf;
+        }
+        return r;
+      }
+      default:
+        break;
+    }
+    if (b.rank() == 1) {
+      r.scalar = b.Text(row, 0);
+      return r;
+    }
+    r.vector = true;
+    if (b.rank() == 2) r.items = FormatVector(b, row, 0, b.per_variant());
+    return r;
+  }
+
+  // A tag or subfield outside a sample loop: one string.
+  std::string RenderTag(const FormatElement& e, int64_t row) const {
+    const TagPlan& p = plans_.at({e.text, false});
+    Raw r = RawValue(p, row);
+    const bool filter = p.special == TagPlan::Special::kFilter;
+    if (e.kind == FormatElement::Kind::kSubfield) {
+      if (r.missing) return ".";
+      if (!r.vector) return e.subfield == 0 ? r.scalar : ".";
+      std::vector<std::string> items =
+          r.items.empty() && r.block ? FormatVector(*r.block, row, 0, r.block->per_variant())
+                                     : r.items;
+      return e.subfield < static_cast<int64_t>(items.size())
+                 ? items[static_cast<size_t>(e.subfield)]
+                 : ".";
+    }
+    if (r.missing) return ".";
+    if (!r.vector) return r.scalar;
+    if (r.items.empty() && r.block && r.block->rank() > 2) {
+      r.items = FormatVector(*r.block, row, 0, r.block->per_variant());
+    }
+    return Join(r.items, filter ? ";" : ",");
+  }
+
+  // One element inside a sample loop: a list the loop zips over.
+  std::vector<std::string> RenderInLoop(const FormatElement& e, int64_t row) const {
+    const size_t n = samples_.size();
+    switch (e.kind) {
+      case FormatElement::Kind::kText:
+        return std::vector<std::string>(n, e.text);
+      case FormatElement::Kind::kSubfield:
+      case FormatElement::Kind::kSampleLoop: {
+        // vcztools renders these to one string and zips over its characters.
+        const std::string s = e.kind == FormatElement::Kind::kSubfield ? RenderTag(e, row)
+                                                                        : RenderLoop(e, row);
+        std::vector<std::string> chars;
+        for (size_t i = 0; i < s.size();) {
+          size_t len = 1;
+          const unsigned char c = static_cast<unsigned char>(s[i]);
+          if (c >= 0xF0) len = 4; else if (c >= 0xE0) len = 3; else if (c >= 0xC0) len = 2;
+          chars.push_back(s.substr(i, len));
+          i += len;
+        }
+        return chars;
+      }
+      case FormatElement::Kind::kTag:
+        break;
+    }
+    const TagPlan& p = plans_.at({e.text, true});
+    if (p.special == TagPlan::Special::kSample) return samples_;
+    if (p.special == TagPlan::Special::kGt) return Genotypes(row);
+    Raw r = RawValue(p, row);
+    // A scalar is broadcast as numpy's str prints it, sentinel or not.
+    if (!r.vector) return std::vector<std::string>(n, r.scalar);
+    const FieldBlock& b = *r.block;
+    if (p.special != TagPlan::Special::kNone || b.rank() == 2) {
+      return r.items;  // a 1-D vector: each element stands for a sample
+    }
+    // One vector per sample (a 2-D value): each rendered and joined.
+    const int64_t rows = b.per_row_of(0) / b.per_row_of(1);
+    const int64_t width = b.per_row_of(1);
+    std::vector<std::string> out;
+    for (int64_t s = 0; s < rows; ++s) {
+      std::vector<std::string> parts = FormatVector(b, row, s * width, width);
+      out.push_back(parts.empty() ? "." : Join(parts, ","));
+    }
+    return out;
+  }
+
+  std::vector<std::string> Genotypes(int64_t row) const {
+    const FieldBlock& g = blocks_.at("call_genotype");
+    const auto phased = blocks_.find("call_genotype_phased");
+    const int64_t ploidy = g.per_row_of(1);
+    const int64_t samples = ploidy > 0 ? g.per_variant() / ploidy : 0;
+    std::vector<std::string> out;
+    out.reserve(static_cast<size_t>(samples));
+    for (int64_t s = 0; s < samples; ++s) {
+      const bool is_phased = phased != blocks_.end() && phased->second.Bool(row, s);
+      out.push_back(Join(FormatVector(g, row, s * ploidy, ploidy), is_phased ? "|" : "/"));
+    }
+    return out;
+  }
+
+  std::string RenderLoop(const FormatElement& loop, int64_t row) const {
+    std::vector<std::vector<std::string>> columns;
+    size_t rows = loop.loop.empty() ? 0 : SIZE_MAX;
+    for (const FormatElement& e : loop.loop) {
+      columns.push_back(RenderInLoop(e, row));
+      rows = std::min(rows, columns.back().size());
+    }
+    std::string out;
+    for (size_t s = 0; s < rows; ++s) {
+      for (const auto& column : columns) out += column[s];
+    }
+    return out;
+  }
+
+  std::string Render(const FormatElement& e, int64_t row) const {
+    switch (e.kind) {
+      case FormatElement::Kind::kText: return e.text;
+      case FormatElement::Kind::kSampleLoop: return RenderLoop(e, row);
+      default: return RenderTag(e, row);
+    }
+  }
+
+  const VczDataset& d_;
+  std::ostream& out_;
+  std::vector<FormatElement> elements_;
+  std::set<std::string> fields_;
+  std::map<std::pair<std::string, bool>, TagPlan> plans_;
+  std::vector<std::string> needed_;
+  std::vector<std::string> filter_ids_;
+  std::vector<std::string> samples_;
+  std::map<std::string, FieldBlock> blocks_;
+};
+
+}  // namespace
+
+Status WriteSampleList(const VczDataset& dataset, std::ostream& out) {
+  // As vcztools: the samples that are not null (""), one per line.
+  std::string text;
+  bool first = true;
+  for (const std::string& id : dataset.sample_ids()) {
+    if (id.empty()) continue;
+    if (!first) text += '\n';
+    text += id;
+    first = false;
+  }
+  out << text << '\n';
+  return Status::OK();
+}
+
+Status WriteQuery(const VczDataset& dataset, const QueryOptions& options,
+                  std::ostream& out) {
+  return Query(dataset, out).Run(options);
+}
+
+}  // namespace turbozarr::vcz
