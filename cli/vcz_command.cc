@@ -29,6 +29,7 @@ struct QueryCommandOptions {
   std::optional<std::string> format;
   bool no_newline = false;
   std::string output = "-";
+  std::optional<std::string> regions, regions_file, targets, targets_file;
 };
 
 Result<std::shared_ptr<const vcz::VczDataset>> OpenDataset(const std::string& url) {
@@ -63,6 +64,10 @@ Status RunQuery(const QueryCommandOptions& options) {
   vcz::QueryOptions query;
   query.format = *options.format;
   query.disable_automatic_newline = options.no_newline;
+  query.regions = options.regions;
+  query.regions_file = options.regions_file;
+  query.targets = options.targets;
+  query.targets_file = options.targets_file;
   if (options.output == "-") return vcz::WriteQuery(*dataset, query, std::cout);
   std::ofstream file(options.output, std::ios::binary);
   if (!file) return Status::IOError("cannot open " + options.output + " for writing");
@@ -99,6 +104,12 @@ Command AddVczCommand(CLI::App& parent) {
                       "end of the formatting expression.");
   query_app->add_option("-o,--output", query->output,
                         "File path to write output to (defaults to stdout '-').");
+  query_app->add_option("-r,--regions", query->regions, "Regions to include.");
+  query_app->add_option("-R,--regions-file", query->regions_file,
+                        "File of regions to include.");
+  query_app->add_option("-t,--targets", query->targets, "Target regions to include.");
+  query_app->add_option("-T,--targets-file", query->targets_file,
+                        "File of target regions to include.");
 
   return {app, [index, index_app, query, query_app]() -> Status {
             if (index_app->parsed()) return RunIndex(*index);

@@ -98,6 +98,12 @@ struct QueryOptions {
   std::string format;
   // -N: no newline added to a format that has none.
   bool disable_automatic_newline = false;
+  // -r / -R: the variants any base of which lies in a region
+  // ("chr1:100-200,chr2", or a file of contig, start, end lines).
+  std::optional<std::string> regions, regions_file;
+  // -t / -T: the variants whose position lies in a target; a leading "^"
+  // keeps those outside every target instead.
+  std::optional<std::string> targets, targets_file;
 };
 // `vcz query -f`: every variant formatted by `options.format`, as vcztools
 // 0.2.0 renders it. InvalidArgument for a format that does not parse (with

@@ -13,6 +13,7 @@
 #include "turbozarr/utf8.h"
 #include "turbozarr/vcz.h"
 #include "vcz/query_format.h"
+#include "vcz/regions.h"
 #include "vcz/variant_block.h"
 
 namespace turbozarr::vcz {
@@ -68,23 +69,74 @@ class Query {
     for (const std::string& name : needed_) {
       TZ_ASSIGN_OR_RETURN(arrays[name], d_.OpenArray(name));
     }
+    TZ_ASSIGN_OR_RETURN(internal::VariantSelection selection, SelectionOf(options));
+    TZ_ASSIGN_OR_RETURN(internal::SelectedVariants selected,
+                        internal::SelectVariants(d_, selection));
+    const std::vector<int64_t>& kept = selected.rows;
     const int64_t step = BlockRows(arrays);
     std::string text;
+    size_t next = 0;  // into kept
     for (int64_t first = 0; first < d_.num_variants(); first += step) {
       const int64_t count = std::min(step, d_.num_variants() - first);
+      // The rows of this block the selection keeps; blocks without any are
+      // not read.
+      std::vector<int64_t> rows;
+      if (selected.all) {
+        for (int64_t r = 0; r < count; ++r) rows.push_back(r);
+      } else {
+        while (next < kept.size() && kept[next] < first + count) {
+          rows.push_back(kept[next++] - first);
+        }
+        if (rows.empty()) {
+          if (next == kept.size()) break;
+          first = (kept[next] / step) * step - step;  // on to the next kept block
+          continue;
+        }
+      }
       blocks_.clear();
       for (auto& [name, array] : arrays) {
         TZ_ASSIGN_OR_RETURN(FieldBlock block, FieldBlock::Read(*array, first, count));
         blocks_.emplace(name, std::move(block));
       }
       text.clear();
-      for (int64_t row = 0; row < count; ++row) {
+      for (int64_t row : rows) {
         for (const FormatElement& e : elements_) text += Render(e, row);
       }
       out_ << text;
       if (!out_) return Status::IOError("writing the query's output failed");
     }
     return Status::OK();
+  }
+
+  // The options' regions and targets, read as vcztools reads them.
+  static Result<internal::VariantSelection> SelectionOf(const QueryOptions& o) {
+    if (o.regions && o.regions_file) {
+      return Status::InvalidArgument(
+          "Cannot specify both a regions string (-r) and a regions file (-R)");
+    }
+    if (o.targets && o.targets_file) {
+      return Status::InvalidArgument(
+          "Cannot specify both a target string (-t) and a targets file (-T)");
+    }
+    internal::VariantSelection s;
+    if (o.regions_file) {
+      TZ_ASSIGN_OR_RETURN(s.regions, internal::ReadRegionsFile(*o.regions_file));
+    } else if (o.regions) {
+      s.regions = internal::ParseRegionList(*o.regions);
+    }
+    if (o.targets || o.targets_file) {
+      std::string targets = o.targets_file ? *o.targets_file : *o.targets;
+      if (!targets.empty() && targets.front() == '^') {
+        s.targets_complement = true;
+        targets.erase(0, 1);
+      }
+      if (o.targets_file) {
+        TZ_ASSIGN_OR_RETURN(s.targets, internal::ReadRegionsFile(targets));
+      } else {
+        s.targets = internal::ParseRegionList(targets);
+      }
+    }
+    return s;
   }
 
  private:
