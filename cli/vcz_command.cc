@@ -30,6 +30,8 @@ struct QueryCommandOptions {
   bool no_newline = false;
   std::string output = "-";
   std::optional<std::string> regions, regions_file, targets, targets_file;
+  std::optional<std::string> samples, samples_file;
+  bool force_samples = false;
 };
 
 Result<std::shared_ptr<const vcz::VczDataset>> OpenDataset(const std::string& url) {
@@ -68,6 +70,10 @@ Status RunQuery(const QueryCommandOptions& options) {
   query.regions_file = options.regions_file;
   query.targets = options.targets;
   query.targets_file = options.targets_file;
+  query.samples = options.samples;
+  query.samples_file = options.samples_file;
+  query.force_samples = options.force_samples;
+  query.warnings = &std::cerr;
   if (options.output == "-") return vcz::WriteQuery(*dataset, query, std::cout);
   std::ofstream file(options.output, std::ios::binary);
   if (!file) return Status::IOError("cannot open " + options.output + " for writing");
@@ -110,6 +116,11 @@ Command AddVczCommand(CLI::App& parent) {
   query_app->add_option("-t,--targets", query->targets, "Target regions to include.");
   query_app->add_option("-T,--targets-file", query->targets_file,
                         "File of target regions to include.");
+  query_app->add_option("-s,--samples", query->samples, "Samples to include.");
+  query_app->add_option("-S,--samples-file", query->samples_file,
+                        "File of sample names to include.");
+  query_app->add_flag("--force-samples", query->force_samples,
+                      "Only warn about unknown sample subsets.");
 
   return {app, [index, index_app, query, query_app]() -> Status {
             if (index_app->parsed()) return RunIndex(*index);

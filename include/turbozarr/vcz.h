@@ -104,6 +104,13 @@ struct QueryOptions {
   // -t / -T: the variants whose position lies in a target; a leading "^"
   // keeps those outside every target instead.
   std::optional<std::string> targets, targets_file;
+  // -s / -S: the samples of the sample loops ("a,b", or a file of one per
+  // line; a leading "^" keeps the others), and --force-samples: drop the
+  // names the dataset lacks, with a warning to `warnings`, instead of
+  // refusing them.
+  std::optional<std::string> samples, samples_file;
+  bool force_samples = false;
+  std::ostream* warnings = nullptr;
 };
 // `vcz query -f`: every variant formatted by `options.format`, as vcztools
 // 0.2.0 renders it. InvalidArgument for a format that does not parse (with

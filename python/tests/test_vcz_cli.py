@@ -275,3 +275,69 @@ def test_selection_refusals(data, tmp_path):
     bad.write_text("")
     err = run(CLI, "vcz", "query", "-f", "%POS", "-T", bad, data["v2"], expect=2)
     assert "regions file is empty" in err
+
+
+SAMPLE_SELECTIONS = [
+    ["-s", "S03,S01"],                 # the order given
+    ["-s", "^S03,S01"],                # the others, in the dataset's order
+    ["-s", "^S03,S03"],                # a complement may name one twice
+    ["-S", "SAMPLES"],
+    ["-S", "^SAMPLES"],
+    ["-s", "S03,S99", "--force-samples"],
+    ["-s", "S00", "-r", "chrX"],       # a haploid sample, with a region
+    ["-s", "^S00,S01,S02,S03", "-t", "chrX"],
+]
+
+
+@pytest.mark.parametrize("selection", SAMPLE_SELECTIONS, ids=" ".join)
+def test_sample_selection_matches_vcztools_and_bcftools(data, selection):
+    samples_file = data["vcf"].parent / "samples.txt"
+    samples_file.write_text("S03\nS01\n")
+    args = [a.replace("SAMPLES", str(samples_file)) for a in selection]
+    fmt = r"%POS[ %SAMPLE=%GT:%AD:%DP][ %CHROM]\n"
+    theirs = vcztools("query", "-f", fmt, *args, str(data["v2"]))
+    for dataset in ("v2", "v3", "zip"):
+        assert run(CLI, "vcz", "query", "-f", fmt, *args, data[dataset]) == theirs, dataset
+    assert theirs == run("bcftools", "query", "-f", fmt, *args, data["vcf"])
+
+
+def test_samples_file_lines_are_stripped_and_blank_ones_skipped(data, tmp_path):
+    # As vcztools reads them (bcftools would take the blank line for a name).
+    messy = tmp_path / "messy.txt"
+    messy.write_text("S03\n\n  S01 \n")
+    fmt = r"%POS[ %SAMPLE=%GT]\n"
+    ours = run(CLI, "vcz", "query", "-f", fmt, "-S", messy, data["v2"])
+    assert ours == vcztools("query", "-f", fmt, "-S", str(messy), str(data["v2"]))
+    assert ours.splitlines()[0] == "14 S03=1/1 S01=0|0"
+
+
+def test_sample_refusals_in_vcztools_words(data):
+    for args, message, code in [
+        (["-s", "S03,S99"], 'subset called for sample(s) not in header: S99. '
+                            'Use "--force-samples" to ignore this error.', 1),
+        (["-s", "S03,S03"], 'Duplicate sample name "S03".', 2),
+        (["-s", "S03,,S01"], "The empty string is not a valid sample name", 2),
+        (["-s", "S03", "-S", "x"],
+         "Cannot specify both a samples string (-s) and a samples file (-S)", 2),
+    ]:
+        err = run(CLI, "vcz", "query", "-f", "%POS", *args, data["v2"], expect=code)
+        assert message in err, args
+        assert message in vcztools_error("query", "-f", "%POS", *args, str(data["v2"]))
+
+
+def test_an_empty_sample_set_prints_as_bcftools_does(data):
+    # vcztools 0.2.0 refuses an empty sample set; bcftools prints the
+    # variants with no sample columns, and so does turbozarr.
+    fmt = r"%POS[ %SAMPLE=%GT]\n"
+    done = subprocess.run([CLI, "vcz", "query", "-f", fmt, "-s", "S99", "--force-samples",
+                           str(data["v2"])], capture_output=True, text=True)
+    assert done.returncode == 0
+    assert "subset called for sample(s) not in header: S99." in done.stderr
+    assert done.stdout == run("bcftools", "query", "-f", fmt, "-s", "S99", "--force-samples",
+                              data["vcf"])
+
+
+def vcztools_error(*args: str) -> str:
+    done = subprocess.run([str(PEERS / "vcztools"), *args], capture_output=True, text=True)
+    assert done.returncode != 0, args
+    return done.stderr

@@ -14,6 +14,7 @@
 #include "turbozarr/vcz.h"
 #include "vcz/query_format.h"
 #include "vcz/regions.h"
+#include "vcz/samples.h"
 #include "vcz/variant_block.h"
 
 namespace turbozarr::vcz {
@@ -61,9 +62,10 @@ class Query {
       TZ_ASSIGN_OR_RETURN(std::shared_ptr<Array> filters, d_.OpenArray("filter_id"));
       TZ_ASSIGN_OR_RETURN(filter_ids_, ReadAllStrings(*filters));
     }
-    for (const std::string& id : d_.sample_ids()) {
-      if (!id.empty()) samples_.push_back(id);
-    }
+    TZ_ASSIGN_OR_RETURN(columns_, internal::SelectSamples(d_, options.samples,
+                                                          options.samples_file,
+                                                          options.force_samples, options.warnings));
+    for (int64_t c : columns_) samples_.push_back(d_.sample_ids()[static_cast<size_t>(c)]);
 
     std::map<std::string, std::shared_ptr<Array>> arrays;
     for (const std::string& name : needed_) {
@@ -248,6 +250,18 @@ class Query {
     }
     return out;
   }
+  // As FormatVector, over the elements at `at` (flat indexes of the row).
+  static std::vector<std::string> FormatVectorAt(const FieldBlock& b, int64_t row,
+                                                 const std::vector<int64_t>& at) {
+    size_t end = at.size();
+    while (end > 0 && b.IsFill(row, at[end - 1])) --end;
+    std::vector<std::string> out;
+    out.reserve(end);
+    for (size_t i = 0; i < end; ++i) {
+      out.push_back(b.IsMissing(row, at[i]) ? "." : b.Text(row, at[i]));
+    }
+    return out;
+  }
   static std::vector<std::string> FormatVector(const std::vector<std::string>& strings) {
     size_t end = strings.size();
     while (end > 0 && strings[end - 1].empty()) --end;
@@ -405,14 +419,21 @@ class Query {
     // A scalar is broadcast as numpy's str prints it, sentinel or not.
     if (!r.vector) return std::vector<std::string>(n, r.scalar);
     const FieldBlock& b = *r.block;
+    const bool per_sample = p.array.rfind("call_", 0) == 0;
+    if (per_sample && b.rank() == 2) return FormatVectorAt(b, row, columns_);
     if (p.special != TagPlan::Special::kNone || b.rank() == 2) {
       return r.items;  // a 1-D vector: each element stands for a sample
     }
-    // One vector per sample (a 2-D value): each rendered and joined.
-    const int64_t rows = b.per_row_of(0) / b.per_row_of(1);
+    // One vector per sample (a 2-D value): each rendered and joined; for a
+    // call field, the selected samples'.
     const int64_t width = b.per_row_of(1);
+    std::vector<int64_t> rows = columns_;
+    if (!per_sample) {
+      rows.clear();
+      for (int64_t s = 0; s < b.per_row_of(0) / width; ++s) rows.push_back(s);
+    }
     std::vector<std::string> out;
-    for (int64_t s = 0; s < rows; ++s) {
+    for (int64_t s : rows) {
       std::vector<std::string> parts = FormatVector(b, row, s * width, width);
       out.push_back(parts.empty() ? "." : Join(parts, ","));
     }
@@ -423,10 +444,9 @@ class Query {
     const FieldBlock& g = blocks_.at("call_genotype");
     const auto phased = blocks_.find("call_genotype_phased");
     const int64_t ploidy = g.per_row_of(1);
-    const int64_t samples = ploidy > 0 ? g.per_variant() / ploidy : 0;
     std::vector<std::string> out;
-    out.reserve(static_cast<size_t>(samples));
-    for (int64_t s = 0; s < samples; ++s) {
+    out.reserve(columns_.size());
+    for (int64_t s : columns_) {
       const bool is_phased = phased != blocks_.end() && phased->second.Bool(row, s);
       out.push_back(Join(FormatVector(g, row, s * ploidy, ploidy), is_phased ? "|" : "/"));
     }
@@ -462,7 +482,8 @@ class Query {
   std::map<std::pair<std::string, bool>, TagPlan> plans_;
   std::vector<std::string> needed_;
   std::vector<std::string> filter_ids_;
-  std::vector<std::string> samples_;
+  std::vector<std::string> samples_;  // the selected samples' IDs
+  std::vector<int64_t> columns_;      // and their columns in the call arrays
   std::map<std::string, FieldBlock> blocks_;
 };
 
