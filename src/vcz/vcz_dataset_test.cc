@@ -145,3 +145,43 @@ TEST(VczArraysTest, FixedSizeStringsReadAsText) {
 
 }  // namespace
 }  // namespace turbozarr::vcz
+
+namespace turbozarr::vcz {
+namespace {
+
+TEST(VczQueryTest, FieldsOfTheWrongShapeAreCorruptionNotAnOutOfBoundsRead) {
+  auto g = testing::SmallDataset();
+  // Genotypes for 2 samples where sample_id names 3.
+  testing::Put<int8_t>(*g, "call_genotype", DataTypeId::kInt8, {10, 2, 2},
+                       std::vector<int8_t>(40, 0));
+  testing::Put<int8_t>(*g, "variant_AC", DataTypeId::kInt8, {9}, std::vector<int8_t>(9, 1));
+  auto d = VczDataset::Open(g);
+  ASSERT_TRUE(d.ok());
+  std::ostringstream out;
+  QueryOptions q;
+  q.format = "%POS[ %GT]\\n";
+  Status s = WriteQuery(**d, q, out);
+  EXPECT_EQ(s.code(), StatusCode::kCorruption) << s.ToString();
+  EXPECT_NE(s.message().find("call_genotype has shape (10, 2, 2) for 3 samples"),
+            std::string::npos)
+      << s.ToString();
+  q.format = "%POS %AC\\n";
+  s = WriteQuery(**d, q, out);
+  EXPECT_NE(s.message().find("variant_AC has shape (9,) for 10 variants"), std::string::npos)
+      << s.ToString();
+  EXPECT_EQ(out.str(), "");
+}
+
+TEST(VczQueryTest, RendersTheSmallDataset) {
+  auto d = VczDataset::Open(testing::SmallDataset());
+  ASSERT_TRUE(d.ok());
+  std::ostringstream out;
+  QueryOptions q;
+  q.format = "%CHROM:%POS";
+  q.regions = "chr3:50-";
+  ASSERT_TRUE(WriteQuery(**d, q, out).ok());
+  EXPECT_EQ(out.str(), "chr3:50\nchr3:60\n");
+}
+
+}  // namespace
+}  // namespace turbozarr::vcz

@@ -16,6 +16,7 @@
 #include "vcz/regions.h"
 #include "vcz/samples.h"
 #include "vcz/variant_block.h"
+#include "vcz/vcz_arrays.h"
 
 namespace turbozarr::vcz {
 namespace {
@@ -70,6 +71,7 @@ class Query {
     std::map<std::string, std::shared_ptr<Array>> arrays;
     for (const std::string& name : needed_) {
       TZ_ASSIGN_OR_RETURN(arrays[name], d_.OpenArray(name));
+      TZ_RETURN_NOT_OK(CheckShape(name, *arrays[name]));
     }
     TZ_ASSIGN_OR_RETURN(internal::VariantSelection selection, SelectionOf(options));
     TZ_ASSIGN_OR_RETURN(internal::SelectedVariants selected,
@@ -106,6 +108,23 @@ class Query {
       }
       out_ << text;
       if (!out_) return Status::IOError("writing the query's output failed");
+    }
+    return Status::OK();
+  }
+
+  // A field must have a row per variant and, for a call field, a column
+  // per sample: what the renderer indexes by.
+  Status CheckShape(const std::string& name, const Array& array) const {
+    const std::vector<int64_t>& shape = array.shape();
+    if (shape.empty() || shape[0] != d_.num_variants()) {
+      return Status::Corruption(array.Describe() + ": " + name + " has shape " +
+                                internal::ShapeString(shape) + " for " +
+                                std::to_string(d_.num_variants()) + " variants");
+    }
+    if (name.rfind("call_", 0) == 0 && (shape.size() < 2 || shape[1] != d_.num_samples())) {
+      return Status::Corruption(array.Describe() + ": " + name + " has shape " +
+                                internal::ShapeString(shape) + " for " +
+                                std::to_string(d_.num_samples()) + " samples");
     }
     return Status::OK();
   }
