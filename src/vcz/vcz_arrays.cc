@@ -5,42 +5,22 @@
 #include "turbozarr/element_block.h"
 #include "turbozarr/selection.h"
 #include "turbozarr/utf8.h"
+#include "vcz/variant_block.h"
 
 namespace turbozarr::vcz::internal {
-namespace {
-
-int64_t Count(const std::vector<int64_t>& shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
-}
-
-template <typename T>
-void Widen(const ElementBlock& block, std::vector<int64_t>& out) {
-  const T* p = static_cast<const T*>(block.data());
-  for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<int64_t>(p[i]);
-}
-
-}  // namespace
-
 Result<std::vector<int64_t>> ReadIntegers(const Array& array) {
-  const int64_t n = Count(array.shape());
-  ElementBlock block(array.dtype(), n);
-  TZ_RETURN_NOT_OK(array.Read(Selection::All(array.shape()), block));
-  std::vector<int64_t> out(static_cast<size_t>(n));
-  switch (array.dtype().id()) {
-    case DataTypeId::kBool: Widen<bool>(block, out); break;
-    case DataTypeId::kInt8: Widen<int8_t>(block, out); break;
-    case DataTypeId::kInt16: Widen<int16_t>(block, out); break;
-    case DataTypeId::kInt32: Widen<int32_t>(block, out); break;
-    case DataTypeId::kInt64: Widen<int64_t>(block, out); break;
-    case DataTypeId::kUInt8: Widen<uint8_t>(block, out); break;
-    case DataTypeId::kUInt16: Widen<uint16_t>(block, out); break;
-    case DataTypeId::kUInt32: Widen<uint32_t>(block, out); break;
-    case DataTypeId::kUInt64: Widen<uint64_t>(block, out); break;
-    default:
-      return Status::Corruption(array.Describe() + ": expected integers, found " +
-                                array.dtype().ToString());
+  const DataTypeId id = array.dtype().id();
+  // kInt8 to kUInt64 are the integer ids, in that order (turbozarr/dtype.h).
+  if (id != DataTypeId::kBool && (id < DataTypeId::kInt8 || id > DataTypeId::kUInt64)) {
+    return Status::Corruption(array.Describe() + ": expected integers, found " +
+                              array.dtype().ToString());
+  }
+  if (array.shape().empty()) return Status::Corruption(array.Describe() + ": no dimensions");
+  TZ_ASSIGN_OR_RETURN(FieldBlock block, FieldBlock::Read(array, 0, array.shape()[0]));
+  std::vector<int64_t> out;
+  out.reserve(static_cast<size_t>(array.shape()[0] * block.per_variant()));
+  for (int64_t row = 0; row < array.shape()[0]; ++row) {
+    for (int64_t i = 0; i < block.per_variant(); ++i) out.push_back(block.Integer(row, i));
   }
   return out;
 }

@@ -7,7 +7,9 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
+#include <unordered_map>
 #include <utility>
 
 #include "turbozarr/utf8.h"
@@ -34,6 +36,8 @@ const std::map<std::string, std::string, std::less<>> kReserved = {
 struct TagPlan {
   std::string tag;       // as written: "DP", "INFO/DP", "GT"
   std::string array;     // the VCZ array
+  size_t slot = 0;       // its place in needed_ and blocks_
+  std::optional<size_t> phased_slot;  // GT: call_genotype_phased's, if stored
   enum class Special { kNone, kChrom, kRef, kAlt, kFilter, kQual, kGt, kSample } special =
       Special::kNone;
 };
@@ -61,17 +65,17 @@ class Query {
     TZ_RETURN_NOT_OK(Plan(elements_, /*in_loop=*/false));
     if (d_.Has("filter_id")) {
       TZ_ASSIGN_OR_RETURN(std::shared_ptr<Array> filters, d_.OpenArray("filter_id"));
-      TZ_ASSIGN_OR_RETURN(filter_ids_, ReadAllStrings(*filters));
+      TZ_ASSIGN_OR_RETURN(filter_ids_, internal::ReadStrings(*filters));
     }
     TZ_ASSIGN_OR_RETURN(columns_, internal::SelectSamples(d_, options.samples,
                                                           options.samples_file,
                                                           options.force_samples, options.warnings));
     for (int64_t c : columns_) samples_.push_back(d_.sample_ids()[static_cast<size_t>(c)]);
 
-    std::map<std::string, std::shared_ptr<Array>> arrays;
+    std::vector<std::shared_ptr<Array>> arrays;  // by slot, as needed_
     for (const std::string& name : needed_) {
-      TZ_ASSIGN_OR_RETURN(arrays[name], d_.OpenArray(name));
-      TZ_RETURN_NOT_OK(CheckShape(name, *arrays[name]));
+      TZ_ASSIGN_OR_RETURN(arrays.emplace_back(), d_.OpenArray(name));
+      TZ_RETURN_NOT_OK(CheckShape(name, *arrays.back()));
     }
     TZ_ASSIGN_OR_RETURN(internal::VariantSelection selection, SelectionOf(options));
     TZ_ASSIGN_OR_RETURN(internal::SelectedVariants selected,
@@ -98,13 +102,12 @@ class Query {
         }
       }
       blocks_.clear();
-      for (auto& [name, array] : arrays) {
-        TZ_ASSIGN_OR_RETURN(FieldBlock block, FieldBlock::Read(*array, first, count));
-        blocks_.emplace(name, std::move(block));
+      for (const std::shared_ptr<Array>& array : arrays) {
+        TZ_ASSIGN_OR_RETURN(blocks_.emplace_back(), FieldBlock::Read(*array, first, count));
       }
       text.clear();
       for (int64_t row : rows) {
-        for (const FormatElement& e : elements_) text += Render(e, row);
+        for (const FormatElement& e : elements_) Render(e, row, text);
       }
       out_ << text;
       if (!out_) return Status::IOError("writing the query's output failed");
@@ -161,17 +164,10 @@ class Query {
   }
 
  private:
-  static Result<std::vector<std::string>> ReadAllStrings(const Array& array) {
-    TZ_ASSIGN_OR_RETURN(FieldBlock b, FieldBlock::Read(array, 0, array.shape()[0]));
-    std::vector<std::string> out;
-    for (int64_t i = 0; i < array.shape()[0]; ++i) out.push_back(b.Text(i, 0));
-    return out;
-  }
-
   // Rows per block: the variant chunk of the first array, at least 1.
-  static int64_t BlockRows(const std::map<std::string, std::shared_ptr<Array>>& arrays) {
+  static int64_t BlockRows(const std::vector<std::shared_ptr<Array>>& arrays) {
     int64_t rows = 10'000;
-    for (const auto& [name, array] : arrays) {
+    for (const std::shared_ptr<Array>& array : arrays) {
       rows = std::min(rows, std::max<int64_t>(1, array->metadata().chunk_shape[0]));
     }
     return rows;
@@ -189,7 +185,7 @@ class Query {
       // A subfield is rendered outside the loop's per-sample values.
       const bool loop_tag = in_loop && e.kind == FormatElement::Kind::kTag;
       TZ_ASSIGN_OR_RETURN(TagPlan plan, Resolve(e.text, loop_tag));
-      plans_.emplace(std::make_pair(e.text, loop_tag), plan);
+      plans_.emplace(&e, std::move(plan));
     }
     return Status::OK();
   }
@@ -208,8 +204,8 @@ class Query {
       }
       p.array = "call_genotype";
       p.special = TagPlan::Special::kGt;
-      Need("call_genotype");
-      if (fields_.count("call_genotype_phased")) Need("call_genotype_phased");
+      p.slot = Need("call_genotype");
+      if (fields_.count("call_genotype_phased")) p.phased_slot = Need("call_genotype_phased");
       return p;
     }
     if (tag == "SAMPLE") {
@@ -242,7 +238,7 @@ class Query {
     if (!fields_.count(p.array)) {
       return Status::NotFound(d_.Describe() + ": no array '" + p.array + "' for %" + tag);
     }
-    Need(p.array);
+    p.slot = Need(p.array);
     if (tag == "CHROM") p.special = TagPlan::Special::kChrom;
     if (tag == "REF") p.special = TagPlan::Special::kRef;
     if (tag == "ALT") p.special = TagPlan::Special::kAlt;
@@ -251,10 +247,12 @@ class Query {
     return p;
   }
 
-  void Need(const std::string& array) {
-    if (std::find(needed_.begin(), needed_.end(), array) == needed_.end()) {
-      needed_.push_back(array);
-    }
+  // The slot of `array` among the arrays a block reads.
+  size_t Need(const std::string& array) {
+    auto it = std::find(needed_.begin(), needed_.end(), array);
+    if (it != needed_.end()) return static_cast<size_t>(it - needed_.begin());
+    needed_.push_back(array);
+    return needed_.size() - 1;
   }
 
   // numpy's rendering of a vector: trailing fill dropped, missing as ".".
@@ -314,7 +312,7 @@ class Query {
   };
 
   Raw RawValue(const TagPlan& p, int64_t row) const {
-    const FieldBlock& b = blocks_.at(p.array);
+    const FieldBlock& b = blocks_[p.slot];
     Raw r;
     r.block = &b;
     // A string scalar is never "missing" to vcztools (it prints as it is);
@@ -386,7 +384,7 @@ class Query {
 
   // A tag or subfield outside a sample loop: one string.
   std::string RenderTag(const FormatElement& e, int64_t row) const {
-    const TagPlan& p = plans_.at({e.text, false});
+    const TagPlan& p = plans_.at(&e);
     Raw r = RawValue(p, row);
     const bool filter = p.special == TagPlan::Special::kFilter;
     if (e.kind == FormatElement::Kind::kSubfield) {
@@ -431,27 +429,36 @@ class Query {
       case FormatElement::Kind::kTag:
         break;
     }
-    const TagPlan& p = plans_.at({e.text, true});
+    const TagPlan& p = plans_.at(&e);
     if (p.special == TagPlan::Special::kSample) return samples_;
-    if (p.special == TagPlan::Special::kGt) return Genotypes(row);
+    if (p.special == TagPlan::Special::kGt) return Genotypes(p, row);
+    if (p.array.rfind("call_", 0) == 0) {
+      // A call field: the selected samples' values (CheckShape made sure
+      // it has a column per sample), read straight from the block.
+      const FieldBlock& b = blocks_[p.slot];
+      if (b.rank() == 2) return FormatVectorAt(b, row, columns_);
+      return PerSampleVectors(b, row, columns_);
+    }
     Raw r = RawValue(p, row);
     // A scalar is broadcast as numpy's str prints it, sentinel or not.
     if (!r.vector) return std::vector<std::string>(n, r.scalar);
     const FieldBlock& b = *r.block;
-    const bool per_sample = p.array.rfind("call_", 0) == 0;
-    if (per_sample && b.rank() == 2) return FormatVectorAt(b, row, columns_);
     if (p.special != TagPlan::Special::kNone || b.rank() == 2) {
       return r.items;  // a 1-D vector: each element stands for a sample
     }
-    // One vector per sample (a 2-D value): each rendered and joined; for a
-    // call field, the selected samples'.
+    // A per-variant matrix, spread one row per "sample" as vcztools does.
+    std::vector<int64_t> rows;
+    for (int64_t s = 0; s < b.per_row_of(0) / b.per_row_of(1); ++s) rows.push_back(s);
+    return PerSampleVectors(b, row, rows);
+  }
+
+  // Rows `rows` of a variant's 2-D value, each rendered and joined ("." when
+  // it holds only fill).
+  static std::vector<std::string> PerSampleVectors(const FieldBlock& b, int64_t row,
+                                                   const std::vector<int64_t>& rows) {
     const int64_t width = b.per_row_of(1);
-    std::vector<int64_t> rows = columns_;
-    if (!per_sample) {
-      rows.clear();
-      for (int64_t s = 0; s < b.per_row_of(0) / width; ++s) rows.push_back(s);
-    }
     std::vector<std::string> out;
+    out.reserve(rows.size());
     for (int64_t s : rows) {
       std::vector<std::string> parts = FormatVector(b, row, s * width, width);
       out.push_back(parts.empty() ? "." : Join(parts, ","));
@@ -459,14 +466,14 @@ class Query {
     return out;
   }
 
-  std::vector<std::string> Genotypes(int64_t row) const {
-    const FieldBlock& g = blocks_.at("call_genotype");
-    const auto phased = blocks_.find("call_genotype_phased");
+  std::vector<std::string> Genotypes(const TagPlan& p, int64_t row) const {
+    const FieldBlock& g = blocks_[p.slot];
+    const FieldBlock* phased = p.phased_slot ? &blocks_[*p.phased_slot] : nullptr;
     const int64_t ploidy = g.per_row_of(1);
     std::vector<std::string> out;
     out.reserve(columns_.size());
     for (int64_t s : columns_) {
-      const bool is_phased = phased != blocks_.end() && phased->second.Bool(row, s);
+      const bool is_phased = phased != nullptr && phased->Bool(row, s);
       out.push_back(Join(FormatVector(g, row, s * ploidy, ploidy), is_phased ? "|" : "/"));
     }
     return out;
@@ -486,11 +493,12 @@ class Query {
     return out;
   }
 
-  std::string Render(const FormatElement& e, int64_t row) const {
+  // Appends element `e` for variant `row` to `out`.
+  void Render(const FormatElement& e, int64_t row, std::string& out) const {
     switch (e.kind) {
-      case FormatElement::Kind::kText: return e.text;
-      case FormatElement::Kind::kSampleLoop: return RenderLoop(e, row);
-      default: return RenderTag(e, row);
+      case FormatElement::Kind::kText: out += e.text; break;
+      case FormatElement::Kind::kSampleLoop: out += RenderLoop(e, row); break;
+      default: out += RenderTag(e, row); break;
     }
   }
 
@@ -498,12 +506,12 @@ class Query {
   std::ostream& out_;
   std::vector<FormatElement> elements_;
   std::set<std::string> fields_;
-  std::map<std::pair<std::string, bool>, TagPlan> plans_;
+  std::unordered_map<const FormatElement*, TagPlan> plans_;  // elements_ is fixed by then
   std::vector<std::string> needed_;
   std::vector<std::string> filter_ids_;
   std::vector<std::string> samples_;  // the selected samples' IDs
   std::vector<int64_t> columns_;      // and their columns in the call arrays
-  std::map<std::string, FieldBlock> blocks_;
+  std::vector<FieldBlock> blocks_;  // this block's fields, by slot
 };
 
 }  // namespace
