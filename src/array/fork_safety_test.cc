@@ -12,7 +12,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -38,12 +40,47 @@ namespace fs = std::filesystem;
 // Seconds a child may take before SIGALRM ends it.
 constexpr unsigned kChildDeadline = 30;
 
+#if defined(__SANITIZE_ADDRESS__)
+// Waits (up to 10 s) until every other thread of this process has been
+// asleep for a few samples in a row. GCC 12's AddressSanitizer takes no
+// allocator locks around fork(): a child forked while another thread is
+// inside malloc waits forever on the copy of its lock. The library's own
+// fork handling is what these tests check, not the sanitizer's, so under
+// it they fork only once the parent's threads are parked.
+void WaitUntilOtherThreadsSleep() {
+  const std::string self = std::to_string(::gettid());
+  int quiet_samples = 0;
+  for (int i = 0; i < 1000 && quiet_samples < 5; ++i) {
+    bool all_asleep = true;
+    for (const auto& task : fs::directory_iterator("/proc/self/task")) {
+      if (task.path().filename() == self) continue;
+      std::FILE* f = std::fopen((task.path() / "stat").c_str(), "r");
+      if (f == nullptr) continue;  // the thread has just ended
+      char line[512] = {};
+      const size_t n = std::fread(line, 1, sizeof(line) - 1, f);
+      std::fclose(f);
+      // The state follows the ")" that closes the thread's name.
+      const char* close = std::strrchr(line, ')');
+      if (n == 0 || close == nullptr || close[1] == '\0' || close[2] != 'S') {
+        all_asleep = false;
+        break;
+      }
+    }
+    quiet_samples = all_asleep ? quiet_samples + 1 : 0;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+#endif
+
 // Runs `body` in a forked child: "" is success, anything else a failure the
 // child prints. The child leaves with _exit, as multiprocessing's do: static
 // destructors would also stop the parent's nginx. Returns "" or why the
 // child failed.
 std::string InChild(const std::function<std::string()>& body) {
   std::fflush(nullptr);  // nothing buffered is written twice
+#if defined(__SANITIZE_ADDRESS__)
+  WaitUntilOtherThreadsSleep();
+#endif
   const pid_t pid = ::fork();
   if (pid < 0) return "fork failed";
   if (pid == 0) {
