@@ -22,7 +22,7 @@ CCACHE_BASEDIR ?= $(CURDIR)
 export CCACHE_BASEDIR
 
 .PHONY: setup build demo test test-cpp test-python test-install test-wheel test-sanitize \
-        tsan-build test-tsan test-concurrency soak test-zarr-python test-zarr-python-full fuzz fuzz-build \
+        tsan-build test-tsan test-concurrency test-vcz soak test-zarr-python test-zarr-python-full fuzz fuzz-build \
         fuzz-all fuzz-merge micro-bench fixtures clean
 
 setup:
@@ -59,6 +59,12 @@ test-python: build
 	PYTHONPATH=$(CURDIR)/python TURBOZARR_CLI=$(CURDIR)/$(BUILD)/cli/turbozarr \
 	  $(PYTHON312) -m pytest -q python/tests --ignore=python/tests/test_s3_store.py \
 	  --ignore=python/tests/test_vcz_cli.py
+
+# The whole `turbozarr vcz` matrix against vcztools and bcftools (make test
+# runs every third filter case, since vcztools takes a second per query).
+test-vcz: build
+	TURBOZARR_VCZ_MATRIX=full PYTHONPATH=$(CURDIR)/python \
+	  TURBOZARR_CLI=$(CURDIR)/$(BUILD)/cli/turbozarr $(PYTHON) -m pytest -q python/tests/test_vcz_cli.py
 
 # `cmake --install` then a separate project that finds it with find_package.
 test-install: build

@@ -32,6 +32,7 @@ struct QueryCommandOptions {
   std::optional<std::string> regions, regions_file, targets, targets_file;
   std::optional<std::string> samples, samples_file;
   bool force_samples = false;
+  std::optional<std::string> include, exclude;
 };
 
 Result<std::shared_ptr<const vcz::VczDataset>> OpenDataset(const std::string& url) {
@@ -74,6 +75,8 @@ Status RunQuery(const QueryCommandOptions& options) {
   query.samples_file = options.samples_file;
   query.force_samples = options.force_samples;
   query.warnings = &std::cerr;
+  query.include = options.include;
+  query.exclude = options.exclude;
   if (options.output == "-") return vcz::WriteQuery(*dataset, query, std::cout);
   std::ofstream file(options.output, std::ios::binary);
   if (!file) return Status::IOError("cannot open " + options.output + " for writing");
@@ -121,6 +124,10 @@ Command AddVczCommand(CLI::App& parent) {
                         "File of sample names to include.");
   query_app->add_flag("--force-samples", query->force_samples,
                       "Only warn about unknown sample subsets.");
+  query_app->add_option("-i,--include", query->include,
+                        "Filter expression to include variant sites.");
+  query_app->add_option("-e,--exclude", query->exclude,
+                        "Filter expression to exclude variant sites.");
 
   return {app, [index, index_app, query, query_app]() -> Status {
             if (index_app->parsed()) return RunIndex(*index);

@@ -111,6 +111,11 @@ struct QueryOptions {
   std::optional<std::string> samples, samples_file;
   bool force_samples = false;
   std::ostream* warnings = nullptr;
+  // -i / -e: a bcftools filter expression ("INFO/DP>10 & FMT/GQ>20") that
+  // keeps, or drops, the variants it holds for; over FORMAT fields it
+  // decides per sample, and the sample loops print only the samples that
+  // passed (docs/vcz.md has the language and its rules).
+  std::optional<std::string> include, exclude;
 };
 // `vcz query -f`: every variant formatted by `options.format`, as vcztools
 // 0.2.0 renders it. InvalidArgument for a format that does not parse (with

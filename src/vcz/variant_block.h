@@ -33,6 +33,7 @@ class FieldBlock {
   bool is_string() const { return !strings_.empty() || string_type_; }
   bool is_bool() const { return dtype_.id() == DataTypeId::kBool; }
   bool is_float() const;
+  DataTypeId type_id() const { return dtype_.id(); }
 
   // Element `i` of variant `row` (flat, C order).
   bool IsMissing(int64_t row, int64_t i) const;

@@ -77,4 +77,20 @@ std::string ShapeString(const std::vector<int64_t>& shape) {
   return s + (shape.size() == 1 ? ",)" : ")");
 }
 
+Status CheckFieldShape(const std::string& name, const Array& array, int64_t variants,
+                       int64_t samples) {
+  const std::vector<int64_t>& shape = array.shape();
+  if (shape.empty() || shape[0] != variants) {
+    return Status::Corruption(array.Describe() + ": " + name + " has shape " +
+                              ShapeString(shape) + " for " + std::to_string(variants) +
+                              " variants");
+  }
+  if (name.rfind("call_", 0) == 0 && (shape.size() < 2 || shape[1] != samples)) {
+    return Status::Corruption(array.Describe() + ": " + name + " has shape " +
+                              ShapeString(shape) + " for " + std::to_string(samples) +
+                              " samples");
+  }
+  return Status::OK();
+}
+
 }  // namespace turbozarr::vcz::internal

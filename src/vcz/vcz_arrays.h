@@ -32,4 +32,11 @@ std::vector<std::string> FixedStringsAsText(const ElementBlock& block);
 // "(3, 4)": a shape as numpy prints it.
 std::string ShapeString(const std::vector<int64_t>& shape);
 
+// Whether field `name` (a variant_ or call_ array) of a dataset of
+// `variants` variants and `samples` samples has a row per variant and, for a
+// call field, a column per sample; Corruption naming the array and the shape
+// when it has not.
+Status CheckFieldShape(const std::string& name, const Array& array, int64_t variants,
+                       int64_t samples);
+
 }  // namespace turbozarr::vcz::internal

@@ -18,6 +18,7 @@
 #include "vcz/regions.h"
 #include "vcz/samples.h"
 #include "vcz/variant_block.h"
+#include "vcz/variant_filter.h"
 #include "vcz/vcz_arrays.h"
 
 namespace turbozarr::vcz {
@@ -72,10 +73,21 @@ class Query {
                                                           options.force_samples, options.warnings));
     for (int64_t c : columns_) samples_.push_back(d_.sample_ids()[static_cast<size_t>(c)]);
 
+    if (options.include && options.exclude) {
+      return Status::InvalidArgument(
+          "Cannot handle both an include expression and an exclude expression.");
+    }
+    if (options.include || options.exclude) {
+      TZ_ASSIGN_OR_RETURN(filter_, internal::VariantFilter::Compile(
+                                       d_, options.include ? *options.include : *options.exclude,
+                                       options.exclude.has_value(), columns_));
+      for (const std::string& name : filter_->arrays()) filter_slots_.push_back(Need(name));
+    }
     std::vector<std::shared_ptr<Array>> arrays;  // by slot, as needed_
     for (const std::string& name : needed_) {
       TZ_ASSIGN_OR_RETURN(arrays.emplace_back(), d_.OpenArray(name));
-      TZ_RETURN_NOT_OK(CheckShape(name, *arrays.back()));
+      TZ_RETURN_NOT_OK(internal::CheckFieldShape(name, *arrays.back(), d_.num_variants(),
+                                                 d_.num_samples()));
     }
     TZ_ASSIGN_OR_RETURN(internal::VariantSelection selection, SelectionOf(options));
     TZ_ASSIGN_OR_RETURN(internal::SelectedVariants selected,
@@ -105,29 +117,22 @@ class Query {
       for (const std::shared_ptr<Array>& array : arrays) {
         TZ_ASSIGN_OR_RETURN(blocks_.emplace_back(), FieldBlock::Read(*array, first, count));
       }
+      internal::FilterOutcome outcome;
+      if (filter_) {
+        std::vector<const FieldBlock*> inputs;
+        for (size_t slot : filter_slots_) inputs.push_back(&blocks_[slot]);
+        TZ_ASSIGN_OR_RETURN(outcome, filter_->Evaluate(inputs, count));
+      }
       text.clear();
       for (int64_t row : rows) {
+        if (filter_ && !outcome.variants[static_cast<size_t>(row)]) continue;
+        sample_pass_ = outcome.samples.empty()
+                           ? nullptr
+                           : outcome.samples.data() + row * static_cast<int64_t>(columns_.size());
         for (const FormatElement& e : elements_) Render(e, row, text);
       }
       out_ << text;
       if (!out_) return Status::IOError("writing the query's output failed");
-    }
-    return Status::OK();
-  }
-
-  // A field must have a row per variant and, for a call field, a column
-  // per sample: what the renderer indexes by.
-  Status CheckShape(const std::string& name, const Array& array) const {
-    const std::vector<int64_t>& shape = array.shape();
-    if (shape.empty() || shape[0] != d_.num_variants()) {
-      return Status::Corruption(array.Describe() + ": " + name + " has shape " +
-                                internal::ShapeString(shape) + " for " +
-                                std::to_string(d_.num_variants()) + " variants");
-    }
-    if (name.rfind("call_", 0) == 0 && (shape.size() < 2 || shape[1] != d_.num_samples())) {
-      return Status::Corruption(array.Describe() + ": " + name + " has shape " +
-                                internal::ShapeString(shape) + " for " +
-                                std::to_string(d_.num_samples()) + " samples");
     }
     return Status::OK();
   }
@@ -433,7 +438,7 @@ class Query {
     if (p.special == TagPlan::Special::kSample) return samples_;
     if (p.special == TagPlan::Special::kGt) return Genotypes(p, row);
     if (p.array.rfind("call_", 0) == 0) {
-      // A call field: the selected samples' values (CheckShape made sure
+      // A call field: the selected samples' values (CheckFieldShape made sure
       // it has a column per sample), read straight from the block.
       const FieldBlock& b = blocks_[p.slot];
       if (b.rank() == 2) return FormatVectorAt(b, row, columns_);
@@ -488,6 +493,8 @@ class Query {
     }
     std::string out;
     for (size_t s = 0; s < rows; ++s) {
+      // A per-sample filter prints the samples that passed it.
+      if (sample_pass_ != nullptr && (s >= columns_.size() || !sample_pass_[s])) continue;
       for (const auto& column : columns) out += column[s];
     }
     return out;
@@ -512,6 +519,9 @@ class Query {
   std::vector<std::string> samples_;  // the selected samples' IDs
   std::vector<int64_t> columns_;      // and their columns in the call arrays
   std::vector<FieldBlock> blocks_;  // this block's fields, by slot
+  std::optional<internal::VariantFilter> filter_;  // -i / -e
+  std::vector<size_t> filter_slots_;               // its arrays' slots
+  const uint8_t* sample_pass_ = nullptr;  // the row's samples that passed it
 };
 
 }  // namespace
