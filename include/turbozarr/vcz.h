@@ -92,30 +92,34 @@ Status WriteContigStats(const VczDataset& dataset, std::ostream& out);
 // `vcz query -l`: the sample IDs (but null ones, ""), one per line.
 Status WriteSampleList(const VczDataset& dataset, std::ostream& out);
 
-struct QueryOptions {
-  // A bcftools-style format: %TAG, %INFO/TAG, %TAG{i}, [per-sample part],
-  // \n and \t (docs/vcz.md lists the rules).
-  std::string format;
-  // -N: no newline added to a format that has none.
-  bool disable_automatic_newline = false;
+// What `query` and `view` select: variants by position and by a filter,
+// and the samples they print.
+struct SubsetOptions {
   // -r / -R: the variants any base of which lies in a region
   // ("chr1:100-200,chr2", or a file of contig, start, end lines).
   std::optional<std::string> regions, regions_file;
   // -t / -T: the variants whose position lies in a target; a leading "^"
   // keeps those outside every target instead.
   std::optional<std::string> targets, targets_file;
-  // -s / -S: the samples of the sample loops ("a,b", or a file of one per
-  // line; a leading "^" keeps the others), and --force-samples: drop the
-  // names the dataset lacks, with a warning to `warnings`, instead of
-  // refusing them.
+  // -s / -S: the samples printed ("a,b", or a file of one per line; a
+  // leading "^" keeps the others), and --force-samples: drop the names the
+  // dataset lacks, with a warning to `warnings`, instead of refusing them.
   std::optional<std::string> samples, samples_file;
   bool force_samples = false;
   std::ostream* warnings = nullptr;
   // -i / -e: a bcftools filter expression ("INFO/DP>10 & FMT/GQ>20") that
-  // keeps, or drops, the variants it holds for; over FORMAT fields it
-  // decides per sample, and the sample loops print only the samples that
-  // passed (docs/vcz.md has the language and its rules).
+  // keeps, or drops, the variants it holds for (docs/vcz.md has the
+  // language and its rules).
   std::optional<std::string> include, exclude;
+};
+
+struct QueryOptions : SubsetOptions {
+  // A bcftools-style format: %TAG, %INFO/TAG, %TAG{i}, [per-sample part],
+  // \n and \t (docs/vcz.md lists the rules). A filter over FORMAT fields
+  // decides per sample, and the sample loops print the samples that passed.
+  std::string format;
+  // -N: no newline added to a format that has none.
+  bool disable_automatic_newline = false;
 };
 // `vcz query -f`: every variant formatted by `options.format`, as vcztools
 // 0.2.0 renders it. InvalidArgument for a format that does not parse (with

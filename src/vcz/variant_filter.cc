@@ -208,7 +208,8 @@ struct VariantFilter::Compiled {
   Node root;
   bool exclude = false;
   std::vector<std::string> arrays;
-  std::vector<int64_t> columns;
+  std::vector<int64_t> columns;           // the samples FORMAT fields see
+  std::vector<int64_t> computed_columns;  // those AC, AN, ... count
   std::string dataset;  // for errors
   size_t genotype_slot = SIZE_MAX, allele_slot = SIZE_MAX;
 };
@@ -481,13 +482,13 @@ class Evaluator {
     }
     const FieldBlock& g = Block(c_.genotype_slot);
     const int64_t ploidy = g.per_row_of(1);
-    const int64_t samples = static_cast<int64_t>(c_.columns.size());
+    const int64_t samples = static_cast<int64_t>(c_.computed_columns.size());
     if (what == Computed::kNS || what == Computed::kNMissing || what == Computed::kFMissing) {
       v.num = what == Computed::kNS ? Num::kInt32
               : what == Computed::kNMissing ? Num::kInt64 : Num::kFloat64;
       for (int64_t r = 0; r < rows_; ++r) {
         int64_t called = 0, missing = 0;
-        for (int64_t s : c_.columns) {
+        for (int64_t s : c_.computed_columns) {
           bool any_called = false;
           for (int64_t p = 0; p < ploidy; ++p) any_called |= g.Integer(r, s * ploidy + p) >= 0;
           called += any_called;
@@ -508,7 +509,7 @@ class Evaluator {
     std::vector<double> an(static_cast<size_t>(rows_), 0);
     for (int64_t r = 0; r < rows_; ++r) {
       const int64_t n = alleles[static_cast<size_t>(r)];
-      for (int64_t s : c_.columns) {
+      for (int64_t s : c_.computed_columns) {
         for (int64_t p = 0; p < ploidy; ++p) {
           const int64_t allele = g.Integer(r, s * ploidy + p);
           if (allele < -2 || allele >= n) {
@@ -802,12 +803,13 @@ class Evaluator {
 
 }  // namespace
 
-Result<VariantFilter> VariantFilter::Compile(const VczDataset& dataset,
-                                             std::string_view expression, bool exclude,
-                                             std::vector<int64_t> columns) {
+Result<VariantFilter> VariantFilter::Compile(
+    const VczDataset& dataset, std::string_view expression, bool exclude,
+    std::vector<int64_t> columns, std::optional<std::vector<int64_t>> computed_columns) {
   TZ_ASSIGN_OR_RETURN(FilterNode tree, ParseFilterExpression(expression));
   auto c = std::make_shared<Compiled>();
   c->exclude = exclude;
+  c->computed_columns = computed_columns ? std::move(*computed_columns) : columns;
   c->columns = std::move(columns);
   c->dataset = dataset.Describe();
   TZ_ASSIGN_OR_RETURN(c->root, Compiler(dataset, *c).Compile(tree));

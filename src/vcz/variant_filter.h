@@ -25,6 +25,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,11 +46,14 @@ struct FilterOutcome {
 class VariantFilter {
  public:
   // Compiles `expression` for `dataset`, inverted when `exclude`; the
-  // FORMAT fields and computed fields see the samples at `columns` (indexes
-  // into sample_id). InvalidArgument for what does not parse or what
-  // vcztools refuses, with its words; NotFound for a tag the dataset lacks.
-  static Result<VariantFilter> Compile(const VczDataset& dataset, std::string_view expression,
-                                       bool exclude, std::vector<int64_t> columns);
+  // FORMAT fields see the samples at `columns` (indexes into sample_id),
+  // the computed fields those at `computed_columns` (`columns` when
+  // absent). InvalidArgument for what does not parse or what vcztools
+  // refuses, with its words; NotFound for a tag the dataset lacks.
+  static Result<VariantFilter> Compile(
+      const VczDataset& dataset, std::string_view expression, bool exclude,
+      std::vector<int64_t> columns,
+      std::optional<std::vector<int64_t>> computed_columns = std::nullopt);
 
   // The arrays Evaluate needs, in the order it takes their blocks.
   const std::vector<std::string>& arrays() const;

@@ -18,7 +18,7 @@
 #include "vcz/regions.h"
 #include "vcz/samples.h"
 #include "vcz/variant_block.h"
-#include "vcz/variant_filter.h"
+#include "vcz/variant_scan.h"
 #include "vcz/vcz_arrays.h"
 
 namespace turbozarr::vcz {
@@ -37,7 +37,7 @@ const std::map<std::string, std::string, std::less<>> kReserved = {
 struct TagPlan {
   std::string tag;       // as written: "DP", "INFO/DP", "GT"
   std::string array;     // the VCZ array
-  size_t slot = 0;       // its place in needed_ and blocks_
+  size_t slot = 0;       // its slot in the scan, and in each block
   std::optional<size_t> phased_slot;  // GT: call_genotype_phased's, if stored
   enum class Special { kNone, kChrom, kRef, kAlt, kFilter, kQual, kGt, kSample } special =
       Special::kNone;
@@ -63,121 +63,34 @@ class Query {
     for (const std::string& name : d_.ArrayNames()) {
       if (name.rfind("variant_", 0) == 0 || name.rfind("call_", 0) == 0) fields_.insert(name);
     }
-    TZ_RETURN_NOT_OK(Plan(elements_, /*in_loop=*/false));
     if (d_.Has("filter_id")) {
       TZ_ASSIGN_OR_RETURN(std::shared_ptr<Array> filters, d_.OpenArray("filter_id"));
       TZ_ASSIGN_OR_RETURN(filter_ids_, internal::ReadStrings(*filters));
     }
-    TZ_ASSIGN_OR_RETURN(columns_, internal::SelectSamples(d_, options.samples,
-                                                          options.samples_file,
-                                                          options.force_samples, options.warnings));
+    TZ_ASSIGN_OR_RETURN(internal::VariantScan scan,
+                        internal::VariantScan::Make(
+                            d_, options, internal::VariantScan::FilterSamples::kSelected));
+    scan_ = &scan;
+    TZ_RETURN_NOT_OK(Plan(elements_, /*in_loop=*/false));
+    columns_ = scan.columns();
     for (int64_t c : columns_) samples_.push_back(d_.sample_ids()[static_cast<size_t>(c)]);
-
-    if (options.include && options.exclude) {
-      return Status::InvalidArgument(
-          "Cannot handle both an include expression and an exclude expression.");
-    }
-    if (options.include || options.exclude) {
-      TZ_ASSIGN_OR_RETURN(filter_, internal::VariantFilter::Compile(
-                                       d_, options.include ? *options.include : *options.exclude,
-                                       options.exclude.has_value(), columns_));
-      for (const std::string& name : filter_->arrays()) filter_slots_.push_back(Need(name));
-    }
-    std::vector<std::shared_ptr<Array>> arrays;  // by slot, as needed_
-    for (const std::string& name : needed_) {
-      TZ_ASSIGN_OR_RETURN(arrays.emplace_back(), d_.OpenArray(name));
-      TZ_RETURN_NOT_OK(internal::CheckFieldShape(name, *arrays.back(), d_.num_variants(),
-                                                 d_.num_samples()));
-    }
-    TZ_ASSIGN_OR_RETURN(internal::VariantSelection selection, SelectionOf(options));
-    TZ_ASSIGN_OR_RETURN(internal::SelectedVariants selected,
-                        internal::SelectVariants(d_, selection));
-    const std::vector<int64_t>& kept = selected.rows;
-    const int64_t step = BlockRows(arrays);
     std::string text;
-    size_t next = 0;  // into kept
-    for (int64_t first = 0; first < d_.num_variants(); first += step) {
-      const int64_t count = std::min(step, d_.num_variants() - first);
-      // The rows of this block the selection keeps; blocks without any are
-      // not read.
-      std::vector<int64_t> rows;
-      if (selected.all) {
-        for (int64_t r = 0; r < count; ++r) rows.push_back(r);
-      } else {
-        while (next < kept.size() && kept[next] < first + count) {
-          rows.push_back(kept[next++] - first);
-        }
-        if (rows.empty()) {
-          if (next == kept.size()) break;
-          first = (kept[next] / step) * step - step;  // on to the next kept block
-          continue;
-        }
-      }
-      blocks_.clear();
-      for (const std::shared_ptr<Array>& array : arrays) {
-        TZ_ASSIGN_OR_RETURN(blocks_.emplace_back(), FieldBlock::Read(*array, first, count));
-      }
-      internal::FilterOutcome outcome;
-      if (filter_) {
-        std::vector<const FieldBlock*> inputs;
-        for (size_t slot : filter_slots_) inputs.push_back(&blocks_[slot]);
-        TZ_ASSIGN_OR_RETURN(outcome, filter_->Evaluate(inputs, count));
-      }
+    return scan.ForEachBlock([&](const internal::ScanBlock& block) -> Status {
+      blocks_ = block.fields;
       text.clear();
-      for (int64_t row : rows) {
-        if (filter_ && !outcome.variants[static_cast<size_t>(row)]) continue;
-        sample_pass_ = outcome.samples.empty()
+      for (int64_t row : block.rows) {
+        sample_pass_ = block.samples->empty()
                            ? nullptr
-                           : outcome.samples.data() + row * static_cast<int64_t>(columns_.size());
+                           : block.samples->data() + row * static_cast<int64_t>(columns_.size());
         for (const FormatElement& e : elements_) Render(e, row, text);
       }
       out_ << text;
       if (!out_) return Status::IOError("writing the query's output failed");
-    }
-    return Status::OK();
-  }
-
-  // The options' regions and targets, read as vcztools reads them.
-  static Result<internal::VariantSelection> SelectionOf(const QueryOptions& o) {
-    if (o.regions && o.regions_file) {
-      return Status::InvalidArgument(
-          "Cannot specify both a regions string (-r) and a regions file (-R)");
-    }
-    if (o.targets && o.targets_file) {
-      return Status::InvalidArgument(
-          "Cannot specify both a target string (-t) and a targets file (-T)");
-    }
-    internal::VariantSelection s;
-    if (o.regions_file) {
-      TZ_ASSIGN_OR_RETURN(s.regions, internal::ReadRegionsFile(*o.regions_file));
-    } else if (o.regions) {
-      s.regions = internal::ParseRegionList(*o.regions);
-    }
-    if (o.targets || o.targets_file) {
-      std::string targets = o.targets_file ? *o.targets_file : *o.targets;
-      if (!targets.empty() && targets.front() == '^') {
-        s.targets_complement = true;
-        targets.erase(0, 1);
-      }
-      if (o.targets_file) {
-        TZ_ASSIGN_OR_RETURN(s.targets, internal::ReadRegionsFile(targets));
-      } else {
-        s.targets = internal::ParseRegionList(targets);
-      }
-    }
-    return s;
+      return Status::OK();
+    });
   }
 
  private:
-  // Rows per block: the variant chunk of the first array, at least 1.
-  static int64_t BlockRows(const std::vector<std::shared_ptr<Array>>& arrays) {
-    int64_t rows = 10'000;
-    for (const std::shared_ptr<Array>& array : arrays) {
-      rows = std::min(rows, std::max<int64_t>(1, array->metadata().chunk_shape[0]));
-    }
-    return rows;
-  }
-
   // Resolves every tag of `elements` to its array, refusing what vcztools
   // refuses, with its words.
   Status Plan(const std::vector<FormatElement>& elements, bool in_loop) {
@@ -209,8 +122,10 @@ class Query {
       }
       p.array = "call_genotype";
       p.special = TagPlan::Special::kGt;
-      p.slot = Need("call_genotype");
-      if (fields_.count("call_genotype_phased")) p.phased_slot = Need("call_genotype_phased");
+      TZ_ASSIGN_OR_RETURN(p.slot, scan_->Need("call_genotype"));
+      if (fields_.count("call_genotype_phased")) {
+        TZ_ASSIGN_OR_RETURN(p.phased_slot, scan_->Need("call_genotype_phased"));
+      }
       return p;
     }
     if (tag == "SAMPLE") {
@@ -243,21 +158,13 @@ class Query {
     if (!fields_.count(p.array)) {
       return Status::NotFound(d_.Describe() + ": no array '" + p.array + "' for %" + tag);
     }
-    p.slot = Need(p.array);
+    TZ_ASSIGN_OR_RETURN(p.slot, scan_->Need(p.array));
     if (tag == "CHROM") p.special = TagPlan::Special::kChrom;
     if (tag == "REF") p.special = TagPlan::Special::kRef;
     if (tag == "ALT") p.special = TagPlan::Special::kAlt;
     if (tag == "FILTER") p.special = TagPlan::Special::kFilter;
     if (tag == "QUAL") p.special = TagPlan::Special::kQual;
     return p;
-  }
-
-  // The slot of `array` among the arrays a block reads.
-  size_t Need(const std::string& array) {
-    auto it = std::find(needed_.begin(), needed_.end(), array);
-    if (it != needed_.end()) return static_cast<size_t>(it - needed_.begin());
-    needed_.push_back(array);
-    return needed_.size() - 1;
   }
 
   // numpy's rendering of a vector: trailing fill dropped, missing as ".".
@@ -317,7 +224,7 @@ class Query {
   };
 
   Raw RawValue(const TagPlan& p, int64_t row) const {
-    const FieldBlock& b = blocks_[p.slot];
+    const FieldBlock& b = (*blocks_)[p.slot];
     Raw r;
     r.block = &b;
     // A string scalar is never "missing" to vcztools (it prints as it is);
@@ -440,7 +347,7 @@ class Query {
     if (p.array.rfind("call_", 0) == 0) {
       // A call field: the selected samples' values (CheckFieldShape made sure
       // it has a column per sample), read straight from the block.
-      const FieldBlock& b = blocks_[p.slot];
+      const FieldBlock& b = (*blocks_)[p.slot];
       if (b.rank() == 2) return FormatVectorAt(b, row, columns_);
       return PerSampleVectors(b, row, columns_);
     }
@@ -472,8 +379,8 @@ class Query {
   }
 
   std::vector<std::string> Genotypes(const TagPlan& p, int64_t row) const {
-    const FieldBlock& g = blocks_[p.slot];
-    const FieldBlock* phased = p.phased_slot ? &blocks_[*p.phased_slot] : nullptr;
+    const FieldBlock& g = (*blocks_)[p.slot];
+    const FieldBlock* phased = p.phased_slot ? &(*blocks_)[*p.phased_slot] : nullptr;
     const int64_t ploidy = g.per_row_of(1);
     std::vector<std::string> out;
     out.reserve(columns_.size());
@@ -514,14 +421,12 @@ class Query {
   std::vector<FormatElement> elements_;
   std::set<std::string> fields_;
   std::unordered_map<const FormatElement*, TagPlan> plans_;  // elements_ is fixed by then
-  std::vector<std::string> needed_;
+  internal::VariantScan* scan_ = nullptr;  // during Run
   std::vector<std::string> filter_ids_;
   std::vector<std::string> samples_;  // the selected samples' IDs
   std::vector<int64_t> columns_;      // and their columns in the call arrays
-  std::vector<FieldBlock> blocks_;  // this block's fields, by slot
-  std::optional<internal::VariantFilter> filter_;  // -i / -e
-  std::vector<size_t> filter_slots_;               // its arrays' slots
-  const uint8_t* sample_pass_ = nullptr;  // the row's samples that passed it
+  const std::vector<FieldBlock>* blocks_ = nullptr;  // this block's fields, by slot
+  const uint8_t* sample_pass_ = nullptr;  // the row's samples that passed the filter
 };
 
 }  // namespace

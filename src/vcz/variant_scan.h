@@ -1,0 +1,72 @@
+// VariantScan: what `query` and `view` share. It resolves a command's
+// selection once (regions and targets to variant rows, samples to columns,
+// -i/-e to a compiled filter) and then visits the variants in blocks, each
+// read once for every array a command asked for, with the rows the
+// selection and the filter keep.
+//
+// Thread safety: one scan per command; not shared.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "turbozarr/status.h"
+#include "turbozarr/vcz.h"
+#include "vcz/regions.h"
+#include "vcz/variant_block.h"
+#include "vcz/variant_filter.h"
+
+namespace turbozarr::vcz::internal {
+
+// One block of variants as a command sees it.
+struct ScanBlock {
+  int64_t first = 0;   // the block's first variant
+  int64_t count = 0;   // its variants
+  std::vector<int64_t> rows;             // those kept, relative to `first`
+  const std::vector<FieldBlock>* fields;  // by the slots Need() gave
+  // The filter's per-sample outcome (rows x columns, for every row of the
+  // block), or empty when the filter does not decide per sample.
+  const std::vector<uint8_t>* samples;
+};
+
+class VariantScan {
+ public:
+  // How the filter sees samples: `query` evaluates FORMAT fields over the
+  // selected samples; `view` (as bcftools view) over every sample, with the
+  // computed fields (AC, AN, ...) over the selected ones.
+  enum class FilterSamples { kSelected, kAll };
+
+  // Resolves `options` for `dataset`. `extra_filter`, when given, is an
+  // expression that must also hold (view's -v/-V/-m/-M).
+  static Result<VariantScan> Make(const VczDataset& dataset, const SubsetOptions& options,
+                                  FilterSamples filter_samples,
+                                  const std::optional<std::string>& extra_filter = std::nullopt);
+
+  // The selected samples (indexes into sample_id), in output order.
+  const std::vector<int64_t>& columns() const { return columns_; }
+  // Replaces the selected samples (view -G selects none).
+  void SetColumns(std::vector<int64_t> columns) { columns_ = std::move(columns); }
+
+  // The slot of array `name` in every block's fields, its shape checked.
+  Result<size_t> Need(const std::string& name);
+
+  // Calls `visit` for each block that keeps a row, in order.
+  Status ForEachBlock(const std::function<Status(const ScanBlock&)>& visit);
+
+ private:
+  VariantScan(const VczDataset& d) : d_(&d) {}
+
+  const VczDataset* d_;
+  SelectedVariants selected_;
+  std::vector<int64_t> columns_;
+  std::vector<VariantFilter> filters_;  // all must pass
+  std::vector<std::vector<size_t>> filter_slots_;
+  std::vector<std::string> needed_;
+  std::vector<std::shared_ptr<Array>> arrays_;
+};
+
+}  // namespace turbozarr::vcz::internal
