@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "vcz/filter_expression.h"
+#include "vcz/genotype_counts.h"
 #include "vcz/vcz_arrays.h"
 
 namespace turbozarr::vcz::internal {
@@ -460,98 +461,45 @@ class Evaluator {
 
   // AC, AN, AF, NS, N_ALT, N_MISSING or F_MISSING over the selected samples.
   Result<Value> Compute(Computed what) const {
+    const FieldBlock* alleles = c_.allele_slot != SIZE_MAX ? &Block(c_.allele_slot) : nullptr;
+    const FieldBlock* genotypes =
+        what != Computed::kNAlt && c_.genotype_slot != SIZE_MAX ? &Block(c_.genotype_slot)
+                                                                : nullptr;
+    TZ_ASSIGN_OR_RETURN(GenotypeCounts counts,
+                        CountGenotypes(alleles, genotypes, c_.computed_columns, rows_,
+                                       c_.dataset));
     Value v;
     v.rows = rows_;
-    v.missing.assign(static_cast<size_t>(rows_), 0);
-    v.fill.assign(static_cast<size_t>(rows_), 0);
-    std::vector<int64_t> alleles(static_cast<size_t>(rows_), 0);  // REF + ALTs
-    int64_t max_alt = 0;
-    if (c_.allele_slot != SIZE_MAX) {
-      const FieldBlock& a = Block(c_.allele_slot);
-      max_alt = std::max<int64_t>(a.per_variant() - 1, 0);
-      for (int64_t r = 0; r < rows_; ++r) {
-        int64_t n = 1;
-        for (int64_t k = 1; k < a.per_variant(); ++k) n += !a.String(r, k).empty();
-        alleles[static_cast<size_t>(r)] = n;
-      }
-    }
-    if (what == Computed::kNAlt) {
-      v.num = Num::kInt64;
-      for (int64_t n : alleles) v.numbers.push_back(static_cast<double>(n - 1));
+    auto column = [&](const auto& values, Num num) {
+      v.num = num;
+      v.numbers.assign(values.begin(), values.end());
       return v;
-    }
-    const FieldBlock& g = Block(c_.genotype_slot);
-    const int64_t ploidy = g.per_row_of(1);
-    const int64_t samples = static_cast<int64_t>(c_.computed_columns.size());
-    if (what == Computed::kNS || what == Computed::kNMissing || what == Computed::kFMissing) {
-      v.num = what == Computed::kNS ? Num::kInt32
-              : what == Computed::kNMissing ? Num::kInt64 : Num::kFloat64;
-      for (int64_t r = 0; r < rows_; ++r) {
-        int64_t called = 0, missing = 0;
-        for (int64_t s : c_.computed_columns) {
-          bool any_called = false;
-          for (int64_t p = 0; p < ploidy; ++p) any_called |= g.Integer(r, s * ploidy + p) >= 0;
-          called += any_called;
-          missing += !any_called;
-        }
-        if (what == Computed::kNS) v.numbers.push_back(static_cast<double>(called));
-        if (what == Computed::kNMissing) v.numbers.push_back(static_cast<double>(missing));
-        if (what == Computed::kFMissing) {
-          v.numbers.push_back(samples == 0 ? 0.0
-                                           : static_cast<double>(missing) /
-                                                 static_cast<double>(samples));
-        }
+    };
+    const double samples = static_cast<double>(c_.computed_columns.size());
+    switch (what) {
+      case Computed::kNAlt: return column(counts.n_alt, Num::kInt64);
+      case Computed::kAN: return column(counts.an, Num::kInt32);
+      case Computed::kNS: return column(counts.ns, Num::kInt32);
+      case Computed::kNMissing: return column(counts.n_missing, Num::kInt64);
+      case Computed::kFMissing: {
+        std::vector<double> f;
+        for (int64_t n : counts.n_missing) f.push_back(samples == 0 ? 0.0 : n / samples);
+        return column(f, Num::kFloat64);
       }
-      return v;
+      default: break;
     }
-    // AC (per ALT, fill past the variant's alleles), AN, and AF = AC / AN.
-    std::vector<double> ac(static_cast<size_t>(rows_ * max_alt), 0);
-    std::vector<double> an(static_cast<size_t>(rows_), 0);
-    for (int64_t r = 0; r < rows_; ++r) {
-      const int64_t n = alleles[static_cast<size_t>(r)];
-      for (int64_t s : c_.computed_columns) {
-        for (int64_t p = 0; p < ploidy; ++p) {
-          const int64_t allele = g.Integer(r, s * ploidy + p);
-          if (allele < -2 || allele >= n) {
-            return Status::Corruption(c_.dataset + ": call_genotype holds allele " +
-                                      std::to_string(allele) + " for a variant with " +
-                                      std::to_string(n) + " alleles");
-          }
-          if (allele < 0) continue;
-          an[static_cast<size_t>(r)] += 1;
-          if (allele > 0) ac[static_cast<size_t>(r * max_alt + allele - 1)] += 1;
-        }
-      }
-    }
-    if (what == Computed::kAN) {
-      v.num = Num::kInt32;
-      v.numbers = std::move(an);
-      return v;
-    }
+    // AC and AF: one column per ALT, fill past the variant's.
     v.matrix = true;
-    v.width = max_alt;
-    v.numbers = std::move(ac);
-    v.missing.assign(v.numbers.size(), 0);
-    v.fill.assign(v.numbers.size(), 0);
-    for (int64_t r = 0; r < rows_; ++r) {
-      for (int64_t k = alleles[static_cast<size_t>(r)] - 1; k < max_alt; ++k) {
-        v.fill[static_cast<size_t>(r * max_alt + k)] = 1;
-      }
+    v.width = counts.max_alt;
+    v.fill.resize(counts.ac.size());
+    for (size_t i = 0; i < counts.ac.size(); ++i) v.fill[i] = counts.ac[i] == -2;
+    if (what == Computed::kAC) return column(counts.ac, Num::kInt32);
+    const std::vector<float> af = AlleleFrequencies(counts);
+    v.missing.resize(af.size());
+    for (size_t i = 0; i < af.size(); ++i) {
+      v.missing[i] = !v.fill[i] && counts.an[i / static_cast<size_t>(counts.max_alt)] == 0;
     }
-    if (what == Computed::kAC) {
-      v.num = Num::kInt32;
-      return v;
-    }
-    v.num = Num::kFloat32;
-    for (int64_t r = 0; r < rows_; ++r) {
-      const float total = static_cast<float>(an[static_cast<size_t>(r)]);
-      for (int64_t k = 0; k < max_alt; ++k) {
-        const size_t i = static_cast<size_t>(r * max_alt + k);
-        if (total == 0) v.missing[i] = !v.fill[i];
-        v.numbers[i] = static_cast<float>(v.numbers[i]) / total;
-      }
-    }
-    return v;
+    return column(af, Num::kFloat32);
   }
 
   Result<Value> ChromTest(const Node& n) const {
