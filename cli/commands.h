@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <string>
 
 #include "turbozarr/status.h"
 
@@ -25,6 +26,8 @@ Command AddTreeCommand(CLI::App& parent);
 Command AddCatCommand(CLI::App& parent);
 Command AddCpCommand(CLI::App& parent);
 Command AddFsckCommand(CLI::App& parent);
-Command AddVczCommand(CLI::App& parent);
+// `command_line`: the arguments after the program's name, for the header
+// line `vcz view` stamps its output with.
+Command AddVczCommand(CLI::App& parent, const std::string& command_line);
 
 }  // namespace turbozarr::cli

@@ -12,6 +12,7 @@
 #include <exception>
 #include <iostream>
 #include <new>
+#include <string>
 #include <vector>
 
 #include "cli/commands.h"
@@ -42,13 +43,15 @@ int main(int argc, char** argv) {
       "archive: x.zip/a/b) opens the node there directly; --path names a node\n"
       "inside the store instead.");
 
+  std::string command_line;  // the arguments, as `vcz view` records them
+  for (int i = 1; i < argc; ++i) command_line += (i > 1 ? " " : "") + std::string(argv[i]);
   std::vector<turbozarr::cli::Command> commands = {
       turbozarr::cli::AddInfoCommand(app),
       turbozarr::cli::AddTreeCommand(app),
       turbozarr::cli::AddCatCommand(app),
       turbozarr::cli::AddCpCommand(app),
       turbozarr::cli::AddFsckCommand(app),
-      turbozarr::cli::AddVczCommand(app),
+      turbozarr::cli::AddVczCommand(app, command_line),
   };
 
   try {

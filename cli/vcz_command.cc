@@ -5,7 +5,12 @@
 //   turbozarr vcz index -s PATH    per contig: name, length, records
 //   turbozarr vcz query -l PATH    the sample IDs
 //   turbozarr vcz query -f FMT PATH  each variant formatted by FMT
+//   turbozarr vcz view PATH        the variants as a VCF
+#include <chrono>
+#include <cstdio>
+#include <ctime>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <optional>
 
@@ -29,11 +34,39 @@ struct QueryCommandOptions {
   std::optional<std::string> format;
   bool no_newline = false;
   std::string output = "-";
-  std::optional<std::string> regions, regions_file, targets, targets_file;
-  std::optional<std::string> samples, samples_file;
-  bool force_samples = false;
-  std::optional<std::string> include, exclude;
+  vcz::SubsetOptions subset;
 };
+
+struct ViewCommandOptions {
+  std::string url;
+  std::string output = "-";
+  vcz::ViewOptions view;
+  bool no_version = false;
+};
+
+// The subset options every command that selects variants takes.
+void AddSubsetOptions(CLI::App* app, vcz::SubsetOptions& o) {
+  app->add_option("-r,--regions", o.regions, "Regions to include.");
+  app->add_option("-R,--regions-file", o.regions_file, "File of regions to include.");
+  app->add_option("-t,--targets", o.targets, "Target regions to include.");
+  app->add_option("-T,--targets-file", o.targets_file, "File of target regions to include.");
+  app->add_option("-s,--samples", o.samples, "Samples to include.");
+  app->add_option("-S,--samples-file", o.samples_file, "File of sample names to include.");
+  app->add_flag("--force-samples", o.force_samples, "Only warn about unknown sample subsets.");
+  app->add_option("-i,--include", o.include, "Filter expression to include variant sites.");
+  app->add_option("-e,--exclude", o.exclude, "Filter expression to exclude variant sites.");
+}
+
+// Runs `write` on standard output ("-") or on the file `output`.
+Status WriteTo(const std::string& output, const std::function<Status(std::ostream&)>& write) {
+  if (output == "-") return write(std::cout);
+  std::ofstream file(output, std::ios::binary);
+  if (!file) return Status::IOError("cannot open " + output + " for writing");
+  TZ_RETURN_NOT_OK(write(file));
+  file.close();
+  if (!file) return Status::IOError("writing " + output + " failed");
+  return Status::OK();
+}
 
 Result<std::shared_ptr<const vcz::VczDataset>> OpenDataset(const std::string& url) {
   TZ_ASSIGN_OR_RETURN(Location location, OpenLocation(url, "", ReadOnly()));
@@ -65,30 +98,47 @@ Status RunQuery(const QueryCommandOptions& options) {
   // As bcftools query -l, the sample list ignores --output.
   if (options.list_samples) return vcz::WriteSampleList(*dataset, std::cout);
   vcz::QueryOptions query;
+  static_cast<vcz::SubsetOptions&>(query) = options.subset;
   query.format = *options.format;
   query.disable_automatic_newline = options.no_newline;
-  query.regions = options.regions;
-  query.regions_file = options.regions_file;
-  query.targets = options.targets;
-  query.targets_file = options.targets_file;
-  query.samples = options.samples;
-  query.samples_file = options.samples_file;
-  query.force_samples = options.force_samples;
   query.warnings = &std::cerr;
-  query.include = options.include;
-  query.exclude = options.exclude;
-  if (options.output == "-") return vcz::WriteQuery(*dataset, query, std::cout);
-  std::ofstream file(options.output, std::ios::binary);
-  if (!file) return Status::IOError("cannot open " + options.output + " for writing");
-  TZ_RETURN_NOT_OK(vcz::WriteQuery(*dataset, query, file));
-  file.close();
-  if (!file) return Status::IOError("writing " + options.output + " failed");
-  return Status::OK();
+  return WriteTo(options.output,
+                 [&](std::ostream& out) { return vcz::WriteQuery(*dataset, query, out); });
+}
+
+Status RunView(const ViewCommandOptions& options, const std::string& command_line) {
+  // As vcztools: plain VCF only.
+  const std::string suffix = options.output.substr(options.output.rfind('.') + 1);
+  if (options.output != "-" && (suffix == "gz" || suffix == "bcf" || suffix == "bgz")) {
+    return Status::InvalidArgument("Only uncompressed VCF output supported, suffix ." + suffix +
+                                   " not allowed");
+  }
+  vcz::ViewOptions view = options.view;
+  view.warnings = &std::cerr;
+  if (!options.no_version) {
+    // The command and the time, as vcztools stamps its header.
+    char date[64];
+    const auto now = std::chrono::system_clock::now();
+    const std::time_t t = std::chrono::system_clock::to_time_t(now);
+    std::tm local{};
+    localtime_r(&t, &local);
+    std::strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S", &local);
+    const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                            now.time_since_epoch()).count() % 1000000;
+    char fraction[16];
+    std::snprintf(fraction, sizeof fraction, ".%06lld", static_cast<long long>(micros));
+    view.command_line = "##turbozarr_vcz_viewCommand=" + command_line + "; Date=" + date +
+                        fraction;
+  }
+  TZ_ASSIGN_OR_RETURN(std::shared_ptr<const vcz::VczDataset> dataset,
+                      OpenDataset(options.url));
+  return WriteTo(options.output,
+                 [&](std::ostream& out) { return vcz::WriteVcf(*dataset, view, out); });
 }
 
 }  // namespace
 
-Command AddVczCommand(CLI::App& parent) {
+Command AddVczCommand(CLI::App& parent, const std::string& command_line) {
   CLI::App* app = parent.add_subcommand(
       "vcz", "Query VCF Zarr datasets and write them out as VCF, PLINK or BGEN");
   app->require_subcommand(1);
@@ -113,25 +163,39 @@ Command AddVczCommand(CLI::App& parent) {
                       "end of the formatting expression.");
   query_app->add_option("-o,--output", query->output,
                         "File path to write output to (defaults to stdout '-').");
-  query_app->add_option("-r,--regions", query->regions, "Regions to include.");
-  query_app->add_option("-R,--regions-file", query->regions_file,
-                        "File of regions to include.");
-  query_app->add_option("-t,--targets", query->targets, "Target regions to include.");
-  query_app->add_option("-T,--targets-file", query->targets_file,
-                        "File of target regions to include.");
-  query_app->add_option("-s,--samples", query->samples, "Samples to include.");
-  query_app->add_option("-S,--samples-file", query->samples_file,
-                        "File of sample names to include.");
-  query_app->add_flag("--force-samples", query->force_samples,
-                      "Only warn about unknown sample subsets.");
-  query_app->add_option("-i,--include", query->include,
-                        "Filter expression to include variant sites.");
-  query_app->add_option("-e,--exclude", query->exclude,
-                        "Filter expression to exclude variant sites.");
+  AddSubsetOptions(query_app, query->subset);
 
-  return {app, [index, index_app, query, query_app]() -> Status {
+  auto view = std::make_shared<ViewCommandOptions>();
+  CLI::App* view_app = app->add_subcommand(
+      "view", "Convert VCZ to VCF with subsetting and filtering (as bcftools view)");
+  view_app->set_help_flag("--help", "Print this help message and exit");  // -h is header-only
+  view_app->add_option("PATH", view->url, "VCZ store directory or URL")->required();
+  view_app->add_option("-o,--output", view->output,
+                       "File path to write output to (defaults to stdout '-').");
+  view_app->add_flag("-h,--header-only", view->view.header_only, "Output the VCF header only.");
+  view_app->add_flag("-H,--no-header", view->view.no_header, "Suppress the header in VCF output.");
+  view_app->add_flag("--no-version", view->no_version,
+                     "Do not append version and command line information to the output VCF "
+                     "header.");
+  view_app->add_flag("-I,--no-update", view->view.no_update,
+                     "Do not recalculate INFO fields for the sample subset.");
+  view_app->add_flag("-G,--drop-genotypes", view->view.drop_genotypes, "Drop genotypes.");
+  view_app->add_option("--fill-tags", view->view.fill_tags,
+                       "Comma-separated INFO tags to (re)compute: AC, AF, AN, NS.");
+  view_app->add_option("-v,--types", view->view.types,
+                       "Comma-separated variant types to include (snps, indels, mnps, other).");
+  view_app->add_option("-V,--exclude-types", view->view.exclude_types,
+                       "Comma-separated variant types to exclude.");
+  view_app->add_option("-m,--min-alleles", view->view.min_alleles,
+                       "Minimum number of alleles (REF included).");
+  view_app->add_option("-M,--max-alleles", view->view.max_alleles,
+                       "Maximum number of alleles (REF included).");
+  AddSubsetOptions(view_app, view->view);
+
+  return {app, [index, index_app, query, query_app, view, view_app, command_line]() -> Status {
             if (index_app->parsed()) return RunIndex(*index);
             if (query_app->parsed()) return RunQuery(*query);
+            if (view_app->parsed()) return RunView(*view, command_line);
             return Status::InvalidArgument("vcz: a subcommand is required");
           }};
 }

@@ -127,4 +127,25 @@ struct QueryOptions : SubsetOptions {
 // answer or that belongs inside a sample loop.
 Status WriteQuery(const VczDataset& dataset, const QueryOptions& options, std::ostream& out);
 
+struct ViewOptions : SubsetOptions {
+  bool header_only = false;     // -h: the header alone
+  bool no_header = false;       // -H: the records alone
+  bool no_update = false;       // -I: no AC/AN recomputed for a sample subset
+  bool drop_genotypes = false;  // -G: no FORMAT, no sample columns
+  // --fill-tags: INFO tags (AC, AN, AF, NS) computed from the genotypes of
+  // the printed samples, replacing any stored value.
+  std::optional<std::string> fill_tags;
+  // -v / -V: the variant types kept or dropped (snps, indels, mnps, other);
+  // -m / -M: the least and most alleles (REF included) kept.
+  std::optional<std::string> types, exclude_types;
+  std::optional<int64_t> min_alleles, max_alleles;
+  // The header's "##turbozarr_vcz_viewCommand=...; Date=..." line, or none
+  // (--no-version).
+  std::optional<std::string> command_line;
+};
+// `vcz view`: the selected variants and samples as a VCF, byte for byte as
+// vcztools 0.2.0 writes it (but the version line). InvalidArgument, in
+// vcztools' words, for options that do not go together.
+Status WriteVcf(const VczDataset& dataset, const ViewOptions& options, std::ostream& out);
+
 }  // namespace turbozarr::vcz

@@ -506,3 +506,75 @@ def test_filters_refuse_what_makes_no_decision(data):
     err = run(CLI, "vcz", "query", "-i", "QUAL>1", "-e", "QUAL>1", "-f", "%POS", data["v2"],
               expect=2)
     assert "Cannot handle both an include expression and an exclude expression." in err
+
+
+# `view`: the VCF, byte for byte as vcztools writes it (--no-version: the
+# version line names the tool and the time), with every option and the
+# selections and filters above, from each copy of the dataset.
+VIEW_ARGS = [
+    [], ["-s", "S03,S01"], ["-s", "^S03,S01"], ["-s", "S03,S01", "-I"], ["-G"], ["-h"],
+    ["-H"], ["-h", "-s", "S02"], ["-r", "chr1:100-5000"], ["-t", "^chrX"],
+    ["-R", "REGIONS"], ["-i", "INFO/DP>50"], ["-e", "FMT/DP>30"],
+    ["-s", "S00", "-i", "FMT/GQ>50"], ["-i", "AN>20 & QUAL>30"],
+    ["--fill-tags", "AC,AN,AF,NS"], ["--fill-tags", "AF"], ["-s", "S01,S02", "--fill-tags", "NS"],
+    ["-v", "snps"], ["-V", "snps"], ["-m", "3"], ["-M", "2"],
+    ["-s", "^S00,S01,S02,S03", "-t", "chrX"], ["-S", "SAMPLES", "-r", "chr2"],
+]
+
+
+@pytest.mark.parametrize("args", VIEW_ARGS, ids=" ".join)
+def test_view_matches_vcztools(data, selection_files, args):
+    samples = data["vcf"].parent / "view_samples.txt"
+    samples.write_text("S05\nS02\n")
+    args = [a.replace("REGIONS", selection_files["REGIONS"]).replace("SAMPLES", str(samples))
+            for a in args]
+    theirs = vcztools("view", "--no-version", *args, str(data["v2"]))
+    for dataset in ("v2", "v3", "zip"):
+        assert run(CLI, "vcz", "view", "--no-version", *args, data[dataset]) == theirs, dataset
+
+
+def test_view_without_options_has_every_record_and_stamps_its_header(data, tmp_path):
+    out = tmp_path / "all.vcf"
+    assert run(CLI, "vcz", "view", "-o", out, data["v3"]) == ""
+    text = out.read_text()
+    lines = text.splitlines()
+    stamp = [line for line in lines if line.startswith("##turbozarr_vcz_viewCommand=")]
+    assert len(stamp) == 1 and "; Date=" in stamp[0] and "view -o" in stamp[0]
+    assert sum(1 for line in lines if not line.startswith("#")) == 1500
+    # Without the stamp, the same bytes as vcztools'.
+    assert "\n".join(line for line in lines if line not in stamp) + "\n" == vcztools(
+        "view", "--no-version", str(data["v2"]))
+    # bcftools reads it back, record for record.
+    assert run("bcftools", "view", "-H", out).count("\n") == 1500
+
+
+@pytest.mark.parametrize("args", [["-m", "2", "-M", "2"], ["-v", "snps", "-m", "3"]],
+                         ids=" ".join)
+def test_view_type_and_allele_options_together_follow_bcftools(data, args):
+    # vcztools 0.2.0 joins them with && and then fails to parse its own
+    # expression; bcftools keeps the same records as turbozarr.
+    ours = run(CLI, "vcz", "view", "-H", *args, data["v3"])
+    bcftools = run("bcftools", "view", "-H", *[a for a in args], data["vcf"])
+    columns = lambda text: [line.split("\t")[:5] for line in text.splitlines()]  # noqa: E731
+    assert columns(ours) == columns(bcftools) and len(columns(ours)) > 100
+    assert "parse error" in vcztools_error("view", *args, str(data["v2"]))
+
+
+@pytest.mark.parametrize("args, message", [
+    (["-v", "indels"], "Unsupported filtering feature: TYPE field (except 'ref' and 'snp')"),
+    (["-v", "bad"], "Invalid type(s) ['bad'] in --types; valid types are: snps, indels, mnps, "
+                    "other."),
+    (["--fill-tags", "MAF"], "--fill-tags tag(s) ['MAF'] not yet implemented"),
+    (["--fill-tags", "XX"], "--fill-tags: unsupported tag(s) ['XX']. Supported: AC, AF, AN, NS."),
+    (["-G", "-s", "S01"], "Cannot select samples and drop genotypes."),
+    (["-I", "--fill-tags", "AC"], "Cannot combine --no-update and --fill-tags."),
+    (["-G", "--fill-tags", "AC"], "Cannot combine -G/--drop-genotypes and --fill-tags"),
+    (["-v", "snps", "-V", "snps"], "Cannot use --types and --exclude-types together."),
+    (["-m", "0"], "--min-alleles must be >= 1, got 0"),
+    (["-o", "out.vcf.gz"], "Only uncompressed VCF output supported, suffix .gz not allowed"),
+])
+def test_view_refusals_in_vcztools_words(data, args, message):
+    done = subprocess.run([CLI, "vcz", "view", *args, str(data["v2"])], capture_output=True,
+                          text=True)
+    assert done.returncode == 2 and message in done.stderr
+    assert message in vcztools_error("view", *args, str(data["v2"]))
