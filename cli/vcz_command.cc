@@ -6,6 +6,7 @@
 //   turbozarr vcz query -l PATH    the sample IDs
 //   turbozarr vcz query -f FMT PATH  each variant formatted by FMT
 //   turbozarr vcz view PATH        the variants as a VCF
+//   turbozarr vcz view-plink -o STEM PATH  as PLINK 1 .bed/.bim/.fam
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -67,6 +68,22 @@ Status WriteTo(const std::string& output, const std::function<Status(std::ostrea
   if (!file) return Status::IOError("writing " + output + " failed");
   return Status::OK();
 }
+
+// -v/-V/-m/-M, for view and the exports.
+void AddExportOptions(CLI::App* app, vcz::ExportOptions& o) {
+  app->add_option("-v,--types", o.types,
+                  "Comma-separated variant types to include (snps, indels, mnps, other).");
+  app->add_option("-V,--exclude-types", o.exclude_types,
+                  "Comma-separated variant types to exclude.");
+  app->add_option("-m,--min-alleles", o.min_alleles, "Minimum number of alleles (REF included).");
+  app->add_option("-M,--max-alleles", o.max_alleles, "Maximum number of alleles (REF included).");
+  AddSubsetOptions(app, o);
+}
+
+struct PlinkCommandOptions {
+  std::string url;
+  vcz::PlinkOptions plink;
+};
 
 Result<std::shared_ptr<const vcz::VczDataset>> OpenDataset(const std::string& url) {
   TZ_ASSIGN_OR_RETURN(Location location, OpenLocation(url, "", ReadOnly()));
@@ -182,20 +199,31 @@ Command AddVczCommand(CLI::App& parent, const std::string& command_line) {
   view_app->add_flag("-G,--drop-genotypes", view->view.drop_genotypes, "Drop genotypes.");
   view_app->add_option("--fill-tags", view->view.fill_tags,
                        "Comma-separated INFO tags to (re)compute: AC, AF, AN, NS.");
-  view_app->add_option("-v,--types", view->view.types,
-                       "Comma-separated variant types to include (snps, indels, mnps, other).");
-  view_app->add_option("-V,--exclude-types", view->view.exclude_types,
-                       "Comma-separated variant types to exclude.");
-  view_app->add_option("-m,--min-alleles", view->view.min_alleles,
-                       "Minimum number of alleles (REF included).");
-  view_app->add_option("-M,--max-alleles", view->view.max_alleles,
-                       "Maximum number of alleles (REF included).");
-  AddSubsetOptions(view_app, view->view);
+  AddExportOptions(view_app, view->view);
 
-  return {app, [index, index_app, query, query_app, view, view_app, command_line]() -> Status {
+  auto plink = std::make_shared<PlinkCommandOptions>();
+  CLI::App* plink_app = app->add_subcommand(
+      "view-plink", "Generate a PLINK 1 binary fileset (.bed/.bim/.fam) from a VCZ dataset");
+  plink_app->add_option("PATH", plink->url, "VCZ store directory or URL")->required();
+  plink_app->add_option("-o,--output", plink->plink.output,
+                        "Output stem; -o foo writes foo.bed, plus foo.bim and foo.fam unless "
+                        "--no-bim/--no-fam is given.")
+      ->required();
+  plink_app->add_flag("--no-bim", plink->plink.no_bim, "Skip the .bim variant-info sidecar.");
+  plink_app->add_flag("--no-fam", plink->plink.no_fam, "Skip the .fam sample-info sidecar.");
+  AddExportOptions(plink_app, plink->plink);
+
+  return {app, [index, index_app, query, query_app, view, view_app, plink, plink_app,
+                command_line]() -> Status {
             if (index_app->parsed()) return RunIndex(*index);
             if (query_app->parsed()) return RunQuery(*query);
             if (view_app->parsed()) return RunView(*view, command_line);
+            if (plink_app->parsed()) {
+              plink->plink.warnings = &std::cerr;
+              TZ_ASSIGN_OR_RETURN(std::shared_ptr<const vcz::VczDataset> dataset,
+                                  OpenDataset(plink->url));
+              return vcz::WritePlink(*dataset, plink->plink);
+            }
             return Status::InvalidArgument("vcz: a subcommand is required");
           }};
 }

@@ -127,7 +127,15 @@ struct QueryOptions : SubsetOptions {
 // answer or that belongs inside a sample loop.
 Status WriteQuery(const VczDataset& dataset, const QueryOptions& options, std::ostream& out);
 
-struct ViewOptions : SubsetOptions {
+// What `view` and the exports add: -v / -V, the variant types kept or
+// dropped (snps, indels, mnps, other); -m / -M, the least and most alleles
+// (REF included) kept.
+struct ExportOptions : SubsetOptions {
+  std::optional<std::string> types, exclude_types;
+  std::optional<int64_t> min_alleles, max_alleles;
+};
+
+struct ViewOptions : ExportOptions {
   bool header_only = false;     // -h: the header alone
   bool no_header = false;       // -H: the records alone
   bool no_update = false;       // -I: no AC/AN recomputed for a sample subset
@@ -135,10 +143,6 @@ struct ViewOptions : SubsetOptions {
   // --fill-tags: INFO tags (AC, AN, AF, NS) computed from the genotypes of
   // the printed samples, replacing any stored value.
   std::optional<std::string> fill_tags;
-  // -v / -V: the variant types kept or dropped (snps, indels, mnps, other);
-  // -m / -M: the least and most alleles (REF included) kept.
-  std::optional<std::string> types, exclude_types;
-  std::optional<int64_t> min_alleles, max_alleles;
   // The header's "##turbozarr_vcz_viewCommand=...; Date=..." line, or none
   // (--no-version).
   std::optional<std::string> command_line;
@@ -147,5 +151,18 @@ struct ViewOptions : SubsetOptions {
 // vcztools 0.2.0 writes it (but the version line). InvalidArgument, in
 // vcztools' words, for options that do not go together.
 Status WriteVcf(const VczDataset& dataset, const ViewOptions& options, std::ostream& out);
+
+struct PlinkOptions : ExportOptions {
+  std::string output;    // -o: the stem; STEM.bed, STEM.bim, STEM.fam
+  bool no_bim = false;   // --no-bim
+  bool no_fam = false;   // --no-fam
+};
+// `vcz view-plink`: the selected variants and samples as a PLINK 1 binary
+// fileset, byte for byte as vcztools 0.2.0 writes it (A1 = ALT, A2 = REF;
+// the .bed as plink2 --make-bed writes it for biallelic sites). Filters see
+// the selected samples, and AC, AN, AF and NS in them are counted over
+// those. InvalidArgument for a multi-allelic site kept, or a filter that
+// decides per sample.
+Status WritePlink(const VczDataset& dataset, const PlinkOptions& options);
 
 }  // namespace turbozarr::vcz

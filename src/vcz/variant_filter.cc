@@ -219,7 +219,8 @@ namespace {
 
 class Compiler {
  public:
-  Compiler(const VczDataset& d, VariantFilter::Compiled& c) : d_(d), c_(c) {
+  Compiler(const VczDataset& d, VariantFilter::Compiled& c, bool recount)
+      : d_(d), c_(c), recount_(recount) {
     for (const std::string& name : d.ArrayNames()) {
       if (name.rfind("variant_", 0) == 0 || name.rfind("call_", 0) == 0) fields_.insert(name);
     }
@@ -316,7 +317,8 @@ class Compiler {
     }
     const std::string& array = matches.front();
     out.sample = array.rfind("call_", 0) == 0;
-    if (!fields_.count(array)) {
+    const bool recounted = recount_ && Computable(array) && array != "variant_N_ALT";
+    if (!fields_.count(array) || recounted) {
       out.computed = kComputed.at(array);
       if (out.computed != Computed::kNAlt) {
         TZ_ASSIGN_OR_RETURN(c_.genotype_slot, Need("call_genotype", 3));
@@ -360,6 +362,7 @@ class Compiler {
 
   const VczDataset& d_;
   VariantFilter::Compiled& c_;
+  bool recount_;  // count from the genotypes even what is stored
   std::set<std::string> fields_;
 };
 
@@ -753,14 +756,15 @@ class Evaluator {
 
 Result<VariantFilter> VariantFilter::Compile(
     const VczDataset& dataset, std::string_view expression, bool exclude,
-    std::vector<int64_t> columns, std::optional<std::vector<int64_t>> computed_columns) {
+    std::vector<int64_t> columns, std::optional<std::vector<int64_t>> computed_columns,
+    bool recount) {
   TZ_ASSIGN_OR_RETURN(FilterNode tree, ParseFilterExpression(expression));
   auto c = std::make_shared<Compiled>();
   c->exclude = exclude;
   c->computed_columns = computed_columns ? std::move(*computed_columns) : columns;
   c->columns = std::move(columns);
   c->dataset = dataset.Describe();
-  TZ_ASSIGN_OR_RETURN(c->root, Compiler(dataset, *c).Compile(tree));
+  TZ_ASSIGN_OR_RETURN(c->root, Compiler(dataset, *c, recount).Compile(tree));
   if (c->root.kind == Kind::kNumber || c->root.kind == Kind::kString) {
     return Status::InvalidArgument("filter expression: a literal alone decides nothing");
   }

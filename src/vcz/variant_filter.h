@@ -50,10 +50,14 @@ class VariantFilter {
   // the computed fields those at `computed_columns` (`columns` when
   // absent). InvalidArgument for what does not parse or what vcztools
   // refuses, with its words; NotFound for a tag the dataset lacks.
+  // With `recount`, AC, AN, AF, NS, N_MISSING and F_MISSING are counted
+  // from the genotypes even when the dataset stores them (the exports'
+  // rule for a sample subset: the stored counts are the whole cohort's).
   static Result<VariantFilter> Compile(
       const VczDataset& dataset, std::string_view expression, bool exclude,
       std::vector<int64_t> columns,
-      std::optional<std::vector<int64_t>> computed_columns = std::nullopt);
+      std::optional<std::vector<int64_t>> computed_columns = std::nullopt,
+      bool recount = false);
 
   // The arrays Evaluate needs, in the order it takes their blocks.
   const std::vector<std::string>& arrays() const;

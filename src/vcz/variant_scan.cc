@@ -74,9 +74,13 @@ Result<VariantScan> VariantScan::Make(const VczDataset& dataset, const SubsetOpt
                              options.exclude.has_value());
   }
   if (extra_filter) expressions.emplace_back(*extra_filter, false);
+  // A subset of the samples makes the stored counts stale for the exports.
+  const bool recount = filter_samples == FilterSamples::kSubsetFirst &&
+                       !scan.columns_.empty() && scan.columns_ != AllSamples(dataset);
   for (const auto& [expression, exclude] : expressions) {
-    TZ_ASSIGN_OR_RETURN(VariantFilter filter,
-                        VariantFilter::Compile(dataset, expression, exclude, seen, computed));
+    TZ_ASSIGN_OR_RETURN(VariantFilter filter, VariantFilter::Compile(dataset, expression,
+                                                                     exclude, seen, computed,
+                                                                     recount));
     std::vector<size_t> slots;
     for (const std::string& name : filter.arrays()) {
       TZ_ASSIGN_OR_RETURN(slots.emplace_back(), scan.Need(name));
@@ -87,6 +91,13 @@ Result<VariantScan> VariantScan::Make(const VczDataset& dataset, const SubsetOpt
   TZ_ASSIGN_OR_RETURN(VariantSelection selection, SelectionOf(options));
   TZ_ASSIGN_OR_RETURN(scan.selected_, SelectVariants(dataset, selection));
   return scan;
+}
+
+bool VariantScan::sample_scope() const {
+  for (const VariantFilter& f : filters_) {
+    if (f.sample_scope()) return true;
+  }
+  return false;
 }
 
 Result<size_t> VariantScan::Need(const std::string& name) {

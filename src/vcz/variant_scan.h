@@ -37,8 +37,10 @@ class VariantScan {
  public:
   // How the filter sees samples: `query` evaluates FORMAT fields over the
   // selected samples; `view` (as bcftools view) over every sample, with the
-  // computed fields (AC, AN, ...) over the selected ones.
-  enum class FilterSamples { kSelected, kAll };
+  // computed fields (AC, AN, ...) over the selected ones; the exports over
+  // the selected samples, counting AC, AN, ... for them even when stored,
+  // if they are a subset.
+  enum class FilterSamples { kSelected, kAll, kSubsetFirst };
 
   // Resolves `options` for `dataset`. `extra_filter`, when given, is an
   // expression that must also hold (view's -v/-V/-m/-M).
@@ -48,6 +50,8 @@ class VariantScan {
 
   // The selected samples (indexes into sample_id), in output order.
   const std::vector<int64_t>& columns() const { return columns_; }
+  // Whether a filter decides per sample.
+  bool sample_scope() const;
   // Replaces the selected samples (view -G selects none).
   void SetColumns(std::vector<int64_t> columns) { columns_ = std::move(columns); }
 
