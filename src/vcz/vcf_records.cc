@@ -1,5 +1,6 @@
 #include "vcz/vcf_records.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -28,11 +29,18 @@ bool AllMissing(const FieldBlock& b, int64_t r, int64_t from, int64_t n) {
   return true;
 }
 
+// Decimal digits, without the allocation of std::to_string.
+void AppendDecimal(int64_t value, std::string& out) {
+  char buf[24];
+  const auto end = std::to_chars(buf, buf + sizeof buf, value).ptr;
+  out.append(buf, static_cast<size_t>(end - buf));
+}
+
 void AppendInt(int64_t value, std::string& out) {
   if (value == -1) {
     out += '.';
   } else {
-    out += std::to_string(value);
+    AppendDecimal(value, out);
   }
 }
 
@@ -110,7 +118,7 @@ void VcfRecordEncoder::AppendFloat(float value, std::string& out) {
     value = -value;
   }
   const int64_t thousandths = static_cast<int64_t>(std::round(static_cast<double>(value) * 1000));
-  out += std::to_string(thousandths / 1000);
+  AppendDecimal(thousandths / 1000, out);
   const int64_t d3 = thousandths % 10, d2 = (thousandths / 10) % 10,
                 d1 = (thousandths / 100) % 10;
   if (d1 + d2 + d3 == 0) return;

@@ -1,7 +1,9 @@
 // `vcz view`: the selected variants and samples written as a VCF, as
 // vcztools 0.2.0 writes it: its header (vcf_header.h), its records
 // (vcf_records.h), its option rules and messages.
+#include <algorithm>
 #include <set>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -54,11 +56,32 @@ Status WriteVcf(const VczDataset& dataset, const ViewOptions& options, std::ostr
   if (options.header_only) return out ? Status::OK() : Status::IOError("writing the VCF failed");
   TZ_ASSIGN_OR_RETURN(internal::VcfRecordEncoder encoder,
                       internal::VcfRecordEncoder::Make(dataset, fields, scan, scan.columns()));
-  std::string text;
+  // Each block's rows are encoded in contiguous parts on as many threads as
+  // the machine has (at most 4, as vcztools), and written in order.
+  const size_t threads =
+      std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 4);
+  std::vector<std::string> texts(threads);
+  std::vector<Status> statuses(threads);
   return scan.ForEachBlock([&](const internal::ScanBlock& block) -> Status {
-    text.clear();
-    TZ_RETURN_NOT_OK(encoder.Encode(block, text));
-    out << text;
+    const size_t parts = block.rows.size() >= 64 ? threads : 1;
+    const size_t per_part = (block.rows.size() + parts - 1) / parts;
+    auto encode = [&](size_t part) {
+      internal::ScanBlock piece = block;
+      const size_t from = std::min(block.rows.size(), part * per_part);
+      const size_t to = std::min(block.rows.size(), from + per_part);
+      piece.rows.assign(block.rows.begin() + static_cast<std::ptrdiff_t>(from),
+                        block.rows.begin() + static_cast<std::ptrdiff_t>(to));
+      texts[part].clear();
+      statuses[part] = encoder.Encode(piece, texts[part]);
+    };
+    std::vector<std::thread> workers;
+    for (size_t part = 1; part < parts; ++part) workers.emplace_back(encode, part);
+    encode(0);
+    for (std::thread& w : workers) w.join();
+    for (size_t part = 0; part < parts; ++part) {
+      TZ_RETURN_NOT_OK(statuses[part]);
+      out << texts[part];
+    }
     return out ? Status::OK() : Status::IOError("writing the VCF failed");
   });
 }
