@@ -182,15 +182,21 @@ Result<VcfRecordEncoder> VcfRecordEncoder::Make(const VczDataset& dataset,
   return e;
 }
 
-Status VcfRecordEncoder::Encode(const ScanBlock& block, std::string& out) const {
+Result<VcfRecordEncoder::BlockCounts> VcfRecordEncoder::Count(const ScanBlock& block) const {
+  BlockCounts c;
+  if (!counts_) return c;
   const std::vector<FieldBlock>& f = *block.fields;
-  GenotypeCounts counts;
-  std::vector<float> af;
-  if (counts_) {
-    TZ_ASSIGN_OR_RETURN(counts, CountGenotypes(&f[alleles_], &f[*genotypes_], columns_,
+  TZ_ASSIGN_OR_RETURN(c.counts, CountGenotypes(&f[alleles_], &f[*genotypes_], columns_,
                                                block.count, dataset_));
-    af = AlleleFrequencies(counts);
-  }
+  c.af = AlleleFrequencies(c.counts);
+  return c;
+}
+
+Status VcfRecordEncoder::Encode(const ScanBlock& block, const BlockCounts& block_counts,
+                                std::string& out) const {
+  const std::vector<FieldBlock>& f = *block.fields;
+  const GenotypeCounts& counts = block_counts.counts;
+  const std::vector<float>& af = block_counts.af;
   const FieldBlock& alleles = f[alleles_];
   const int64_t num_samples = static_cast<int64_t>(columns_.size());
   for (const int64_t r : block.rows) {

@@ -15,6 +15,7 @@
 
 #include "turbozarr/status.h"
 #include "turbozarr/vcz.h"
+#include "vcz/genotype_counts.h"
 #include "vcz/variant_scan.h"
 #include "vcz/vcf_header.h"
 
@@ -27,8 +28,18 @@ class VcfRecordEncoder {
   static Result<VcfRecordEncoder> Make(const VczDataset& dataset, const VcfFields& fields,
                                        VariantScan& scan, std::vector<int64_t> columns);
 
-  // Appends the records of `block`'s kept rows to `out`, one line each.
-  Status Encode(const ScanBlock& block, std::string& out) const;
+  // The counts the computed INFO fields (--fill-tags) print, for every row
+  // of `block` (nothing when none is printed): made once per block, then
+  // shared by the threads that encode its parts.
+  struct BlockCounts {
+    GenotypeCounts counts;
+    std::vector<float> af;
+  };
+  Result<BlockCounts> Count(const ScanBlock& block) const;
+
+  // Appends the records of `block`'s kept rows to `out`, one line each,
+  // given Count(block) (or of the block these rows are part of).
+  Status Encode(const ScanBlock& block, const BlockCounts& counts, std::string& out) const;
 
   // vcztools' float text: rounded to three decimals, trailing zeros and a
   // trailing "." dropped ("0.687", "54.5", "3"); "nan" and "inf" as printf.

@@ -63,6 +63,8 @@ Status WriteVcf(const VczDataset& dataset, const ViewOptions& options, std::ostr
   std::vector<std::string> texts(threads);
   std::vector<Status> statuses(threads);
   return scan.ForEachBlock([&](const internal::ScanBlock& block) -> Status {
+    TZ_ASSIGN_OR_RETURN(const internal::VcfRecordEncoder::BlockCounts counts,
+                        encoder.Count(block));
     const size_t parts = block.rows.size() >= 64 ? threads : 1;
     const size_t per_part = (block.rows.size() + parts - 1) / parts;
     auto encode = [&](size_t part) {
@@ -72,7 +74,7 @@ Status WriteVcf(const VczDataset& dataset, const ViewOptions& options, std::ostr
       piece.rows.assign(block.rows.begin() + static_cast<std::ptrdiff_t>(from),
                         block.rows.begin() + static_cast<std::ptrdiff_t>(to));
       texts[part].clear();
-      statuses[part] = encoder.Encode(piece, texts[part]);
+      statuses[part] = encoder.Encode(piece, counts, texts[part]);
     };
     std::vector<std::thread> workers;
     for (size_t part = 1; part < parts; ++part) workers.emplace_back(encode, part);
