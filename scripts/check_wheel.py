@@ -73,6 +73,11 @@ def check_cli(path: Path, data: np.ndarray) -> None:
         assert f"  {command} " in help_text, (command, help_text)
     assert run(sys.executable, "-m", "turbozarr", "--help") == help_text
     assert run(BIN / "turbozarr", "--version").strip() == f"turbozarr {tz.__version__}"
+    # The VCF Zarr commands come with the wheel, by both routes.
+    vcz_help = run(BIN / "turbozarr", "vcz", "--help")
+    for command in ("index", "query", "view", "view-plink"):
+        assert f"  {command} " in vcz_help, (command, vcz_help)
+    assert "--fill-tags" in run(sys.executable, "-m", "turbozarr", "vcz", "view", "--help")
 
     fields = info_fields(run(BIN / "turbozarr", "info", path))
     assert fields["Type"] == "array", fields
