@@ -203,6 +203,7 @@ struct Node {
   bool sample = false;      // decides per sample
   int64_t contig = -1;      // kChromTest
   std::vector<uint8_t> filter_set;  // kFilterTest: the filters named
+  bool all_pass = false;            // kFilterTest: no filter arrays, every record PASS
 };
 
 struct VariantFilter::Compiled {
@@ -249,9 +250,15 @@ class Compiler {
         return out;
       }
       case Kind::kFilterTest: {
-        TZ_ASSIGN_OR_RETURN(std::shared_ptr<Array> ids, d_.OpenArray("filter_id"));
-        TZ_ASSIGN_OR_RETURN(std::vector<std::string> names, ReadStrings(*ids));
-        TZ_ASSIGN_OR_RETURN(out.slot, Need("variant_filter", 2));
+        // Without the filter arrays (as tskit2zarr writes a dataset) every
+        // record passes, as `view` writes it and bcftools reads the VCF.
+        std::vector<std::string> names = {"PASS"};
+        out.all_pass = !d_.Has("filter_id") || !d_.Has("variant_filter");
+        if (!out.all_pass) {
+          TZ_ASSIGN_OR_RETURN(std::shared_ptr<Array> ids, d_.OpenArray("filter_id"));
+          TZ_ASSIGN_OR_RETURN(names, ReadStrings(*ids));
+          TZ_ASSIGN_OR_RETURN(out.slot, Need("variant_filter", 2));
+        }
         out.filter_set.assign(names.size(), 0);
         if (n.text != ".") {
           size_t from = 0;
@@ -518,16 +525,17 @@ class Evaluator {
   // FILTER = "a;b" holds when the variant's filters are exactly those;
   // FILTER ~ "a;b" when they include them; != and !~ the opposites.
   Result<Value> FilterTest(const Node& n) const {
-    const FieldBlock& b = Block(n.slot);
+    const FieldBlock* b = n.all_pass ? nullptr : &Block(n.slot);
     Value v = DecisionColumn(rows_);
     const bool subset = n.op == "~" || n.op == "!~";
     const bool negate = n.op == "!=" || n.op == "!~";
-    const int64_t width = std::min<int64_t>(b.per_variant(),
-                                            static_cast<int64_t>(n.filter_set.size()));
+    const int64_t width = b == nullptr ? 1
+                                       : std::min<int64_t>(b->per_variant(),
+                                                           static_cast<int64_t>(n.filter_set.size()));
     for (int64_t r = 0; r < rows_; ++r) {
       bool holds = true;
       for (int64_t k = 0; k < width && holds; ++k) {
-        const bool set = b.Bool(r, k);
+        const bool set = b == nullptr || b->Bool(r, k);
         const bool named = n.filter_set[static_cast<size_t>(k)] != 0;
         holds = subset ? (!named || set) : set == named;
       }

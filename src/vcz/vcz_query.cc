@@ -39,8 +39,9 @@ struct TagPlan {
   std::string array;     // the VCZ array
   size_t slot = 0;       // its slot in the scan, and in each block
   std::optional<size_t> phased_slot;  // GT: call_genotype_phased's, if stored
-  enum class Special { kNone, kChrom, kRef, kAlt, kFilter, kQual, kGt, kSample } special =
-      Special::kNone;
+  enum class Special { kNone, kChrom, kRef, kAlt, kFilter, kQual, kGt, kSample, kConstant }
+      special = Special::kNone;
+  std::string constant;  // kConstant: what every variant prints
 };
 
 class Query {
@@ -156,6 +157,14 @@ class Query {
                                      "e.g. \"[ %" + tag + "]\"");
     }
     if (!fields_.count(p.array)) {
+      // A dataset without the FILTER, QUAL or ID columns (as tskit2zarr
+      // writes them) passes every record, with no quality or ID: what
+      // `view` writes for it, and bcftools prints for the VCF.
+      if (tag == "FILTER" || tag == "QUAL" || tag == "ID") {
+        p.special = TagPlan::Special::kConstant;
+        p.constant = tag == "FILTER" ? "PASS" : ".";
+        return p;
+      }
       return Status::NotFound(d_.Describe() + ": no array '" + p.array + "' for %" + tag);
     }
     TZ_ASSIGN_OR_RETURN(p.slot, scan_->Need(p.array));
@@ -224,6 +233,11 @@ class Query {
   };
 
   Raw RawValue(const TagPlan& p, int64_t row) const {
+    if (p.special == TagPlan::Special::kConstant) {
+      Raw constant;
+      constant.scalar = p.constant;
+      return constant;
+    }
     const FieldBlock& b = (*blocks_)[p.slot];
     Raw r;
     r.block = &b;
