@@ -25,6 +25,7 @@ void BindGroup(nanobind::module_& m);
 void BindConfig(nanobind::module_& m);
 void BindBlockIterator(nanobind::module_& m);
 void BindCodecs(nanobind::module_& m);
+void BindVcz(nanobind::module_& m);
 
 // (start, stop, step) per dimension, already normalised by the Python side.
 using RangeList = std::vector<std::tuple<int64_t, int64_t, int64_t>>;

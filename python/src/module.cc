@@ -17,4 +17,5 @@ NB_MODULE(_core, m) {
   turbozarr::python::BindBlockIterator(m);
   turbozarr::python::BindGroup(m);
   turbozarr::python::BindCodecs(m);
+  turbozarr::python::BindVcz(m);
 }

@@ -1,0 +1,174 @@
+// VCF Zarr bindings: a dataset opened from a group, and the `turbozarr vcz`
+// commands run on it with their output returned (or written to files),
+// for turbozarr.vcz.
+#include <memory>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <tuple>
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include "bindings.h"
+#include "errors.h"
+#include "turbozarr/group.h"
+#include "turbozarr/vcz.h"
+
+namespace nb = nanobind;
+
+namespace turbozarr::python {
+namespace {
+
+using vcz::VczDataset;
+
+// The options of one command, from the keyword arguments Python passed on
+// (None: not given). An unknown name is a TypeError naming it.
+class Options {
+ public:
+  explicit Options(nb::dict d) : d_(std::move(d)) {}
+
+  void Text(const char* name, std::optional<std::string>& out) {
+    if (nb::object v = Take(name); v.is_valid() && !v.is_none()) out = nb::cast<std::string>(v);
+  }
+  void Text(const char* name, std::string& out) {
+    if (nb::object v = Take(name); v.is_valid() && !v.is_none()) out = nb::cast<std::string>(v);
+  }
+  void Flag(const char* name, bool& out) {
+    if (nb::object v = Take(name); v.is_valid() && !v.is_none()) out = nb::cast<bool>(v);
+  }
+  void Count(const char* name, std::optional<int64_t>& out) {
+    if (nb::object v = Take(name); v.is_valid() && !v.is_none()) out = nb::cast<int64_t>(v);
+  }
+  void Subset(vcz::SubsetOptions& o) {
+    Text("regions", o.regions);
+    Text("regions_file", o.regions_file);
+    Text("targets", o.targets);
+    Text("targets_file", o.targets_file);
+    Text("samples", o.samples);
+    Text("samples_file", o.samples_file);
+    Flag("force_samples", o.force_samples);
+    Text("include", o.include);
+    Text("exclude", o.exclude);
+  }
+  void Export(vcz::ExportOptions& o) {
+    Text("types", o.types);
+    Text("exclude_types", o.exclude_types);
+    Count("min_alleles", o.min_alleles);
+    Count("max_alleles", o.max_alleles);
+    Subset(o);
+  }
+  // After reading: anything left was not an option of the command.
+  void CheckAllTaken(const char* command) const {
+    for (auto [key, value] : d_) {
+      if (!taken_.count(nb::cast<std::string>(key))) {
+        throw nb::type_error(("vcz " + std::string(command) + ": unexpected option '" +
+                              nb::cast<std::string>(key) + "'")
+                                 .c_str());
+      }
+    }
+  }
+
+ private:
+  nb::object Take(const char* name) {
+    taken_.insert(name);
+    return d_.contains(name) ? nb::object(d_[name]) : nb::object();
+  }
+
+  nb::dict d_;
+  std::set<std::string> taken_;
+};
+
+// Runs `write` with the GIL released; returns what it wrote and the
+// warnings it gave (--force-samples).
+template <typename Write>
+std::tuple<nb::bytes, std::string> Capture(Write write) {
+  std::ostringstream out, warnings;
+  {
+    nb::gil_scoped_release release;
+    Check(write(out, warnings));
+  }
+  const std::string text = out.str();
+  return {nb::bytes(text.data(), text.size()), warnings.str()};
+}
+
+}  // namespace
+
+void BindVcz(nb::module_& m) {
+  nb::class_<VczDataset>(m, "VczDataset")
+      .def_prop_ro("num_variants", &VczDataset::num_variants)
+      .def_prop_ro("num_samples", &VczDataset::num_samples)
+      .def_prop_ro("sample_ids", &VczDataset::sample_ids)
+      .def_prop_ro("contig_ids", &VczDataset::contig_ids)
+      .def_prop_ro("contig_lengths", &VczDataset::contig_lengths)
+      .def("describe", &VczDataset::Describe);
+
+  m.def(
+      "vcz_open",
+      [](std::shared_ptr<Group> root) {
+        nb::gil_scoped_release release;
+        return std::const_pointer_cast<VczDataset>(Unwrap(VczDataset::Open(std::move(root))));
+      },
+      nb::arg("root"));
+
+  m.def(
+      "vcz_run",
+      [](std::shared_ptr<VczDataset> d, const std::string& command, nb::dict kwargs) {
+        Options o(std::move(kwargs));
+        if (command == "index_stats" || command == "index_records" || command == "samples") {
+          o.CheckAllTaken(command.c_str());
+          return Capture([&](std::ostream& out, std::ostream&) {
+            return command == "index_stats"     ? vcz::WriteContigStats(*d, out)
+                   : command == "index_records" ? vcz::WriteRecordCount(*d, out)
+                                                : vcz::WriteSampleList(*d, out);
+          });
+        }
+        if (command == "query") {
+          vcz::QueryOptions q;
+          o.Text("format", q.format);
+          o.Flag("disable_automatic_newline", q.disable_automatic_newline);
+          o.Subset(q);
+          o.CheckAllTaken("query");
+          return Capture([&](std::ostream& out, std::ostream& warnings) {
+            q.warnings = &warnings;
+            return vcz::WriteQuery(*d, q, out);
+          });
+        }
+        if (command == "view") {
+          vcz::ViewOptions v;
+          o.Flag("header_only", v.header_only);
+          o.Flag("no_header", v.no_header);
+          o.Flag("no_update", v.no_update);
+          o.Flag("drop_genotypes", v.drop_genotypes);
+          o.Text("fill_tags", v.fill_tags);
+          o.Text("command_line", v.command_line);
+          o.Export(v);
+          o.CheckAllTaken("view");
+          return Capture([&](std::ostream& out, std::ostream& warnings) {
+            v.warnings = &warnings;
+            return vcz::WriteVcf(*d, v, out);
+          });
+        }
+        if (command == "view_plink") {
+          vcz::PlinkOptions p;
+          o.Text("output", p.output);
+          o.Flag("no_bim", p.no_bim);
+          o.Flag("no_fam", p.no_fam);
+          o.Export(p);
+          o.CheckAllTaken("view_plink");
+          return Capture([&](std::ostream&, std::ostream& warnings) {
+            p.warnings = &warnings;
+            return vcz::WritePlink(*d, p);
+          });
+        }
+        throw nb::value_error(("vcz: unknown command '" + command + "'").c_str());
+      },
+      nb::arg("dataset"), nb::arg("command"), nb::arg("options"));
+}
+
+}  // namespace turbozarr::python
