@@ -165,4 +165,20 @@ struct PlinkOptions : ExportOptions {
 // decides per sample.
 Status WritePlink(const VczDataset& dataset, const PlinkOptions& options);
 
+// One field's values for the selected variants and samples.
+struct FieldValues {
+  std::string name;             // "variant_DP", "call_GQ"
+  DataType dtype;               // the array's (strings: as text, kString)
+  // (variants kept, [samples selected,] the field's other dimensions).
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> bytes;        // numbers and booleans, native order, C order
+  std::vector<std::string> strings;  // strings, C order
+};
+// The fields `names` (VCZ array names) of the variants and samples
+// `options` select, filters included: what turbozarr.vcz.read returns as
+// numpy arrays. NotFound naming the array for one the dataset lacks.
+Result<std::vector<FieldValues>> ReadFields(const VczDataset& dataset,
+                                            const SubsetOptions& options,
+                                            const std::vector<std::string>& names);
+
 }  // namespace turbozarr::vcz

@@ -29,7 +29,6 @@
 namespace nb = nanobind;
 
 namespace turbozarr::python {
-namespace {
 
 // The Python package's names for element types; see _dtypes.py.
 const char* DataTypeIdName(DataTypeId id) {
@@ -75,6 +74,9 @@ const char* DataTypeIdName(DataTypeId id) {
   }
   return "unknown";
 }
+
+namespace {
+
 
 Selection CheckedSelection(const Array& a, const RangeList& ranges) {
   Selection selection = MakeSelection(ranges);

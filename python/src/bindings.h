@@ -27,6 +27,10 @@ void BindBlockIterator(nanobind::module_& m);
 void BindCodecs(nanobind::module_& m);
 void BindVcz(nanobind::module_& m);
 
+// The Python package's names for element types ("int16", "string"; see
+// _dtypes.py).
+const char* DataTypeIdName(DataTypeId id);
+
 // (start, stop, step) per dimension, already normalised by the Python side.
 using RangeList = std::vector<std::tuple<int64_t, int64_t, int64_t>>;
 Selection MakeSelection(const RangeList& ranges);

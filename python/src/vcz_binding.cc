@@ -169,6 +169,37 @@ void BindVcz(nb::module_& m) {
         throw nb::value_error(("vcz: unknown command '" + command + "'").c_str());
       },
       nb::arg("dataset"), nb::arg("command"), nb::arg("options"));
+
+  // The fields' values: (name, dtype name, dtype size, shape, bytes or a
+  // list of strings) each, for turbozarr.vcz.read to make numpy arrays of.
+  m.def(
+      "vcz_read",
+      [](std::shared_ptr<VczDataset> d, const std::vector<std::string>& names, nb::dict kwargs) {
+        Options o(std::move(kwargs));
+        vcz::SubsetOptions subset;
+        o.Subset(subset);
+        o.CheckAllTaken("read");
+        std::vector<vcz::FieldValues> fields;
+        {
+          nb::gil_scoped_release release;
+          fields = Unwrap(vcz::ReadFields(*d, subset, names));
+        }
+        nb::list out;
+        for (vcz::FieldValues& f : fields) {
+          nb::object values;
+          if (f.dtype.id() == DataTypeId::kString) {
+            nb::list strings;
+            for (const std::string& s : f.strings) strings.append(nb::str(s.data(), s.size()));
+            values = strings;
+          } else {
+            values = nb::bytes(reinterpret_cast<const char*>(f.bytes.data()), f.bytes.size());
+          }
+          out.append(nb::make_tuple(f.name, DataTypeIdName(f.dtype.id()), f.dtype.size(),
+                                    nb::cast(f.shape), values));
+        }
+        return out;
+      },
+      nb::arg("dataset"), nb::arg("fields"), nb::arg("options"));
 }
 
 }  // namespace turbozarr::python

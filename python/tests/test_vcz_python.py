@@ -107,3 +107,22 @@ def test_refusals_and_warnings(dataset, tmp_path):
         assert vcz.query(dataset, r"[%SAMPLE ]\n", samples="B,Z",
                          force_samples=True) == "B \nB \nB \n"
     assert any("not in header: Z" in str(w.message) for w in caught)
+
+
+def test_read_gives_the_selected_values_as_numpy_arrays(dataset):
+    got = vcz.read(dataset, ["variant_position", "variant_allele", "call_genotype", "variant_DP"])
+    assert got["variant_position"].dtype == np.int32
+    np.testing.assert_array_equal(got["variant_position"], [5, 9, 20])
+    assert got["variant_allele"].tolist() == [["A", "T", ""], ["G", "C", "GT"], ["T", "", ""]]
+    assert got["call_genotype"].shape == (3, 2, 2) and got["call_genotype"].dtype == np.int8
+    np.testing.assert_array_equal(got["variant_DP"], np.array([12, -1, 7], dtype=np.int16))
+    # Selections and filters: the rows kept, the samples chosen, in order.
+    got = vcz.read(dataset, ["variant_position", "call_genotype"], samples="B,A",
+                   include="N_ALT>=1")
+    np.testing.assert_array_equal(got["variant_position"], [5, 9])
+    np.testing.assert_array_equal(got["call_genotype"], [[[1, 1], [0, 1]], [[-1, -1], [0, 2]]])
+    assert vcz.read(dataset, ["variant_DP"], regions="c2")["variant_DP"].tolist() == [7]
+    empty = vcz.read(dataset, ["call_genotype"], regions="c1:1-2")["call_genotype"]
+    assert empty.shape == (0, 2, 2)
+    with pytest.raises(tz.errors.NotFoundError, match="variant_XX"):
+        vcz.read(dataset, ["variant_XX"])

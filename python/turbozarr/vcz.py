@@ -19,11 +19,14 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from turbozarr import _core
 from turbozarr._api import open_group
+from turbozarr._dtypes import STRING_DTYPE, numpy_dtype
 
-__all__ = ["Dataset", "open", "num_records", "contig_stats", "sample_ids", "query", "view",
-           "view_plink"]
+__all__ = ["Dataset", "open", "num_records", "contig_stats", "sample_ids", "read", "query",
+           "view", "view_plink"]
 
 
 class Dataset:
@@ -83,6 +86,21 @@ def contig_stats(dataset: Dataset | Any) -> str:
 def sample_ids(dataset: Dataset | Any) -> list[str]:
     """The sample IDs but the null ones (`vcz query -l`)."""
     return _run(dataset, "samples").splitlines()
+
+
+def read(dataset: Dataset | Any, fields: list[str], **selection: Any) -> dict[str, np.ndarray]:
+    """The arrays `fields` ("variant_position", "call_genotype", ...) for the
+    selected variants, and for call fields the selected samples, as numpy
+    arrays: numbers in the stored type, strings as numpy.dtypes.StringDType.
+    `selection`: as for query (regions, samples, include, ...)."""
+    d = _dataset(dataset)
+    out = {}
+    for name, kind, size, shape, values in _core.vcz_read(d._core, list(fields), selection):
+        if kind == "string":
+            out[name] = np.array(values, dtype=STRING_DTYPE).reshape(shape)
+        else:
+            out[name] = np.frombuffer(values, dtype=numpy_dtype(kind, size, 3, "<")).reshape(shape)
+    return out
 
 
 def query(dataset: Dataset | Any, format: str, *,  # noqa: A002 (the command's name)

@@ -34,6 +34,11 @@ class FieldBlock {
   bool is_bool() const { return dtype_.id() == DataTypeId::kBool; }
   bool is_float() const;
   DataTypeId type_id() const { return dtype_.id(); }
+  const DataType& dtype() const { return dtype_; }
+  // The values as read: numbers and booleans in `numbers()` (the array's
+  // type, C order), strings as text in `strings()`.
+  const ElementBlock& numbers() const { return numbers_; }
+  const std::vector<std::string>& strings() const { return strings_; }
 
   // Element `i` of variant `row` (flat, C order).
   bool IsMissing(int64_t row, int64_t i) const;
