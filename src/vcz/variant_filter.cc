@@ -121,6 +121,17 @@ Shape Broadcast(const Value& a, const Value& b) {
   if (s.scalar) s.rows = 1;
   return s;
 }
+// The shape of an element-by-element operation on `a` and `b`: two matrices
+// of different widths (neither 1) have no common element.
+Result<Shape> Combined(const Value& a, const Value& b) {
+  if (a.matrix && b.matrix && a.width != b.width && a.width != 1 && b.width != 1) {
+    return Status::InvalidArgument(
+        "cannot combine fields with incompatible dimensions: operands with different "
+        "value counts have no common element");
+  }
+  return Broadcast(a, b);
+}
+
 Value Empty(const Shape& s, Value::Type type) {
   Value v;
   v.type = type;
@@ -581,13 +592,7 @@ class Evaluator {
       if (acc.type == Value::Type::kString || rhs.type == Value::Type::kString) {
         return Misuse("'" + n.ops[i] + "' needs numbers, not strings");
       }
-      if (acc.matrix && rhs.matrix && acc.width != rhs.width && acc.width != 1 &&
-          rhs.width != 1) {
-        return Status::InvalidArgument(
-            "cannot combine fields with incompatible dimensions: operands with different "
-            "value counts have no common element");
-      }
-      const Shape s = Broadcast(acc, rhs);
+      TZ_ASSIGN_OR_RETURN(const Shape s, Combined(acc, rhs));
       const char op = n.ops[i][0];
       Value out = Empty(s, Value::Type::kNumber);
       const Num a_num = acc.type == Value::Type::kBool ? Num::kBool : acc.num;
@@ -693,13 +698,7 @@ class Evaluator {
     Value acc = std::move(values[0]);
     for (size_t i = 1; i < values.size(); ++i) {
       const Value& rhs = values[i];
-      if (acc.matrix && rhs.matrix && acc.width != rhs.width && acc.width != 1 &&
-          rhs.width != 1) {
-        return Status::InvalidArgument(
-            "cannot combine fields with incompatible dimensions: operands with different "
-            "value counts have no common element");
-      }
-      const Shape s = Broadcast(acc, rhs);
+      TZ_ASSIGN_OR_RETURN(const Shape s, Combined(acc, rhs));
       Value out = Empty(s, Value::Type::kBool);
       for (int64_t r = 0; r < out.rows; ++r) {
         for (int64_t k = 0; k < out.width; ++k) {

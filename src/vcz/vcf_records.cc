@@ -314,7 +314,9 @@ void VcfRecordEncoder::WriteSamples(const std::vector<FieldBlock>& f, int64_t r,
   if (gt != nullptr) {
     for (int64_t s : columns_) gt_missing = gt_missing && AllMissing(*gt, r, s * ploidy, ploidy);
   }
-  std::vector<const Format*> present;
+  // Reused from row to row: the encoder is shared by threads, so per thread.
+  thread_local std::vector<const Format*> present;
+  present.clear();
   for (const Format& field : format_) {
     const FieldBlock& b = f[field.slot];
     const int64_t width = b.per_row_of(1);
@@ -328,10 +330,13 @@ void VcfRecordEncoder::WriteSamples(const std::vector<FieldBlock>& f, int64_t r,
     for (size_t s = 0; s < columns_.size(); ++s) out += "\t.";
     return;
   }
-  std::string keys = gt_missing ? "" : "GT:";
-  for (const Format* field : present) keys += field->key + ":";
-  keys.pop_back();
-  out += keys;
+  bool first_key = gt_missing;
+  if (!gt_missing) out += "GT";
+  for (const Format* field : present) {
+    if (!first_key) out += ':';
+    first_key = false;
+    out += field->key;
+  }
   for (int64_t s : columns_) {
     out += '\t';
     bool first = true;

@@ -33,6 +33,7 @@ Result<std::vector<FieldValues>> ReadFields(const VczDataset& dataset,
     }
   }
   const std::vector<int64_t> columns = scan.columns();
+  const std::vector<int64_t> kWholeRow = {0};  // a variant field's one unit per row
   TZ_RETURN_NOT_OK(scan.ForEachBlock([&](const internal::ScanBlock& block) -> Status {
     for (size_t i = 0; i < out.size(); ++i) {
       FieldValues& f = out[i];
@@ -43,8 +44,8 @@ Result<std::vector<FieldValues>> ReadFields(const VczDataset& dataset,
       // the row itself.
       const int64_t per_unit = call ? b.per_row_of(1) : b.per_variant();
       const size_t item = b.is_string() ? 0 : b.dtype().size();
+      const std::vector<int64_t>& units = call ? columns : kWholeRow;
       for (int64_t r : block.rows) {
-        const std::vector<int64_t> units = call ? columns : std::vector<int64_t>{0};
         for (int64_t u : units) {
           const int64_t first = r * b.per_variant() + u * per_unit;
           if (b.is_string()) {
