@@ -7,6 +7,7 @@
 //   turbozarr vcz query -f FMT PATH  each variant formatted by FMT
 //   turbozarr vcz view PATH        the variants as a VCF
 //   turbozarr vcz view-plink -o STEM PATH  as PLINK 1 .bed/.bim/.fam
+//   turbozarr vcz view-bgen [-o STEM] PATH  as BGEN 1.2 (.bgen, .bgen.bgi, .sample)
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -85,6 +86,12 @@ struct PlinkCommandOptions {
   vcz::PlinkOptions plink;
 };
 
+struct BgenCommandOptions {
+  std::string url;
+  vcz::BgenOptions bgen;
+  std::optional<std::string> pad_byte;  // checked to be one ASCII character
+};
+
 Result<std::shared_ptr<const vcz::VczDataset>> OpenDataset(const std::string& url) {
   TZ_ASSIGN_OR_RETURN(Location location, OpenLocation(url, "", ReadOnly()));
   TZ_ASSIGN_OR_RETURN(std::shared_ptr<Group> root,
@@ -153,6 +160,20 @@ Status RunView(const ViewCommandOptions& options, const std::string& command_lin
                  [&](std::ostream& out) { return vcz::WriteVcf(*dataset, view, out); });
 }
 
+Status RunBgen(BgenCommandOptions& options) {
+  if (options.pad_byte) {
+    const std::string& p = *options.pad_byte;
+    if (p.size() != 1 || static_cast<unsigned char>(p[0]) > 127) {
+      return Status::InvalidArgument("Invalid value for '--pad-byte': --pad-byte must be a "
+                                     "single ASCII character (got '" + p + "')");
+    }
+    options.bgen.pad_byte = p[0];
+  }
+  options.bgen.warnings = &std::cerr;
+  TZ_ASSIGN_OR_RETURN(std::shared_ptr<const vcz::VczDataset> dataset, OpenDataset(options.url));
+  return vcz::WriteBgen(*dataset, options.bgen, std::cout);
+}
+
 }  // namespace
 
 Command AddVczCommand(CLI::App& parent, const std::string& command_line) {
@@ -213,8 +234,41 @@ Command AddVczCommand(CLI::App& parent, const std::string& command_line) {
   plink_app->add_flag("--no-fam", plink->plink.no_fam, "Skip the .fam sample-info sidecar.");
   AddExportOptions(plink_app, plink->plink);
 
-  return {app, [index, index_app, query, query_app, view, view_app, plink, plink_app,
-                command_line]() -> Status {
+  auto bgen = std::make_shared<BgenCommandOptions>();
+  CLI::App* bgen_app = app->add_subcommand(
+      "view-bgen", "Generate BGEN 1.2 output (layout 2, zlib, 8-bit probabilities) from a VCZ "
+                   "dataset");
+  bgen_app->add_option("PATH", bgen->url, "VCZ store directory or URL")->required();
+  bgen_app->add_option("-o,--output", bgen->bgen.output,
+                       "Output stem; absent: the .bgen to stdout (no sidecars); -o foo writes "
+                       "foo.bgen plus, by default, foo.bgen.bgi and foo.sample.");
+  bgen_app->add_option("--compression-level", bgen->bgen.compression_level,
+                       "zlib level of the genotype blocks, -1 to 9 (default 1; 0 with "
+                       "--fixed-variant-size, which requires it).")
+      ->check(CLI::Range(-1, 9));
+  bgen_app->add_flag("--fixed-variant-size", bgen->bgen.fixed_variant_size,
+                     "Every variant block the same number of bytes (random access); uniform "
+                     "ploidy only.");
+  bgen_app->add_option("--variant-id-field", bgen->bgen.variant_id_field,
+                       "Which BGEN slot carries variant_id; the other is '.'.")
+      ->check(CLI::IsMember({"rsid", "varid"}));
+  bgen_app->add_option("--total-string-length", bgen->bgen.total_string_length,
+                       "Combined byte budget (default 64) of the five string slots, with "
+                       "--fixed-variant-size.");
+  bgen_app->add_option("--pad-byte", bgen->pad_byte,
+                       "ASCII character filling the padding slot after its leading '.' "
+                       "(default '.'), with --fixed-variant-size.");
+  bgen_app->add_flag("--unphased", bgen->bgen.unphased,
+                     "Every variant unphased, whatever call_genotype_phased says.");
+  bgen_app->add_flag("--no-header-samples", bgen->bgen.no_header_samples,
+                     "No sample IDs in the BGEN header.");
+  bgen_app->add_flag("--no-sample-file", bgen->bgen.no_sample_file,
+                     "Skip the Oxford .sample sidecar.");
+  bgen_app->add_flag("--no-bgi", bgen->bgen.no_bgi, "Skip the bgenix .bgen.bgi index sidecar.");
+  AddExportOptions(bgen_app, bgen->bgen);
+
+  return {app, [index, index_app, query, query_app, view, view_app, plink, plink_app, bgen,
+                bgen_app, command_line]() -> Status {
             if (index_app->parsed()) return RunIndex(*index);
             if (query_app->parsed()) return RunQuery(*query);
             if (view_app->parsed()) return RunView(*view, command_line);
@@ -224,6 +278,7 @@ Command AddVczCommand(CLI::App& parent, const std::string& command_line) {
                                   OpenDataset(plink->url));
               return vcz::WritePlink(*dataset, plink->plink);
             }
+            if (bgen_app->parsed()) return RunBgen(*bgen);
             return Status::InvalidArgument("vcz: a subcommand is required");
           }};
 }

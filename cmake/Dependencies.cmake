@@ -11,6 +11,13 @@ pkg_check_modules(BLOSC REQUIRED IMPORTED_TARGET blosc)
 pkg_check_modules(DEFLATE REQUIRED IMPORTED_TARGET libdeflate)
 find_package(CURL 7.85 REQUIRED)  # the HTTP transport (multi interface)
 find_package(OpenSSL 1.1 REQUIRED COMPONENTS Crypto)  # SHA-256, HMAC, MD5 for S3 signing
+find_package(SQLite3 REQUIRED)  # the bgenix index that `vcz view-bgen` writes
+# CMake 4.3 renamed SQLite's target (the old name warns there).
+if(TARGET SQLite3::SQLite3)
+  set(TURBOZARR_SQLITE SQLite3::SQLite3)
+else()
+  set(TURBOZARR_SQLITE SQLite::SQLite3)
+endif()
 
 # The codec libraries, as one interface target for layers and the final link.
 add_library(tz_codec_deps INTERFACE)

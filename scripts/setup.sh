@@ -15,6 +15,7 @@ APT_PACKAGES=(
   libzstd-dev liblz4-dev libblosc-dev libdeflate-dev zlib1g-dev libbz2-dev
   libcurl4-openssl-dev libssl-dev nlohmann-json3-dev libgtest-dev libgmock-dev
   libbenchmark-dev libcli11-dev
+  libsqlite3-dev  # the .bgen.bgi index that view-bgen writes is an SQLite database
   nginx  # the HTTP store tests serve files from a real web server on loopback
   zstd   # scripts/fixtures: one compressor fixture is the tool's own framing
   ccache # the Makefile's compiler launcher: rebuilds and wheel builds reuse objects

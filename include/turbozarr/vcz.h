@@ -165,6 +165,34 @@ struct PlinkOptions : ExportOptions {
 // decides per sample.
 Status WritePlink(const VczDataset& dataset, const PlinkOptions& options);
 
+struct BgenOptions : ExportOptions {
+  // -o: the stem; STEM.bgen, with STEM.bgen.bgi (the bgenix index) and
+  // STEM.sample (Oxford sample file) unless no_bgi / no_sample_file. None:
+  // the .bgen alone, to the stream WriteBgen is given.
+  std::optional<std::string> output;
+  bool no_bgi = false;
+  bool no_sample_file = false;
+  bool no_header_samples = false;  // no sample IDs in the .bgen header
+  bool unphased = false;           // every variant unphased, whatever call_genotype_phased says
+  std::string variant_id_field = "rsid";  // the slot variant_id goes to: "rsid" or "varid"
+  // zlib level of the genotype blocks, -1 to 9 (default 1; 0 stores).
+  std::optional<int> compression_level;
+  // Every variant block the same size (random access): stored blocks, the
+  // five strings padded to `total_string_length` bytes (default 64) with
+  // `pad_byte` (default '.') after a leading '.'; uniform ploidy only.
+  bool fixed_variant_size = false;
+  std::optional<int64_t> total_string_length;
+  std::optional<char> pad_byte;
+};
+// `vcz view-bgen`: the selected biallelic variants and samples as BGEN 1.2
+// (layout 2, zlib, 8-bit probabilities of the hard calls, phase per variant
+// from call_genotype_phased), byte for byte as vcztools 0.2.0 writes it; the
+// .bgen goes to `out` when options.output is none. Filters see the selected
+// samples (as view-plink). InvalidArgument, in vcztools' words, for a
+// multi-allelic site kept, options that do not go together, or a filter
+// that decides per sample; nothing half-written stays behind on error.
+Status WriteBgen(const VczDataset& dataset, const BgenOptions& options, std::ostream& out);
+
 // One field's values for the selected variants and samples.
 struct FieldValues {
   std::string name;             // "variant_DP", "call_GQ"
@@ -174,11 +202,40 @@ struct FieldValues {
   std::vector<uint8_t> bytes;        // numbers and booleans, native order, C order
   std::vector<std::string> strings;  // strings, C order
 };
-// The fields `names` (VCZ array names) of the variants and samples
-// `options` select, filters included: what turbozarr.vcz.read returns as
-// numpy arrays. NotFound naming the array for one the dataset lacks.
+// The fields `names` (VCZ array names, or "variant_index": the kept
+// variants' row numbers, int64) of the variants and samples `options`
+// select, filters included: what turbozarr.vcz.read returns as numpy
+// arrays. NotFound naming the array for one the dataset lacks.
 Result<std::vector<FieldValues>> ReadFields(const VczDataset& dataset,
                                             const SubsetOptions& options,
                                             const std::vector<std::string>& names);
+
+// The same values a block of variants at a time (the smallest variant
+// chunk among the fields read), read ahead on a thread of its own while
+// the caller works on the blocks before: at most `readahead_bytes` of
+// decoded values wait (at least one block, whatever its size). What
+// turbozarr.vcz.iter_blocks yields.
+//
+// Thread safety: one consumer; the read-ahead thread is its own.
+class VariantBlockReader {
+ public:
+  static Result<std::unique_ptr<VariantBlockReader>> Open(
+      std::shared_ptr<const VczDataset> dataset, const SubsetOptions& options,
+      const std::vector<std::string>& names, int64_t readahead_bytes);
+  // Stops the read-ahead thread (it finishes the block it is reading).
+  ~VariantBlockReader();
+
+  // The next block's fields (blocks without a kept variant are skipped),
+  // or none after the last; the error that stopped the reading, if any.
+  Result<std::optional<std::vector<FieldValues>>> Next();
+
+  // The most bytes of decoded values that have waited at once (tests).
+  int64_t peak_waiting_bytes() const;
+
+ private:
+  struct State;
+  explicit VariantBlockReader(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
 
 }  // namespace turbozarr::vcz

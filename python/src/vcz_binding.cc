@@ -13,6 +13,7 @@
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
+#include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
 
 #include "bindings.h"
@@ -97,6 +98,25 @@ std::tuple<nb::bytes, std::string> Capture(Write write) {
   return {nb::bytes(text.data(), text.size()), warnings.str()};
 }
 
+// Fields as (name, dtype name, dtype size, shape, bytes or a list of
+// strings) tuples, for turbozarr.vcz to make numpy arrays of.
+nb::list FieldsToPython(const std::vector<vcz::FieldValues>& fields) {
+  nb::list out;
+  for (const vcz::FieldValues& f : fields) {
+    nb::object values;
+    if (f.dtype.id() == DataTypeId::kString) {
+      nb::list strings;
+      for (const std::string& s : f.strings) strings.append(nb::str(s.data(), s.size()));
+      values = strings;
+    } else {
+      values = nb::bytes(reinterpret_cast<const char*>(f.bytes.data()), f.bytes.size());
+    }
+    out.append(nb::make_tuple(f.name, DataTypeIdName(f.dtype.id()), f.dtype.size(),
+                              nb::cast(f.shape), values));
+  }
+  return out;
+}
+
 }  // namespace
 
 void BindVcz(nb::module_& m) {
@@ -166,6 +186,32 @@ void BindVcz(nb::module_& m) {
             return vcz::WritePlink(*d, p);
           });
         }
+        if (command == "view_bgen") {
+          vcz::BgenOptions b;
+          o.Text("output", b.output);
+          o.Flag("no_bgi", b.no_bgi);
+          o.Flag("no_sample_file", b.no_sample_file);
+          o.Flag("no_header_samples", b.no_header_samples);
+          o.Flag("unphased", b.unphased);
+          o.Text("variant_id_field", b.variant_id_field);
+          std::optional<int64_t> level;
+          o.Count("compression_level", level);
+          if (level) b.compression_level = static_cast<int>(*level);
+          o.Flag("fixed_variant_size", b.fixed_variant_size);
+          o.Count("total_string_length", b.total_string_length);
+          std::optional<std::string> pad;
+          o.Text("pad_byte", pad);
+          if (pad && pad->size() != 1) {
+            throw nb::value_error("vcz view_bgen: pad_byte must be a single character");
+          }
+          if (pad) b.pad_byte = (*pad)[0];
+          o.Export(b);
+          o.CheckAllTaken("view_bgen");
+          return Capture([&](std::ostream& out, std::ostream& warnings) {
+            b.warnings = &warnings;
+            return vcz::WriteBgen(*d, b, out);
+          });
+        }
         throw nb::value_error(("vcz: unknown command '" + command + "'").c_str());
       },
       nb::arg("dataset"), nb::arg("command"), nb::arg("options"));
@@ -184,22 +230,35 @@ void BindVcz(nb::module_& m) {
           nb::gil_scoped_release release;
           fields = Unwrap(vcz::ReadFields(*d, subset, names));
         }
-        nb::list out;
-        for (vcz::FieldValues& f : fields) {
-          nb::object values;
-          if (f.dtype.id() == DataTypeId::kString) {
-            nb::list strings;
-            for (const std::string& s : f.strings) strings.append(nb::str(s.data(), s.size()));
-            values = strings;
-          } else {
-            values = nb::bytes(reinterpret_cast<const char*>(f.bytes.data()), f.bytes.size());
-          }
-          out.append(nb::make_tuple(f.name, DataTypeIdName(f.dtype.id()), f.dtype.size(),
-                                    nb::cast(f.shape), values));
-        }
-        return out;
+        return FieldsToPython(fields);
       },
       nb::arg("dataset"), nb::arg("fields"), nb::arg("options"));
+
+  // The same a block at a time, read ahead within a budget in bytes.
+  nb::class_<vcz::VariantBlockReader>(m, "VczBlockReader")
+      .def("next",
+           [](vcz::VariantBlockReader& reader) -> nb::object {
+             std::optional<std::vector<vcz::FieldValues>> fields;
+             {
+               nb::gil_scoped_release release;
+               fields = Unwrap(reader.Next());
+             }
+             if (!fields) return nb::none();
+             return FieldsToPython(*fields);
+           })
+      .def_prop_ro("peak_waiting_bytes", &vcz::VariantBlockReader::peak_waiting_bytes);
+  m.def(
+      "vcz_blocks",
+      [](std::shared_ptr<VczDataset> d, const std::vector<std::string>& names,
+         int64_t readahead_bytes, nb::dict kwargs) {
+        Options o(std::move(kwargs));
+        vcz::SubsetOptions subset;
+        o.Subset(subset);
+        o.CheckAllTaken("iter_blocks");
+        nb::gil_scoped_release release;
+        return Unwrap(vcz::VariantBlockReader::Open(d, subset, names, readahead_bytes));
+      },
+      nb::arg("dataset"), nb::arg("fields"), nb::arg("readahead_bytes"), nb::arg("options"));
 }
 
 }  // namespace turbozarr::python

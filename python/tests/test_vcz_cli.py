@@ -10,6 +10,7 @@ import functools
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -139,12 +140,21 @@ class Vcztools:
             self.server = subprocess.Popen(
                 [str(PEERS / "python"), str(Path(__file__).with_name("vcztools_server.py"))],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-            atexit.register(self.server.kill)
+            atexit.register(self.close)
         assert self.server.stdin and self.server.stdout
         self.server.stdin.write(json.dumps([str(a) for a in args]) + "\n")
         self.server.stdin.flush()
         answer = json.loads(self.server.stdout.readline())
         return answer["code"], answer["stdout"], answer["stderr"]
+
+    def close(self) -> None:
+        """Ends the server: its input closed, it finishes and exits."""
+        if self.server is not None:
+            assert self.server.stdin and self.server.stdout
+            self.server.stdin.close()
+            self.server.wait(timeout=30)
+            self.server.stdout.close()
+            self.server = None
 
 
 VCZTOOLS = Vcztools()
@@ -638,6 +648,103 @@ def test_view_plink_sidecars_and_refusals(data, tmp_path):
                                   for f in (line.split("\t") for line in bim))
 
 
+# `view-bgen`: the .bgen and .sample byte for byte as vcztools writes them,
+# and the .bgen.bgi (an SQLite database) with the same schema and rows.
+BGEN_ARGS = [
+    ["-M", "2"], ["-M", "2", "-s", "S03,S01"], ["-M", "2", "-r", "chr1:1-50000"],
+    ["-M", "2", "-i", "INFO/DP>50"], ["-M", "2", "-s", "S00,S01", "-i", "AC>1"],
+    ["-M", "2", "--compression-level", "0"], ["-M", "2", "--compression-level", "6"],
+    ["-M", "2", "--compression-level", "-1", "-t", "chrX"], ["-M", "2", "--unphased"],
+    ["-M", "2", "--variant-id-field", "varid"], ["-M", "2", "--no-header-samples"],
+    ["-M", "2", "-t", "chr1,chr2", "--fixed-variant-size"],
+    ["-M", "2", "-t", "chr2", "--fixed-variant-size", "--total-string-length", "30",
+     "--pad-byte", "x", "--variant-id-field", "varid"],
+]
+
+
+def bgen_files(stem: Path) -> dict[str, object]:
+    """The .bgen and .sample bytes, and the .bgen.bgi's schema and rows."""
+    out: dict[str, object] = {}
+    for ext in ("bgen", "sample"):
+        if Path(f"{stem}.{ext}").exists():
+            out[ext] = Path(f"{stem}.{ext}").read_bytes()
+    bgi = Path(f"{stem}.bgen.bgi")
+    if bgi.exists():
+        with sqlite3.connect(bgi) as db:
+            out["bgi"] = (db.execute("SELECT type, name, sql FROM sqlite_master").fetchall(),
+                          db.execute("SELECT * FROM Variant").fetchall())
+    return out
+
+
+@pytest.mark.parametrize("args", BGEN_ARGS, ids=" ".join)
+def test_view_bgen_matches_vcztools(data, tmp_path, args):
+    vcztools("view-bgen", *args, "-o", str(tmp_path / "theirs"), str(data["v2"]))
+    theirs = bgen_files(tmp_path / "theirs")
+    assert set(theirs) == {"bgen", "sample", "bgi"} and len(theirs["bgi"][1]) > 10
+    for dataset in ("v3", "zip"):
+        run(CLI, "vcz", "view-bgen", *args, "-o", tmp_path / dataset, data[dataset])
+        assert bgen_files(tmp_path / dataset) == theirs, dataset
+    # Without -o the .bgen alone goes to stdout.
+    done = subprocess.run([CLI, "vcz", "view-bgen", *args, str(data["v3"])],
+                          capture_output=True, check=True)
+    assert done.stdout == theirs["bgen"]
+
+
+def test_view_bgen_sidecars_and_refusals(data, tmp_path):
+    run(CLI, "vcz", "view-bgen", "-M", "2", "--no-bgi", "--no-sample-file", "-o",
+        tmp_path / "bare", data["v3"])
+    assert set(bgen_files(tmp_path / "bare")) == {"bgen"}
+    # A multi-allelic site kept is refused in vcztools' words, and nothing
+    # half-written stays behind.
+    err = run(CLI, "vcz", "view-bgen", "-o", tmp_path / "multi", data["v3"], expect=2)
+    message = "Multi-allelic variants are not supported in BGEN output"
+    assert message in err and bgen_files(tmp_path / "multi") == {}
+    assert message in vcztools_error("view-bgen", "-o", str(tmp_path / "v"), str(data["v2"]))
+    err = run(CLI, "vcz", "view-bgen", "-M", "2", "-i", "FMT/DP>3", "-o", tmp_path / "s",
+              data["v3"], expect=2)
+    assert "Sample-scope variant filters are not supported" in err
+    for args, message in [
+        (["--total-string-length", "40"], "total_string_length / pad_byte require "
+                                           "fixed_variant_size=True"),
+        (["--fixed-variant-size", "--compression-level", "3"],
+         "fixed_variant_size=True requires compression_level=0"),
+        (["--fixed-variant-size", "--total-string-length", "4"],
+         "total_string_length must be >= 5 (got 4)"),
+        (["--fixed-variant-size", "--total-string-length", "8"],
+         "leaving no room for the padding field's leading '.' under total_string_length=8"),
+    ]:
+        err = run(CLI, "vcz", "view-bgen", "-M", "2", "-t", "chr2", *args, "-o",
+                  tmp_path / "bad", data["v3"], expect=2)
+        assert message in err, (args, err)
+        # The whole message as vcztools words it (the variant it names too).
+        theirs = vcztools_error("view-bgen", "-M", "2", "-t", "chr2", *args, "-o",
+                                str(tmp_path / "v"), str(data["v2"]))
+        assert "Error: " + err.removeprefix("turbozarr: ") in theirs, (err, theirs)
+        assert bgen_files(tmp_path / "bad") == {}
+    for args in (["--pad-byte", "xy"], ["--compression-level", "10"],
+                 ["--variant-id-field", "name"]):
+        run(CLI, "vcz", "view-bgen", "-M", "2", *args, data["v3"], expect=2)
+
+
+def test_view_bgen_of_many_samples_matches_vcztools(tmp_path):
+    """Genotype blocks larger than Python's first zlib output buffer (32 KiB):
+    level 0 cuts its stored blocks where the output buffers end."""
+    vcf = tmp_path / "wide.vcf"
+    run(sys.executable, ROOT / "scripts" / "vcz" / "make_fixture_vcf.py", vcf,
+        "--samples", "12000", "--records", "40")
+    run("bcftools", "view", "-Oz", "-o", tmp_path / "wide.vcf.gz", vcf)
+    run("bcftools", "index", "-t", tmp_path / "wide.vcf.gz")
+    vcz = tmp_path / "wide.vcz"
+    run(PEERS / "vcf2zarr", "convert", "-Q", "-l", "16", "-w", "5000",
+        tmp_path / "wide.vcf.gz", vcz)
+    for level in ("0", "1"):
+        args = ["-M", "2", "--compression-level", level, "--no-bgi"]
+        vcztools("view-bgen", *args, "-o", str(tmp_path / "theirs"), str(vcz))
+        run(CLI, "vcz", "view-bgen", *args, "-o", tmp_path / "ours", vcz)
+        ours, theirs = bgen_files(tmp_path / "ours"), bgen_files(tmp_path / "theirs")
+        assert len(theirs["bgen"]) > 12000 * 3 and ours == theirs, level
+
+
 @pytest.fixture(scope="module")
 def simulated(tmp_path_factory) -> dict[str, Path]:
     """An msprime simulation converted by bio2zarr's tskit route (no FILTER,
@@ -677,3 +784,8 @@ def test_a_tskit_dataset_answers_as_the_peers_do(simulated, tmp_path):
     vcztools("view-plink", "-M", "2", "-o", str(tmp_path / "theirs"), str(vcz))
     run(CLI, "vcz", "view-plink", "-M", "2", "-o", tmp_path / "ours", vcz)
     assert plink_files(tmp_path / "ours") == plink_files(tmp_path / "theirs")
+    # Every call phased: the phased BGEN layout, in both sizes.
+    for args in (["-M", "2"], ["-M", "2", "--fixed-variant-size", "-s", "tsk_0,tsk_5"]):
+        vcztools("view-bgen", *args, "-o", str(tmp_path / "theirs"), str(vcz))
+        run(CLI, "vcz", "view-bgen", *args, "-o", tmp_path / "ours", vcz)
+        assert bgen_files(tmp_path / "ours") == bgen_files(tmp_path / "theirs"), args

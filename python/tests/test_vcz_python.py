@@ -5,8 +5,11 @@ vcztools and bcftools are in test_vcz_cli.py)."""
 from __future__ import annotations
 
 import os
+import sqlite3
+import struct
 import subprocess
 import warnings
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -94,6 +97,40 @@ def test_view_plink_writes_the_fileset(dataset, tmp_path):
     assert (tmp_path / "p.bed").read_bytes() == bytes([0x6C, 0x1B, 0x01, 0b0010, 0b1111])
 
 
+def test_view_bgen_returns_or_writes_the_bgen(dataset, tmp_path):
+    def block(chrom: bytes, pos: int, ref: bytes, alt: bytes, genotypes: bytes) -> bytes:
+        packed = zlib.compress(genotypes, 1)
+        return (b"\x01\x00." * 2 + struct.pack("<H", len(chrom)) + chrom
+                + struct.pack("<IHI", pos, 2, len(ref)) + ref + struct.pack("<I", len(alt)) + alt
+                + struct.pack("<II", 4 + len(packed), len(genotypes)) + packed)
+
+    samples = b"\x0e\x00\x00\x00\x02\x00\x00\x00\x01\x00A\x01\x00B"
+    header = struct.pack("<IIII", 34, 20, 2, 2) + b"bgen" + struct.pack("<I", 0x80000009)
+    # c1:5: A 0|1 and B 1/1, phase mixed, so unphased: P(0/0), P(0/1) per
+    # sample. c2:20: A 0|0 and B haploid 0, both phased: P(allele 0) per
+    # haplotype; Pmin 1, Pmax 2.
+    first = bytes([2, 0, 0, 0, 2, 0, 2, 2, 2, 2, 0, 8, 0, 0xFF, 0, 0])
+    second = bytes([2, 0, 0, 0, 2, 0, 1, 2, 2, 1, 1, 8, 0xFF, 0xFF, 0xFF])
+    expected = (header + samples + block(b"c1", 5, b"A", b"T", first)
+                + block(b"c2", 20, b"T", b".", second))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert vcz.view_bgen(dataset, max_alleles=2) == expected
+    assert any("1 variant(s) had mixed phase" in str(w.message) for w in caught)
+    with pytest.warns(UserWarning, match="mixed phase"):
+        assert vcz.view_bgen(dataset, tmp_path / "b", max_alleles=2) is None
+    assert (tmp_path / "b.bgen").read_bytes() == expected
+    assert (tmp_path / "b.sample").read_text() == "ID_1 ID_2 missing\n0 0 0\nA A 0\nB B 0\n"
+    with sqlite3.connect(tmp_path / "b.bgen.bgi") as db:
+        rows = db.execute("SELECT * FROM Variant").fetchall()
+    first_size = len(block(b"c1", 5, b"A", b"T", first))
+    assert rows == [("c1", 5, ".", 2, "A", "T", 38, first_size),
+                    ("c2", 20, ".", 2, "T", ".", 38 + first_size, len(expected) - 38 - first_size)]
+    with pytest.raises(InvalidArgumentError, match="Multi-allelic variants are not supported"):
+        vcz.view_bgen(dataset, tmp_path / "multi")
+    assert not list(tmp_path.glob("multi.*"))
+
+
 def test_refusals_and_warnings(dataset, tmp_path):
     with pytest.raises(TypeError, match="unexpected option 'bogus'"):
         vcz.query(dataset, "%POS", bogus=1)
@@ -126,3 +163,78 @@ def test_read_gives_the_selected_values_as_numpy_arrays(dataset):
     assert empty.shape == (0, 2, 2)
     with pytest.raises(tz.errors.NotFoundError, match="variant_XX"):
         vcz.read(dataset, ["variant_XX"])
+
+
+@pytest.fixture(scope="module")
+def chunked(tmp_path_factory) -> Path:
+    """1,000 variants in chunks of 100 on two contigs, 6 samples in chunks
+    of 4, random calls: blocks to iterate over."""
+    path = tmp_path_factory.mktemp("vcz") / "chunked.vcz"
+    root = tz.group(str(path))
+    rng = np.random.default_rng(3)
+
+    def put(name: str, data: np.ndarray, chunks: tuple[int, ...]) -> None:
+        root.create_array(name, shape=data.shape, dtype=data.dtype, chunks=chunks)[...] = data
+
+    contig = np.repeat(np.array([0, 1], dtype=np.int8), 500)
+    position = np.concatenate([np.arange(1, 501), np.arange(1, 501)]).astype(np.int32) * 10
+    put("variant_position", position, (100,))
+    put("variant_contig", contig, (100,))
+    put("variant_length", np.ones(1000, dtype=np.int32), (100,))
+    put("variant_DP", rng.integers(0, 100, 1000).astype(np.int16), (100,))
+    put("variant_allele", np.array([["A", "T"]] * 1000, dtype=object).astype("T"), (100, 2))
+    put("contig_id", np.array(["c1", "c2"], dtype="T"), (2,))
+    put("sample_id", np.array([f"S{i}" for i in range(6)], dtype="T"), (4,))
+    put("call_genotype", rng.integers(-1, 2, (1000, 6, 2)).astype(np.int8), (100, 4, 2))
+    index = [[c, c // 5, position[100 * c], position[100 * c + 99], position[100 * c + 99], 100]
+             for c in range(10)]
+    put("region_index", np.array(index, dtype=np.int32), (10, 6))
+    return path
+
+
+def test_iter_blocks_yields_what_read_gives_a_block_at_a_time(chunked):
+    fields = ["variant_index", "variant_position", "variant_allele", "call_genotype"]
+    for selection in ({}, {"regions": "c1:2000-3500,c2:4990-"}, {"samples": "S5,S1"},
+                      {"include": "INFO/DP>50"}):
+        whole = vcz.read(chunked, fields, **selection)
+        blocks = list(vcz.iter_blocks(chunked, fields, **selection))
+        assert all(b["variant_index"].size for b in blocks)
+        for name in fields:
+            joined = np.concatenate([b[name] for b in blocks])
+            assert joined.dtype == whole[name].dtype
+            np.testing.assert_array_equal(joined, whole[name])
+        # Each block lies within one chunk of 100 variants.
+        assert all(len(set(b["variant_index"] // 100)) == 1 for b in blocks)
+    assert len(list(vcz.iter_blocks(chunked, ["variant_position"]))) == 10
+    assert len(list(vcz.iter_blocks(chunked, ["variant_position"], regions="c2:4990-"))) == 1
+    got = vcz.read(chunked, ["variant_index"], regions="c2:4990-")["variant_index"]
+    assert got.dtype == np.int64 and got.tolist() == [998, 999]
+
+
+def test_iter_blocks_reads_ahead_within_its_budget(chunked):
+    import time
+
+    from turbozarr import _core
+
+    d = vcz.open(chunked)
+    block_bytes = 100 * 6 * 2  # call_genotype, int8
+    # Waiting at most: one block whatever the budget; at least: the reader
+    # ran ahead of a consumer that takes 20 ms a block.
+    for budget, least, most in [(0, 1, 1), (3 * block_bytes, 2, 3), (10**9, 5, 10)]:
+        reader = _core.vcz_blocks(d._core, ["call_genotype"], budget, {})
+        taken = 0
+        while reader.next() is not None:
+            taken += 1
+            time.sleep(0.02)  # a slow consumer: the reader runs ahead
+        assert taken == 10
+        peak = reader.peak_waiting_bytes
+        assert least * block_bytes <= peak <= most * block_bytes, (budget, peak)
+    # Bad options and unknown fields fail the call, not the first block.
+    with pytest.raises(FileNotFoundError, match="variant_XYZ"):
+        vcz.iter_blocks(chunked, ["variant_XYZ"])
+    with pytest.raises(InvalidArgumentError):
+        vcz.iter_blocks(chunked, ["variant_position"], readahead_bytes=-1)
+    # Leaving early stops the read-ahead thread.
+    blocks = vcz.iter_blocks(chunked, ["call_genotype"], readahead_bytes=0)
+    assert next(blocks)["call_genotype"].shape == (100, 6, 2)
+    del blocks

@@ -3,7 +3,8 @@
 The functions take a dataset as `turbozarr.open_group` takes a store (a
 path, a URL, a zip archive, a store object) or an opened `Dataset`, and run
 on the C++ engine with the GIL released. Output is returned as text (or
-written to files, for `view_plink` and `view(output=...)`), byte for byte
+written to files, for `view_plink`, `view_bgen` and `view(output=...)`; the
+.bgen as bytes without an output), byte for byte
 what the command line prints; the options are the command line's, by name
 (`samples="S1,S2"`, `include="INFO/DP>10"`, ...). docs/vcz.md has the rules.
 
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -25,8 +26,8 @@ from turbozarr import _core
 from turbozarr._api import open_group
 from turbozarr._dtypes import STRING_DTYPE, numpy_dtype
 
-__all__ = ["Dataset", "open", "num_records", "contig_stats", "sample_ids", "read", "query",
-           "view", "view_plink"]
+__all__ = ["Dataset", "open", "num_records", "contig_stats", "sample_ids", "read", "iter_blocks",
+           "query", "view", "view_plink", "view_bgen"]
 
 
 class Dataset:
@@ -66,11 +67,18 @@ def _dataset(dataset: Dataset | Any) -> Dataset:
     return dataset if isinstance(dataset, Dataset) else Dataset(dataset)
 
 
-def _run(dataset: Dataset | Any, command: str, **options: Any) -> str:
+def _run_bytes(dataset: Dataset | Any, command: str, *, stacklevel: int = 3,
+               **options: Any) -> bytes:
+    """What `command` wrote; its warnings as Python warnings, attributed to
+    the caller `stacklevel` - 1 frames up."""
     out, warned = _core.vcz_run(_dataset(dataset)._core, command, options)
     if warned:
-        warnings.warn(warned.rstrip("\n"), stacklevel=3)
-    return out.decode("utf-8")
+        warnings.warn(warned.rstrip("\n"), stacklevel=stacklevel)
+    return out
+
+
+def _run(dataset: Dataset | Any, command: str, **options: Any) -> str:
+    return _run_bytes(dataset, command, stacklevel=4, **options).decode("utf-8")
 
 
 def num_records(dataset: Dataset | Any) -> int:
@@ -88,19 +96,42 @@ def sample_ids(dataset: Dataset | Any) -> list[str]:
     return _run(dataset, "samples").splitlines()
 
 
-def read(dataset: Dataset | Any, fields: list[str], **selection: Any) -> dict[str, np.ndarray]:
-    """The arrays `fields` ("variant_position", "call_genotype", ...) for the
-    selected variants, and for call fields the selected samples, as numpy
-    arrays: numbers in the stored type, strings as numpy.dtypes.StringDType.
-    `selection`: as for query (regions, samples, include, ...)."""
-    d = _dataset(dataset)
+def _arrays(fields: list) -> dict[str, np.ndarray]:
     out = {}
-    for name, kind, size, shape, values in _core.vcz_read(d._core, list(fields), selection):
+    for name, kind, size, shape, values in fields:
         if kind == "string":
             out[name] = np.array(values, dtype=STRING_DTYPE).reshape(shape)
         else:
             out[name] = np.frombuffer(values, dtype=numpy_dtype(kind, size, 3, "<")).reshape(shape)
     return out
+
+
+def read(dataset: Dataset | Any, fields: list[str], **selection: Any) -> dict[str, np.ndarray]:
+    """The arrays `fields` ("variant_position", "call_genotype", ...) for the
+    selected variants, and for call fields the selected samples, as numpy
+    arrays: numbers in the stored type, strings as numpy.dtypes.StringDType.
+    "variant_index" gives the kept variants' row numbers. `selection`: as
+    for query (regions, samples, include, ...)."""
+    return _arrays(_core.vcz_read(_dataset(dataset)._core, list(fields), selection))
+
+
+def iter_blocks(dataset: Dataset | Any, fields: list[str], *,
+                readahead_bytes: int = 64 * 1024 * 1024,
+                **selection: Any) -> Iterator[dict[str, np.ndarray]]:
+    """What `read` returns, a block of variants at a time (the smallest
+    variant chunk of the fields read; blocks that keep no variant are
+    skipped), so that memory stays bounded whatever the dataset's size. The
+    next blocks are read and decoded on a thread of their own while the
+    caller works: at most `readahead_bytes` of values wait (at least one
+    block). Bad options and unknown fields fail the call, before the first
+    block."""
+    reader = _core.vcz_blocks(_dataset(dataset)._core, list(fields), readahead_bytes, selection)
+    return _blocks(reader)
+
+
+def _blocks(reader: Any) -> Iterator[dict[str, np.ndarray]]:
+    while (fields := reader.next()) is not None:
+        yield _arrays(fields)
 
 
 def query(dataset: Dataset | Any, format: str, *,  # noqa: A002 (the command's name)
@@ -133,3 +164,22 @@ def view_plink(dataset: Dataset | Any, output: str | Path, *, no_bim: bool = Fal
     """A PLINK 1 binary fileset: `output`.bed, .bim and .fam (`vcz
     view-plink`). `selection`: as for view."""
     _run(dataset, "view_plink", output=str(output), no_bim=no_bim, no_fam=no_fam, **selection)
+
+
+def view_bgen(dataset: Dataset | Any, output: str | Path | None = None, *,
+              compression_level: int | None = None, fixed_variant_size: bool = False,
+              variant_id_field: str = "rsid", unphased: bool = False,
+              no_header_samples: bool = False, no_bgi: bool = False,
+              no_sample_file: bool = False, total_string_length: int | None = None,
+              pad_byte: str | None = None, **selection: Any) -> bytes | None:
+    """The selected biallelic variants and samples as BGEN 1.2 (`vcz
+    view-bgen`): returned as the .bgen's bytes, or written to `output`.bgen
+    with `output`.bgen.bgi and `output`.sample (then None). `selection`: as
+    for view."""
+    data = _run_bytes(dataset, "view_bgen", output=None if output is None else str(output),
+                      compression_level=compression_level,
+                      fixed_variant_size=fixed_variant_size, variant_id_field=variant_id_field,
+                      unphased=unphased, no_header_samples=no_header_samples, no_bgi=no_bgi,
+                      no_sample_file=no_sample_file, total_string_length=total_string_length,
+                      pad_byte=pad_byte, **selection)
+    return data if output is None else None

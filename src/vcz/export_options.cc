@@ -109,4 +109,18 @@ Result<std::optional<std::string>> TypeAndAlleleFilter(const ExportOptions& o) {
 }
 
 
+Result<VariantScan> MakeExportScan(const VczDataset& dataset, const ExportOptions& options,
+                                   const std::string& format, const std::string& record) {
+  TZ_ASSIGN_OR_RETURN(std::optional<std::string> extra, TypeAndAlleleFilter(options));
+  TZ_ASSIGN_OR_RETURN(VariantScan scan, VariantScan::Make(dataset, options,
+                                                          VariantScan::FilterSamples::kSubsetFirst,
+                                                          extra));
+  if (scan.sample_scope()) {
+    return Status::InvalidArgument("Sample-scope variant filters are not supported in " + format +
+                                   ": " + record + " holds every sample; filter on INFO fields "
+                                   "instead");
+  }
+  return scan;
+}
+
 }  // namespace turbozarr::vcz::internal

@@ -12,6 +12,7 @@
 
 #include "turbozarr/status.h"
 #include "turbozarr/vcz.h"
+#include "vcz/variant_scan.h"
 
 namespace turbozarr::vcz::internal {
 
@@ -19,6 +20,13 @@ namespace turbozarr::vcz::internal {
 // none when none is given. InvalidArgument for an unknown type, -v with -V,
 // or fewer than one allele.
 Result<std::optional<std::string>> TypeAndAlleleFilter(const ExportOptions& options);
+
+// The scan of an export (view-plink, view-bgen): the selection, with
+// -v/-V/-m/-M added to the filter, which sees the selected samples.
+// InvalidArgument for a filter that decides per sample, since a record of
+// the output (`record`: "a .bed row") holds every sample.
+Result<VariantScan> MakeExportScan(const VczDataset& dataset, const ExportOptions& options,
+                                   const std::string& format, const std::string& record);
 
 // --fill-tags "AC,AN": the tags (AC, AN, AF, NS); InvalidArgument for an
 // empty list, a tag vcztools has not implemented (MAF, AC_Hom, AC_Het,

@@ -130,16 +130,9 @@ Status WriteFiles(const VczDataset& dataset, const PlinkOptions& options,
 }  // namespace
 
 Status WritePlink(const VczDataset& dataset, const PlinkOptions& options) {
-  TZ_ASSIGN_OR_RETURN(std::optional<std::string> extra, internal::TypeAndAlleleFilter(options));
-  TZ_ASSIGN_OR_RETURN(
-      internal::VariantScan scan,
-      internal::VariantScan::Make(dataset, options,
-                                  internal::VariantScan::FilterSamples::kSubsetFirst, extra));
-  if (scan.sample_scope()) {
-    return Status::InvalidArgument(
-        "Sample-scope variant filters are not supported in PLINK 1 binary output: a .bed "
-        "row holds every sample; filter on INFO fields instead");
-  }
+  TZ_ASSIGN_OR_RETURN(internal::VariantScan scan,
+                      internal::MakeExportScan(dataset, options, "PLINK 1 binary output",
+                                               "a .bed row"));
   const std::vector<std::string> paths = {options.output + ".bed", options.output + ".bim",
                                           options.output + ".fam"};
   Status s = WriteFiles(dataset, options, scan, paths);

@@ -110,6 +110,18 @@ Result<size_t> VariantScan::Need(const std::string& name) {
   return needed_.size() - 1;
 }
 
+Result<int64_t> VariantScan::Count() {
+  if (filters_.empty()) {
+    return selected_.all ? d_->num_variants() : static_cast<int64_t>(selected_.rows.size());
+  }
+  int64_t count = 0;
+  TZ_RETURN_NOT_OK(ForEachBlock([&](const ScanBlock& block) {
+    count += static_cast<int64_t>(block.rows.size());
+    return Status::OK();
+  }));
+  return count;
+}
+
 Status VariantScan::ForEachBlock(const std::function<Status(const ScanBlock&)>& visit) {
   // Rows per block: the smallest variant chunk among the arrays read.
   int64_t step = 10'000;

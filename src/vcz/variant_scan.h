@@ -58,6 +58,11 @@ class VariantScan {
   // The slot of array `name` in every block's fields, its shape checked.
   Result<size_t> Need(const std::string& name);
 
+  // The number of variants the selection and the filters keep (for a
+  // header that gives it before the records). Called before the command's
+  // own Need()s, it reads only what the filters read.
+  Result<int64_t> Count();
+
   // Calls `visit` for each block that keeps a row, in order.
   Status ForEachBlock(const std::function<Status(const ScanBlock&)>& visit);
 

@@ -1,13 +1,111 @@
-// ReadFields: the values of chosen fields for the selected variants and
-// samples, gathered block by block (turbozarr.vcz.read's engine).
+// ReadFields and VariantBlockReader: the values of chosen fields for the
+// selected variants and samples, gathered block by block (the engine of
+// turbozarr.vcz.read and turbozarr.vcz.iter_blocks).
+#include <algorithm>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "turbozarr/vcz.h"
 #include "vcz/variant_scan.h"
 
 namespace turbozarr::vcz {
+namespace {
+
+constexpr const char* kVariantIndex = "variant_index";
+
+// Copies the kept rows of each scan block into FieldValues: for call fields
+// the selected samples only.
+class Gatherer {
+ public:
+  static Result<Gatherer> Make(const VczDataset& dataset, internal::VariantScan& scan,
+                               const std::vector<std::string>& names) {
+    Gatherer g;
+    g.columns_ = scan.columns();
+    for (const std::string& name : names) {
+      FieldValues& f = g.empty_.emplace_back();
+      f.name = name;
+      if (name == kVariantIndex && !dataset.Has(name)) {
+        f.dtype = DataType(DataTypeId::kInt64);
+        f.shape = {0};
+        g.slots_.push_back(std::nullopt);
+        continue;
+      }
+      TZ_ASSIGN_OR_RETURN(g.slots_.emplace_back(), scan.Need(name));
+      TZ_ASSIGN_OR_RETURN(std::shared_ptr<Array> array, dataset.OpenArray(name));
+      f.dtype = array->dtype();
+      const bool text = f.dtype.is_variable_length() ||
+                        f.dtype.id() == DataTypeId::kFixedBytes ||
+                        f.dtype.id() == DataTypeId::kFixedUnicode;
+      if (text) f.dtype = DataType(DataTypeId::kString);
+      f.shape = array->shape();
+      f.shape[0] = 0;
+      if (name.rfind("call_", 0) == 0) f.shape[1] = static_cast<int64_t>(g.columns_.size());
+    }
+    return g;
+  }
+
+  // The fields with no rows yet.
+  const std::vector<FieldValues>& empty() const { return empty_; }
+
+  // Appends the kept rows of `block` to `out` (as empty() made them).
+  void Append(const internal::ScanBlock& block, std::vector<FieldValues>& out) const {
+    static const std::vector<int64_t> kWholeRow = {0};  // a variant field's one unit per row
+    for (size_t i = 0; i < out.size(); ++i) {
+      FieldValues& f = out[i];
+      f.shape[0] += static_cast<int64_t>(block.rows.size());
+      if (!slots_[i]) {
+        for (int64_t r : block.rows) {
+          const int64_t index = block.first + r;
+          const auto* from = reinterpret_cast<const uint8_t*>(&index);
+          f.bytes.insert(f.bytes.end(), from, from + sizeof index);
+        }
+        continue;
+      }
+      const internal::FieldBlock& b = (*block.fields)[*slots_[i]];
+      const bool call = f.name.rfind("call_", 0) == 0;
+      // Elements per kept unit: a sample's values for a call field, a
+      // variant's otherwise; the units of a row: the selected samples, or
+      // the row itself.
+      const int64_t per_unit = call ? b.per_row_of(1) : b.per_variant();
+      const size_t item = b.is_string() ? 0 : b.dtype().size();
+      const std::vector<int64_t>& units = call ? columns_ : kWholeRow;
+      for (int64_t r : block.rows) {
+        for (int64_t u : units) {
+          const int64_t first = r * b.per_variant() + u * per_unit;
+          if (b.is_string()) {
+            const auto from = b.strings().begin() + first;
+            f.strings.insert(f.strings.end(), from, from + per_unit);
+          } else {
+            const uint8_t* from = static_cast<const uint8_t*>(b.numbers().data()) +
+                                  first * static_cast<int64_t>(item);
+            f.bytes.insert(f.bytes.end(), from, from + per_unit * static_cast<int64_t>(item));
+          }
+        }
+      }
+    }
+  }
+
+ private:
+  std::vector<FieldValues> empty_;
+  std::vector<std::optional<size_t>> slots_;  // none: variant_index
+  std::vector<int64_t> columns_;
+};
+
+int64_t BytesOf(const std::vector<FieldValues>& fields) {
+  int64_t n = 0;
+  for (const FieldValues& f : fields) {
+    n += static_cast<int64_t>(f.bytes.size());
+    for (const std::string& s : f.strings) n += static_cast<int64_t>(s.size() + sizeof s);
+  }
+  return n;
+}
+
+}  // namespace
 
 Result<std::vector<FieldValues>> ReadFields(const VczDataset& dataset,
                                             const SubsetOptions& options,
@@ -15,55 +113,97 @@ Result<std::vector<FieldValues>> ReadFields(const VczDataset& dataset,
   TZ_ASSIGN_OR_RETURN(internal::VariantScan scan,
                       internal::VariantScan::Make(
                           dataset, options, internal::VariantScan::FilterSamples::kSelected));
-  std::vector<FieldValues> out(names.size());
-  std::vector<size_t> slots;
-  for (size_t i = 0; i < names.size(); ++i) {
-    TZ_ASSIGN_OR_RETURN(slots.emplace_back(), scan.Need(names[i]));
-    TZ_ASSIGN_OR_RETURN(std::shared_ptr<Array> array, dataset.OpenArray(names[i]));
-    FieldValues& f = out[i];
-    f.name = names[i];
-    f.dtype = array->dtype();
-    const bool text = f.dtype.is_variable_length() || f.dtype.id() == DataTypeId::kFixedBytes ||
-                      f.dtype.id() == DataTypeId::kFixedUnicode;
-    if (text) f.dtype = DataType(DataTypeId::kString);
-    f.shape = array->shape();
-    f.shape[0] = 0;
-    if (names[i].rfind("call_", 0) == 0) {
-      f.shape[1] = static_cast<int64_t>(scan.columns().size());
-    }
-  }
-  const std::vector<int64_t> columns = scan.columns();
-  const std::vector<int64_t> kWholeRow = {0};  // a variant field's one unit per row
-  TZ_RETURN_NOT_OK(scan.ForEachBlock([&](const internal::ScanBlock& block) -> Status {
-    for (size_t i = 0; i < out.size(); ++i) {
-      FieldValues& f = out[i];
-      const internal::FieldBlock& b = (*block.fields)[slots[i]];
-      const bool call = f.name.rfind("call_", 0) == 0;
-      // Elements per kept unit: a sample's values for a call field, a
-      // variant's otherwise; the units of a row: the selected samples, or
-      // the row itself.
-      const int64_t per_unit = call ? b.per_row_of(1) : b.per_variant();
-      const size_t item = b.is_string() ? 0 : b.dtype().size();
-      const std::vector<int64_t>& units = call ? columns : kWholeRow;
-      for (int64_t r : block.rows) {
-        for (int64_t u : units) {
-          const int64_t first = r * b.per_variant() + u * per_unit;
-          if (b.is_string()) {
-            for (int64_t k = 0; k < per_unit; ++k) {
-              f.strings.push_back(b.strings()[static_cast<size_t>(first + k)]);
-            }
-          } else {
-            const uint8_t* from =
-                static_cast<const uint8_t*>(b.numbers().data()) + first * static_cast<int64_t>(item);
-            f.bytes.insert(f.bytes.end(), from, from + per_unit * static_cast<int64_t>(item));
-          }
-        }
-        ++f.shape[0];
-      }
-    }
+  TZ_ASSIGN_OR_RETURN(const Gatherer gatherer, Gatherer::Make(dataset, scan, names));
+  std::vector<FieldValues> out = gatherer.empty();
+  TZ_RETURN_NOT_OK(scan.ForEachBlock([&](const internal::ScanBlock& block) {
+    gatherer.Append(block, out);
     return Status::OK();
   }));
   return out;
+}
+
+// The queue between the read-ahead thread and the consumer.
+struct VariantBlockReader::State {
+  std::shared_ptr<const VczDataset> dataset;
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::deque<std::vector<FieldValues>> blocks;  // read, not yet taken
+  int64_t waiting_bytes = 0, peak_waiting_bytes = 0, budget = 0;
+  bool done = false, stop = false;
+  Status status;  // why the reading ended early
+  std::thread thread;
+};
+
+Result<std::unique_ptr<VariantBlockReader>> VariantBlockReader::Open(
+    std::shared_ptr<const VczDataset> dataset, const SubsetOptions& options,
+    const std::vector<std::string>& names, int64_t readahead_bytes) {
+  if (readahead_bytes < 0) {
+    return Status::InvalidArgument("readahead_bytes must not be negative (got " +
+                                   std::to_string(readahead_bytes) + ")");
+  }
+  // The selection, the filter and the fields are checked here, so that a
+  // bad option fails the call rather than the first block.
+  TZ_ASSIGN_OR_RETURN(internal::VariantScan scan,
+                      internal::VariantScan::Make(
+                          *dataset, options, internal::VariantScan::FilterSamples::kSelected));
+  TZ_ASSIGN_OR_RETURN(Gatherer gatherer, Gatherer::Make(*dataset, scan, names));
+  auto state = std::make_unique<State>();
+  state->dataset = std::move(dataset);
+  state->budget = readahead_bytes;
+  State* s = state.get();
+  s->thread = std::thread([s, scan = std::move(scan), gatherer = std::move(gatherer)]() mutable {
+    Status status = scan.ForEachBlock([&](const internal::ScanBlock& block) -> Status {
+      std::vector<FieldValues> fields = gatherer.empty();
+      gatherer.Append(block, fields);
+      const int64_t bytes = BytesOf(fields);
+      std::unique_lock lock(s->mutex);
+      // Wait while the budget is spent; a block always goes when none waits.
+      s->changed.wait(lock, [&] {
+        return s->stop || s->blocks.empty() || s->waiting_bytes + bytes <= s->budget;
+      });
+      if (s->stop) return Status::Cancelled("the block reader was closed");
+      s->blocks.push_back(std::move(fields));
+      s->waiting_bytes += bytes;
+      s->peak_waiting_bytes = std::max(s->peak_waiting_bytes, s->waiting_bytes);
+      s->changed.notify_all();
+      return Status::OK();
+    });
+    std::lock_guard lock(s->mutex);
+    s->status = std::move(status);
+    s->done = true;
+    s->changed.notify_all();
+  });
+  return std::unique_ptr<VariantBlockReader>(new VariantBlockReader(std::move(state)));
+}
+
+VariantBlockReader::VariantBlockReader(std::unique_ptr<State> state) : state_(std::move(state)) {}
+
+VariantBlockReader::~VariantBlockReader() {
+  {
+    std::lock_guard lock(state_->mutex);
+    state_->stop = true;
+    state_->changed.notify_all();
+  }
+  state_->thread.join();
+}
+
+Result<std::optional<std::vector<FieldValues>>> VariantBlockReader::Next() {
+  std::unique_lock lock(state_->mutex);
+  state_->changed.wait(lock, [&] { return !state_->blocks.empty() || state_->done; });
+  if (state_->blocks.empty()) {
+    if (!state_->status.ok()) return state_->status;
+    return std::optional<std::vector<FieldValues>>();
+  }
+  std::vector<FieldValues> fields = std::move(state_->blocks.front());
+  state_->blocks.pop_front();
+  state_->waiting_bytes -= BytesOf(fields);
+  state_->changed.notify_all();
+  return std::optional<std::vector<FieldValues>>(std::move(fields));
+}
+
+int64_t VariantBlockReader::peak_waiting_bytes() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->peak_waiting_bytes;
 }
 
 }  // namespace turbozarr::vcz
