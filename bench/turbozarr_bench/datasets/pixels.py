@@ -21,7 +21,7 @@ Generator = Callable[[Region], np.ndarray]
 
 # Bumped whenever a generator's output changes, so its cached fixtures (and
 # only its) regenerate. Generators not listed are at version 1.
-GENERATOR_VERSIONS: dict[str, int] = {"ome": 2}
+GENERATOR_VERSIONS: dict[str, int] = {"ome": 2, "vcz": 2}
 
 # Workload A: rows repeat with this period, as in the original study.
 PHOTO_PERIOD = 75

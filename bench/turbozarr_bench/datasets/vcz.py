@@ -1,16 +1,20 @@
-"""Workload D, reduced: a VCF Zarr store laid out as bio2zarr writes it.
+"""Workload D: a VCF Zarr store laid out as bio2zarr writes it.
 
 Written with zarr-python (v2 by default): chunks of `variant_chunk` variants x
 `sample_chunk` samples; Blosc zstd clevel 7 with bit shuffle for the genotype
-arrays and byte shuffle otherwise. Each variant chunk is drawn from its own
-seeded stream. Arrays: variant_contig, variant_position (sorted),
-variant_length, call_genotype (V, S, 2) int8 with a U-shaped allele-frequency
-spectrum (most calls 0/0), call_genotype_phased, call_genotype_mask,
-contig_id/contig_length as int arrays, region_index (chunk, contig, start,
-end, max_end, n_records), and the augmented fields variant_DP, variant_QUAL,
-call_DP and call_GQ. Reduced: the string arrays (variant_allele, variant_id,
-sample_id, variant_IMPACT, filter_id) are not written yet; they arrive with
-workload D's experiments, together with the zip and HTTP copies.
+arrays and byte shuffle otherwise; dimension names on every array
+(`_ARRAY_DIMENSIONS` in v2) and descriptions on the fields, so that vcztools
+writes the same VCF header from it as from a converted VCF. Each variant chunk
+is drawn from its own seeded stream. Arrays: variant_contig,
+variant_position (sorted), variant_length, variant_allele (V, 4): REF and 1
+to 3 ALTs, "" past the last), variant_id ("rs<index>", "." for one in five),
+variant_filter (all PASS), call_genotype (V, S, 2) int8 with a U-shaped
+allele-frequency spectrum (most calls 0/0), call_genotype_phased,
+call_genotype_mask, sample_id, contig_id, contig_length, filter_id,
+filter_description, region_index (chunk, contig, start, end, max_end,
+n_records), and the augmented fields of the workload: variant_DP,
+variant_QUAL, variant_IMPACT (HIGH, MOD x4, LOW x15, cycling), call_DP and
+call_GQ.
 """
 
 from __future__ import annotations
@@ -32,6 +36,23 @@ def _chunk_positions(seed: int, k: int, n: int, v0: int) -> np.ndarray:
     return (v0 * 100 + np.cumsum(rng.integers(1, 100, n))).astype(np.int32)
 
 
+IMPACT_CYCLE = np.array(["HIGH"] + ["MOD"] * 4 + ["LOW"] * 15)
+BASES = np.array(["A", "C", "G", "T"])
+
+
+def _chunk_alleles(rng: np.random.Generator, n: int) -> np.ndarray:
+    """(n, 4) alleles: a REF base, 1 to 3 ALTs (90%, 7%, 3%) of other bases,
+    "" past the last."""
+    ref = rng.integers(0, 4, n)
+    alleles = np.full((n, 4), "", dtype=object)
+    alleles[:, 0] = BASES[ref]
+    count = np.where(rng.random(n) < 0.9, 2, np.where(rng.random(n) < 0.7, 3, 4))
+    for k in range(1, 4):
+        has = count > k
+        alleles[has, k] = BASES[(ref[has] + k) % 4]
+    return alleles
+
+
 def write_vcz(spec: DatasetSpec, target: Path) -> str:
     import numcodecs
     import zarr
@@ -41,6 +62,7 @@ def write_vcz(spec: DatasetSpec, target: Path) -> str:
     vc, sc = v["variant_chunk"], v["sample_chunk"]
     fmt = v["zarr_format"]
     root = zarr.open_group(zarr.storage.LocalStore(str(target)), mode="w", zarr_format=fmt)
+    root.attrs.update({"vcf_zarr_version": "0.4", "source": "turbozarr-bench workload D"})
 
     def comp(bit: bool):
         shuffle = numcodecs.Blosc.BITSHUFFLE if bit else numcodecs.Blosc.SHUFFLE
@@ -49,23 +71,39 @@ def write_vcz(spec: DatasetSpec, target: Path) -> str:
         return zarr.codecs.BloscCodec(cname="zstd", clevel=7,
                                       shuffle="bitshuffle" if bit else "shuffle")
 
-    def make(name, shape, chunks, dtype, bit=False):
-        kw = {"compressor": comp(bit)} if fmt == 2 else {"compressors": comp(bit)}
-        return root.create_array(name, shape=shape, chunks=chunks, dtype=dtype, **kw)
+    def make(name, shape, chunks, dtype, dims, bit=False, description=None):
+        kw = {"compressor": comp(bit)} if fmt == 2 else {"compressors": comp(bit),
+                                                         "dimension_names": dims}
+        a = root.create_array(name, shape=shape, chunks=chunks, dtype=dtype, **kw)
+        attrs = {"_ARRAY_DIMENSIONS": list(dims)} if fmt == 2 else {}
+        if description:
+            attrs["description"] = description
+        if attrs:
+            a.attrs.update(attrs)
+        return a
 
+    var, smp = ("variants",), ("variants", "samples")
     arrays = {
-        "variant_contig": make("variant_contig", (V,), (vc,), "i1"),
-        "variant_position": make("variant_position", (V,), (vc,), "i4"),
-        "variant_length": make("variant_length", (V,), (vc,), "i4"),
-        "variant_DP": make("variant_DP", (V,), (vc,), "i2"),
-        "variant_QUAL": make("variant_QUAL", (V,), (vc,), "f4"),
-        "call_genotype": make("call_genotype", (V, S, 2), (vc, sc, 2), "i1", bit=True),
-        "call_genotype_phased": make("call_genotype_phased", (V, S), (vc, sc), "bool",
+        "variant_contig": make("variant_contig", (V,), (vc,), "i1", var),
+        "variant_position": make("variant_position", (V,), (vc,), "i4", var),
+        "variant_length": make("variant_length", (V,), (vc,), "i4", var),
+        "variant_allele": make("variant_allele", (V, 4), (vc, 4), str, var + ("alleles",)),
+        "variant_id": make("variant_id", (V,), (vc,), str, var),
+        "variant_filter": make("variant_filter", (V, 1), (vc, 1), "bool", var + ("filters",)),
+        "variant_DP": make("variant_DP", (V,), (vc,), "i2", var, description="Total depth"),
+        "variant_QUAL": make("variant_QUAL", (V,), (vc,), "f4", var,
+                             description="Quality, as an INFO field"),
+        "variant_IMPACT": make("variant_IMPACT", (V,), (vc,), str, var,
+                               description="Predicted impact"),
+        "call_genotype": make("call_genotype", (V, S, 2), (vc, sc, 2), "i1",
+                              smp + ("ploidy",), bit=True, description="Genotype"),
+        "call_genotype_phased": make("call_genotype_phased", (V, S), (vc, sc), "bool", smp,
                                      bit=True),
         "call_genotype_mask": make("call_genotype_mask", (V, S, 2), (vc, sc, 2), "bool",
-                                   bit=True),
-        "call_DP": make("call_DP", (V, S), (vc, sc), "i2"),
-        "call_GQ": make("call_GQ", (V, S), (vc, sc), "i1"),
+                                   smp + ("ploidy",), bit=True),
+        "call_DP": make("call_DP", (V, S), (vc, sc), "i2", smp, description="Read depth"),
+        "call_GQ": make("call_GQ", (V, S), (vc, sc), "i1", smp,
+                        description="Genotype quality"),
     }
     n_chunks = -(-V // vc)
     region = np.zeros((n_chunks, 6), dtype=np.int64)
@@ -79,10 +117,16 @@ def write_vcz(spec: DatasetSpec, target: Path) -> str:
         af = rng.beta(0.2, 2.0, n)  # U-shaped towards 0: most calls are 0/0
         gt = (rng.random((n, S, 2)) < af[:, None, None]).astype(np.int8)
         ar = np.arange(v0, v1)
+        ids = np.array([f"rs{i}" for i in ar], dtype=object)
+        ids[ar % 5 == 4] = "."
         block = {
             "variant_contig": np.zeros(n, np.int8), "variant_position": pos,
-            "variant_length": length, "variant_DP": (ar % 101).astype(np.int16),
-            "variant_QUAL": (ar % 101).astype(np.float32), "call_genotype": gt,
+            "variant_length": length, "variant_allele": _chunk_alleles(rng, n),
+            "variant_id": ids, "variant_filter": np.ones((n, 1), bool),
+            "variant_DP": (ar % 101).astype(np.int16),
+            "variant_QUAL": (ar % 101).astype(np.float32),
+            "variant_IMPACT": IMPACT_CYCLE[ar % IMPACT_CYCLE.size].astype(object),
+            "call_genotype": gt,
             "call_genotype_phased": np.ones((n, S), bool),
             "call_genotype_mask": np.zeros((n, S, 2), bool),
             "call_DP": (np.arange(v0 * S, v1 * S) % 101).astype(np.int16).reshape(n, S),
@@ -90,15 +134,30 @@ def write_vcz(spec: DatasetSpec, target: Path) -> str:
         }
         for name, values in block.items():
             arrays[name][v0:v1] = values
-            digest.update(f"{k}/{name}:{array_digest(values)};".encode())
+            digest.update(f"{k}/{name}:{_digest(values)};".encode())
         end = pos + length - 1
         region[k] = [k, 0, pos[0], pos[-1], end.max(), n]
-    ri = root.create_array("region_index", shape=region.shape, chunks=region.shape,
-                           dtype="i8")
+
+    def table(name, values, dtype, dims):
+        a = make(name, (len(values),), (len(values),), dtype, dims)
+        data = np.array(values, dtype=object if dtype is str else dtype)
+        a[...] = data
+        digest.update(f"{name}:{_digest(data)};".encode())
+
+    ri = make("region_index", region.shape, region.shape, "i8", ("region_index_values",
+                                                                 "region_index_fields"))
     ri[...] = region
-    cid = root.create_array("contig_id", shape=(1,), chunks=(1,), dtype="i4")
-    cid[...] = 0
-    clen = root.create_array("contig_length", shape=(1,), chunks=(1,), dtype="i8")
-    clen[...] = int(region[:, 4].max())
     digest.update(array_digest(region).encode())
+    samples = make("sample_id", (S,), (sc,), str, ("samples",))
+    samples[...] = np.array([f"S{i:06d}" for i in range(S)], dtype=object)
+    table("contig_id", ["1"], str, ("contigs",))
+    table("contig_length", [int(region[:, 4].max())], "i8", ("contigs",))
+    table("filter_id", ["PASS"], str, ("filters",))
+    table("filter_description", ["All filters passed"], str, ("filters",))
     return digest.hexdigest()[:16]
+
+
+def _digest(values: np.ndarray) -> str:
+    if values.dtype.kind in "OT":
+        return hashlib.sha256("\0".join(map(str, values.reshape(-1))).encode()).hexdigest()
+    return array_digest(values)

@@ -1,0 +1,104 @@
+"""One retrieval task of workload D on one side, in a process of its own:
+
+    python -m turbozarr_bench.vcz_child '{"impl": "turbozarr" | "vcztools",
+        "task": NAME, "path": DATASET, "region": "1:a-b"}'
+
+run with the interpreter that has that side's library (the project's for
+turbozarr, .venv-vcz for vcztools). It opens the dataset, sets up the
+selection and iterates the blocks, timed from the open to the last block
+after one untimed run (imports and lazy set-up excluded, on both sides),
+and prints one JSON line: seconds, cpu,
+peak_rss_mb, records, bytes (of values returned) and digest (FieldDigest).
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import sys
+import time
+from typing import Any, Iterator
+
+import numpy as np
+
+from turbozarr_bench.vcz_tasks import BY_NAME, FieldDigest, Task, sample_count
+
+
+def _turbozarr_blocks(task: Task, path: str, region: str) -> Iterator[tuple[dict, int]]:
+    import turbozarr as tz
+    from turbozarr import vcz
+
+    d = vcz.open(path)
+    root = tz.open_group(path)
+    selection: dict[str, Any] = {}
+    if task.region:
+        selection["regions"] = region
+    if task.variant_chunks is not None:
+        selection["regions"] = first_chunks_region(root, d.contig_ids, task.variant_chunks)
+    n = sample_count(task, d.num_samples, root["sample_id"].chunks[0])
+    if n is not None:
+        selection["samples"] = ",".join(d.sample_ids[:n])
+    if task.include:
+        selection["include"] = task.include
+    fields = list(task.fields) or ["variant_index"]
+    for block in vcz.iter_blocks(d, fields, **selection):
+        yield block, len(next(iter(block.values())))
+
+
+def first_chunks_region(root: Any, contigs: list[str], chunks: int) -> str:
+    """A region holding exactly the first `chunks` variant chunks (of one
+    contig, as the workload's datasets have): positions are sorted and
+    distinct, so from the first position to the last of those chunks."""
+    positions = root["variant_position"]
+    last = min(chunks * positions.chunks[0], positions.shape[0]) - 1
+    return f"{contigs[0]}:{int(positions[0])}-{int(positions[last])}"
+
+
+def _vcztools_blocks(task: Task, path: str, region: str) -> Iterator[tuple[dict, int]]:
+    from vcztools import bcftools_filter, retrieval, utils
+    from vcztools import regions as regions_mod
+
+    reader = retrieval.VczReader(utils.open_zarr(path))
+    # Samples first: planning a region reads through the reader, which
+    # fixes its samples.
+    n = sample_count(task, reader.num_samples, reader.samples_chunk_size)
+    if n is not None:
+        reader.set_sample_indexes(np.arange(n))
+    if task.region:
+        reader.set_variants(regions_mod.build_chunk_plan(reader, regions=region))
+    if task.variant_chunks is not None:
+        size, total = reader.variants_chunk_size, reader.num_variants
+        reader.set_variants([utils.ChunkRead(index=i, num_selected=min(size, total - i * size))
+                             for i in range(min(task.variant_chunks, -(-total // size)))])
+    if task.include:
+        if task.all_sample_filter:
+            reader.set_bcftools_semantics(full_sample_filter=True)
+        reader.set_variant_filter(bcftools_filter.BcftoolsFilter(reader, include=task.include))
+    if not task.fields:
+        # The chunk plan alone, as vcztools' own suite counts it.
+        for cr in reader.variant_chunk_plan:
+            yield {}, cr.num_selected
+        return
+    for chunk in reader.variant_chunks(fields=list(task.fields)):
+        yield chunk, int(chunk[task.fields[0]].shape[0])
+
+
+def run(doc: dict[str, Any]) -> dict[str, Any]:
+    task = BY_NAME[doc["task"]]
+    blocks = _turbozarr_blocks if doc["impl"] == "turbozarr" else _vcztools_blocks
+    # Once untimed: the imports and set-up either library does lazily on
+    # first use are not the task's.
+    for _ in blocks(task, doc["path"], doc.get("region", "")):
+        pass
+    digest = FieldDigest(task.fields)
+    t0, c0 = time.perf_counter(), time.process_time()
+    for block, records in blocks(task, doc["path"], doc.get("region", "")):
+        digest.add(block, records)
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+    return {"seconds": seconds, "cpu": cpu,
+            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            "records": digest.records, "bytes": digest.nbytes, "digest": digest.hexdigest()}
+
+
+if __name__ == "__main__":
+    print(json.dumps(run(json.loads(sys.argv[1]))))
