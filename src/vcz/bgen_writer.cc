@@ -130,15 +130,15 @@ Status EncodeRows(const Layout& layout, const internal::ScanBlock& block, size_t
     const int64_t r = block.rows[i];
     TZ_ASSIGN_OR_RETURN(const VariantText t, TextOf(layout, f, r));
     // The calls of the selected samples as (a, b) pairs, b = -2 when haploid.
-    const int8_t* row8 = int8_calls ? static_cast<const int8_t*>(genotypes.numbers().data()) +
-                                          r * genotypes.per_variant()
-                                    : nullptr;
     for (size_t s = 0; s < columns.size(); ++s) {
       const int64_t first = columns[s] * ploidy;
+      const int8_t* call8 =
+          int8_calls ? reinterpret_cast<const int8_t*>(genotypes.NumberAt(r, first)) : nullptr;
       for (int64_t k = 0; k < 2; ++k) {
         int64_t v = -2;
-        if (k < ploidy) v = row8 ? row8[first + k] : genotypes.Integer(r, first + k);
-        calls[2 * s + static_cast<size_t>(k)] = static_cast<int8_t>(std::clamp<int64_t>(v, -128, 127));
+        if (k < ploidy) v = call8 ? call8[k] : genotypes.Integer(r, first + k);
+        calls[2 * s + static_cast<size_t>(k)] =
+            static_cast<int8_t>(std::clamp<int64_t>(v, -128, 127));
       }
     }
     bool phased = false;

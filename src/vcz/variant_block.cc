@@ -28,7 +28,8 @@ bool IsSigned(DataTypeId id) {
 
 }  // namespace
 
-Result<FieldBlock> FieldBlock::Read(const Array& array, int64_t first, int64_t count) {
+Result<FieldBlock> FieldBlock::Read(const Array& array, int64_t first, int64_t count,
+                                    std::optional<std::pair<int64_t, int64_t>> samples) {
   FieldBlock b;
   b.dtype_ = array.dtype();
   b.rank_ = array.shape().size();
@@ -38,7 +39,16 @@ Result<FieldBlock> FieldBlock::Read(const Array& array, int64_t first, int64_t c
     b.per_variant_ *= array.shape()[d];
     dims.push_back({0, array.shape()[d], 1});
   }
-  const int64_t n = count * b.per_variant_;
+  b.per_variant_read_ = b.per_variant_;
+  if (samples && b.rank_ >= 2 &&
+      (samples->first > 0 || samples->second < array.shape()[1])) {
+    // Only the samples asked for: a run of whole samples within each row.
+    const int64_t per_sample = b.per_row_of(1);
+    dims[1] = {samples->first, samples->second, 1};
+    b.first_read_ = samples->first * per_sample;
+    b.per_variant_read_ = (samples->second - samples->first) * per_sample;
+  }
+  const int64_t n = count * b.per_variant_read_;
   const DataTypeId id = b.dtype_.id();
   switch (id) {
     case DataTypeId::kString:

@@ -9,7 +9,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "turbozarr/array.h"
@@ -21,8 +23,12 @@ namespace turbozarr::vcz::internal {
 class FieldBlock {
  public:
   // Rows [first, first + count) of `array` (its first dimension is the
-  // variants'), every other dimension whole.
-  static Result<FieldBlock> Read(const Array& array, int64_t first, int64_t count);
+  // variants'), every other dimension whole; or, given `samples` for an
+  // array with a samples dimension (the second), only the samples
+  // [samples.first, samples.second) of it are read: the others must not be
+  // asked for. Indexes stay those of the whole row either way.
+  static Result<FieldBlock> Read(const Array& array, int64_t first, int64_t count,
+                                 std::optional<std::pair<int64_t, int64_t>> samples = {});
 
   // The array's rank: 1 for one value per variant.
   size_t rank() const { return rank_; }
@@ -49,14 +55,29 @@ class FieldBlock {
   double Float(int64_t row, int64_t i) const;
   bool Bool(int64_t row, int64_t i) const;
   const std::string& String(int64_t row, int64_t i) const;
+  // Where element `i` of variant `row` is held: numbers as stored, and
+  // strings; elements of a row that were read lie one after the other.
+  const uint8_t* NumberAt(int64_t row, int64_t i) const {
+    return static_cast<const uint8_t*>(numbers_.data()) +
+           At(row, i) * static_cast<int64_t>(dtype_.size());
+  }
+  const std::string* StringAt(int64_t row, int64_t i) const {
+    return &strings_[static_cast<size_t>(At(row, i))];
+  }
 
  private:
-  int64_t At(int64_t row, int64_t i) const { return row * per_variant_ + i; }
+  // Row-major over what was read: `first_read_` is the first element of a
+  // row that was, `per_variant_read_` how many were.
+  int64_t At(int64_t row, int64_t i) const {
+    return row * per_variant_read_ + (i - first_read_);
+  }
 
   DataType dtype_;
   size_t rank_ = 1;
   std::vector<int64_t> shape_;  // of one variant's values
   int64_t per_variant_ = 1;
+  int64_t per_variant_read_ = 1;
+  int64_t first_read_ = 0;
   bool string_type_ = false;
   ElementBlock numbers_;
   std::vector<std::string> strings_;

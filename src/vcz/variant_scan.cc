@@ -1,6 +1,8 @@
 #include "vcz/variant_scan.h"
 
 #include <algorithm>
+#include <future>
+#include <optional>
 #include <utility>
 
 #include "vcz/samples.h"
@@ -88,6 +90,10 @@ Result<VariantScan> VariantScan::Make(const VczDataset& dataset, const SubsetOpt
     scan.filters_.push_back(std::move(filter));
     scan.filter_slots_.push_back(std::move(slots));
   }
+  if (!expressions.empty()) {
+    scan.filter_samples_ = seen;
+    if (computed) scan.filter_samples_.insert(scan.filter_samples_.end(), computed->begin(), computed->end());
+  }
   TZ_ASSIGN_OR_RETURN(VariantSelection selection, SelectionOf(options));
   TZ_ASSIGN_OR_RETURN(scan.selected_, SelectVariants(dataset, selection));
   return scan;
@@ -128,34 +134,73 @@ Status VariantScan::ForEachBlock(const std::function<Status(const ScanBlock&)>& 
   for (const std::shared_ptr<Array>& array : arrays_) {
     step = std::min(step, std::max<int64_t>(1, array->metadata().chunk_shape[0]));
   }
+  // The blocks that keep a row, with those rows (all of them, when the
+  // selection keeps everything, are listed as the block is visited).
+  struct Planned {
+    int64_t first = 0, count = 0;
+    std::vector<int64_t> rows;
+  };
+  std::vector<Planned> plan;
   const std::vector<int64_t>& kept = selected_.rows;
-  std::vector<FieldBlock> fields;
-  std::vector<uint8_t> samples;
   size_t next = 0;  // into kept
   for (int64_t first = 0; first < d_->num_variants(); first += step) {
-    ScanBlock block;
-    block.first = first;
-    block.count = std::min(step, d_->num_variants() - first);
-    // The rows of this block the selection keeps; blocks without any are
-    // not read.
-    if (selected_.all) {
-      for (int64_t r = 0; r < block.count; ++r) block.rows.push_back(r);
-    } else {
-      while (next < kept.size() && kept[next] < first + block.count) {
-        block.rows.push_back(kept[next++] - first);
+    Planned p{first, std::min(step, d_->num_variants() - first), {}};
+    if (!selected_.all) {
+      while (next < kept.size() && kept[next] < first + p.count) {
+        p.rows.push_back(kept[next++] - first);
       }
-      if (block.rows.empty()) {
+      if (p.rows.empty()) {
         if (next == kept.size()) break;
         first = (kept[next] / step) * step - step;  // on to the next kept block
         continue;
       }
     }
-    fields.clear();
-    for (const std::shared_ptr<Array>& array : arrays_) {
-      TZ_ASSIGN_OR_RETURN(fields.emplace_back(), FieldBlock::Read(*array, first, block.count));
+    plan.push_back(std::move(p));
+  }
+  // Call arrays are read for the samples someone looks at only: the output
+  // columns, and those the filters and computed fields see.
+  std::optional<std::pair<int64_t, int64_t>> samples;
+  for (const std::vector<int64_t>* list : {&columns_, &filter_samples_}) {
+    for (int64_t c : *list) {
+      if (!samples) samples = std::pair<int64_t, int64_t>(c, c + 1);
+      samples->first = std::min(samples->first, c);
+      samples->second = std::max(samples->second, c + 1);
+    }
+  }
+  if (!samples) samples = std::pair<int64_t, int64_t>(0, 0);
+  auto read = [this, samples](int64_t first, int64_t count) -> Result<std::vector<FieldBlock>> {
+    std::vector<FieldBlock> fields;
+    for (size_t a = 0; a < arrays_.size(); ++a) {
+      const bool call = needed_[a].rfind("call_", 0) == 0;
+      TZ_ASSIGN_OR_RETURN(fields.emplace_back(),
+                          FieldBlock::Read(*arrays_[a], first, count,
+                                           call ? samples : std::nullopt));
+    }
+    return fields;
+  };
+  // The next block is read (and decoded) while this one is visited.
+  std::future<Result<std::vector<FieldBlock>>> reading;
+  if (!plan.empty()) reading = std::async(std::launch::async, read, plan[0].first, plan[0].count);
+  std::vector<FieldBlock> fields;
+  std::vector<uint8_t> samples_passed;
+  for (size_t i = 0; i < plan.size(); ++i) {
+    Result<std::vector<FieldBlock>> got = reading.get();
+    if (i + 1 < plan.size()) {
+      reading = std::async(std::launch::async, read, plan[i + 1].first, plan[i + 1].count);
+    }
+    TZ_RETURN_NOT_OK(got.status());
+    fields = std::move(*got);
+    ScanBlock block;
+    block.first = plan[i].first;
+    block.count = plan[i].count;
+    if (selected_.all) {
+      block.rows.resize(static_cast<size_t>(block.count));
+      for (int64_t r = 0; r < block.count; ++r) block.rows[static_cast<size_t>(r)] = r;
+    } else {
+      block.rows = std::move(plan[i].rows);
     }
     // Every filter must pass; per-sample outcomes combine sample by sample.
-    samples.clear();
+    samples_passed.clear();
     for (size_t f = 0; f < filters_.size(); ++f) {
       std::vector<const FieldBlock*> inputs;
       for (size_t slot : filter_slots_[f]) inputs.push_back(&fields[slot]);
@@ -166,15 +211,17 @@ Status VariantScan::ForEachBlock(const std::function<Status(const ScanBlock&)>& 
       }
       block.rows = std::move(passed);
       if (outcome.samples.empty()) continue;
-      if (samples.empty()) {
-        samples = std::move(outcome.samples);
+      if (samples_passed.empty()) {
+        samples_passed = std::move(outcome.samples);
       } else {
-        for (size_t i = 0; i < samples.size(); ++i) samples[i] &= outcome.samples[i];
+        for (size_t k = 0; k < samples_passed.size(); ++k) {
+          samples_passed[k] &= outcome.samples[k];
+        }
       }
     }
     if (block.rows.empty()) continue;
     block.fields = &fields;
-    block.samples = &samples;
+    block.samples = &samples_passed;
     TZ_RETURN_NOT_OK(visit(block));
   }
   return Status::OK();

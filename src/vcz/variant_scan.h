@@ -72,6 +72,9 @@ class VariantScan {
   const VczDataset* d_;
   SelectedVariants selected_;
   std::vector<int64_t> columns_;
+  // The samples the filters look at (their FORMAT fields, their computed
+  // counts): read too, whatever the columns.
+  std::vector<int64_t> filter_samples_;
   std::vector<VariantFilter> filters_;  // all must pass
   std::vector<std::vector<size_t>> filter_slots_;
   std::vector<std::string> needed_;

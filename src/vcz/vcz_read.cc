@@ -26,6 +26,10 @@ class Gatherer {
                                const std::vector<std::string>& names) {
     Gatherer g;
     g.columns_ = scan.columns();
+    for (size_t c = 1; c < g.columns_.size(); ++c) {
+      g.columns_consecutive_ = g.columns_consecutive_ && g.columns_[c] == g.columns_[c - 1] + 1;
+    }
+    if (!g.columns_.empty()) g.first_column_ = {g.columns_[0]};
     for (const std::string& name : names) {
       FieldValues& f = g.empty_.emplace_back();
       f.name = name;
@@ -70,20 +74,26 @@ class Gatherer {
       const bool call = f.name.rfind("call_", 0) == 0;
       // Elements per kept unit: a sample's values for a call field, a
       // variant's otherwise; the units of a row: the selected samples, or
-      // the row itself.
+      // the row itself. Consecutive samples are copied as one run.
       const int64_t per_unit = call ? b.per_row_of(1) : b.per_variant();
       const size_t item = b.is_string() ? 0 : b.dtype().size();
-      const std::vector<int64_t>& units = call ? columns_ : kWholeRow;
+      const bool run = !call || columns_consecutive_;
+      const int64_t per_copy =
+          call && run ? per_unit * static_cast<int64_t>(columns_.size()) : per_unit;
+      const std::vector<int64_t>& units = !call ? kWholeRow : run ? first_column_ : columns_;
+      if (b.is_string()) {
+        f.strings.reserve(f.strings.size() + block.rows.size() * units.size() * per_copy);
+      } else {
+        f.bytes.reserve(f.bytes.size() + block.rows.size() * units.size() * per_copy * item);
+      }
       for (int64_t r : block.rows) {
         for (int64_t u : units) {
-          const int64_t first = r * b.per_variant() + u * per_unit;
           if (b.is_string()) {
-            const auto from = b.strings().begin() + first;
-            f.strings.insert(f.strings.end(), from, from + per_unit);
+            const std::string* from = b.StringAt(r, u * per_unit);
+            f.strings.insert(f.strings.end(), from, from + per_copy);
           } else {
-            const uint8_t* from = static_cast<const uint8_t*>(b.numbers().data()) +
-                                  first * static_cast<int64_t>(item);
-            f.bytes.insert(f.bytes.end(), from, from + per_unit * static_cast<int64_t>(item));
+            const uint8_t* from = b.NumberAt(r, u * per_unit);
+            f.bytes.insert(f.bytes.end(), from, from + per_copy * static_cast<int64_t>(item));
           }
         }
       }
@@ -94,6 +104,10 @@ class Gatherer {
   std::vector<FieldValues> empty_;
   std::vector<std::optional<size_t>> slots_;  // none: variant_index
   std::vector<int64_t> columns_;
+  // Whether the columns are consecutive samples (copied as one run from the
+  // first, first_column_).
+  bool columns_consecutive_ = true;
+  std::vector<int64_t> first_column_;
 };
 
 int64_t BytesOf(const std::vector<FieldValues>& fields) {
