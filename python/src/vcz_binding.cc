@@ -12,6 +12,7 @@
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/ndarray.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
@@ -98,18 +99,24 @@ std::tuple<nb::bytes, std::string> Capture(Write write) {
   return {nb::bytes(text.data(), text.size()), warnings.str()};
 }
 
-// Fields as (name, dtype name, dtype size, shape, bytes or a list of
-// strings) tuples, for turbozarr.vcz to make numpy arrays of.
-nb::list FieldsToPython(const std::vector<vcz::FieldValues>& fields) {
+// Fields as (name, dtype name, dtype size, shape, values) tuples, for
+// turbozarr.vcz to make numpy arrays of: numbers as a uint8 numpy array
+// that owns the bytes (moved, not copied), strings as a list.
+nb::list FieldsToPython(std::vector<vcz::FieldValues>& fields) {
   nb::list out;
-  for (const vcz::FieldValues& f : fields) {
+  for (vcz::FieldValues& f : fields) {
     nb::object values;
     if (f.dtype.id() == DataTypeId::kString) {
       nb::list strings;
       for (const std::string& s : f.strings) strings.append(nb::str(s.data(), s.size()));
       values = strings;
     } else {
-      values = nb::bytes(reinterpret_cast<const char*>(f.bytes.data()), f.bytes.size());
+      auto* owned = new std::vector<uint8_t>(std::move(f.bytes));
+      nb::capsule owner(owned, [](void* p) noexcept {
+        delete static_cast<std::vector<uint8_t>*>(p);
+      });
+      values = nb::cast(nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>>(
+          owned->data(), {owned->size()}, owner));
     }
     out.append(nb::make_tuple(f.name, DataTypeIdName(f.dtype.id()), f.dtype.size(),
                               nb::cast(f.shape), values));

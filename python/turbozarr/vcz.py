@@ -102,7 +102,8 @@ def _arrays(fields: list) -> dict[str, np.ndarray]:
         if kind == "string":
             out[name] = np.array(values, dtype=STRING_DTYPE).reshape(shape)
         else:
-            out[name] = np.frombuffer(values, dtype=numpy_dtype(kind, size, 3, "<")).reshape(shape)
+            # The bytes arrive as a uint8 array that owns them: a view, no copy.
+            out[name] = values.view(numpy_dtype(kind, size, 3, "<")).reshape(shape)
     return out
 
 

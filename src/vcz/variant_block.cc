@@ -85,6 +85,28 @@ Result<FieldBlock> FieldBlock::Read(const Array& array, int64_t first, int64_t c
   }
 }
 
+FieldBlock FieldBlock::Rows(const std::vector<int64_t>& rows) const {
+  FieldBlock out = *this;  // the shape, type and window, then the rows
+  out.strings_.clear();
+  const int64_t n = static_cast<int64_t>(rows.size()) * per_variant_read_;
+  if (is_string()) {
+    out.strings_.reserve(static_cast<size_t>(n));
+    for (int64_t r : rows) {
+      const auto from = strings_.begin() + r * per_variant_read_;
+      out.strings_.insert(out.strings_.end(), from, from + per_variant_read_);
+    }
+    return out;
+  }
+  out.numbers_ = ElementBlock(dtype_, n);
+  const size_t row_bytes = static_cast<size_t>(per_variant_read_) * dtype_.size();
+  auto* to = static_cast<uint8_t*>(out.numbers_.data());
+  for (int64_t r : rows) {
+    std::memcpy(to, static_cast<const uint8_t*>(numbers_.data()) + r * row_bytes, row_bytes);
+    to += row_bytes;
+  }
+  return out;
+}
+
 int64_t FieldBlock::per_row_of(size_t dims_from) const {
   int64_t n = 1;
   for (size_t d = dims_from; d < shape_.size(); ++d) n *= shape_[d];

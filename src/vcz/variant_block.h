@@ -30,6 +30,10 @@ class FieldBlock {
   static Result<FieldBlock> Read(const Array& array, int64_t first, int64_t count,
                                  std::optional<std::pair<int64_t, int64_t>> samples = {});
 
+  // The rows `rows` of this block (in that order) as a block of their own:
+  // what a filter evaluates when a selection keeps few rows of a block.
+  FieldBlock Rows(const std::vector<int64_t>& rows) const;
+
   // The array's rank: 1 for one value per variant.
   size_t rank() const { return rank_; }
   // Values per variant (the product of the dimensions after the first),

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
+#include <type_traits>
 #include <set>
 #include <utility>
 
@@ -196,6 +198,63 @@ int VariantType(const std::string& ref, const std::string& alt) {
     if (differ == 1) return 1;
   }
   return 256;
+}
+
+// Calls f(i, x, missing, fill) for the numbers of `b` at elements `at` of
+// each of `rows` rows, i counting from 0, with the spec's marks: -1 and -2
+// for signed integers, two NaN payloads for floats. Typed, so that the
+// per-element work is a load and two compares.
+template <typename T, typename F>
+void VisitNumbers(const FieldBlock& b, int64_t rows, const std::vector<int64_t>& at, F f) {
+  using Bits = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
+  constexpr bool kFloat = std::is_floating_point_v<T>;
+  constexpr bool kSigned = std::is_signed_v<T> && !kFloat;
+  constexpr Bits kMissingBits = sizeof(T) == 8 ? Bits(0x7FF0000000000001) : Bits(0x7F800001);
+  constexpr Bits kFillBits = sizeof(T) == 8 ? Bits(0x7FF0000000000002) : Bits(0x7F800002);
+  bool consecutive = true;
+  for (size_t k = 1; k < at.size(); ++k) consecutive = consecutive && at[k] == at[k - 1] + 1;
+  auto one = [&f](size_t i, const uint8_t* p) {
+    T x;
+    std::memcpy(&x, p, sizeof(T));
+    if constexpr (kFloat) {
+      Bits bits;
+      std::memcpy(&bits, p, sizeof(T));
+      f(i, x, bits == kMissingBits, bits == kFillBits);
+    } else if constexpr (kSigned) {
+      f(i, x, x == T(-1), x == T(-2));
+    } else {
+      f(i, x, false, false);
+    }
+  };
+  size_t i = 0;
+  const size_t width = at.size();
+  for (int64_t r = 0; r < rows; ++r, i += width) {
+    if (consecutive && width > 0) {
+      // One run of the row: a loop the compiler can vectorise.
+      const uint8_t* run = b.NumberAt(r, at[0]);
+      for (size_t k = 0; k < width; ++k) one(i + k, run + k * sizeof(T));
+    } else {
+      for (size_t k = 0; k < width; ++k) one(i + k, b.NumberAt(r, at[k]));
+    }
+  }
+}
+
+// VisitNumbers with T the type of `b`'s numbers (bool and uint64 are not
+// visited: false).
+template <typename F>
+bool VisitTyped(const FieldBlock& b, int64_t rows, const std::vector<int64_t>& at, F f) {
+  switch (b.type_id()) {
+    case DataTypeId::kInt8: VisitNumbers<int8_t>(b, rows, at, f); return true;
+    case DataTypeId::kInt16: VisitNumbers<int16_t>(b, rows, at, f); return true;
+    case DataTypeId::kInt32: VisitNumbers<int32_t>(b, rows, at, f); return true;
+    case DataTypeId::kInt64: VisitNumbers<int64_t>(b, rows, at, f); return true;
+    case DataTypeId::kUInt8: VisitNumbers<uint8_t>(b, rows, at, f); return true;
+    case DataTypeId::kUInt16: VisitNumbers<uint16_t>(b, rows, at, f); return true;
+    case DataTypeId::kUInt32: VisitNumbers<uint32_t>(b, rows, at, f); return true;
+    case DataTypeId::kFloat32: VisitNumbers<float>(b, rows, at, f); return true;
+    case DataTypeId::kFloat64: VisitNumbers<double>(b, rows, at, f); return true;
+    default: return false;
+  }
 }
 
 }  // namespace
@@ -435,19 +494,27 @@ class Evaluator {
 
   // A stored field's values for the block; a call field's for the
   // selected samples.
-  Result<Value> Load(const Node& n) const {
+  // The elements of a row a field node takes: the selected samples' for a
+  // call field, all of them otherwise; and the shape of its values.
+  std::vector<int64_t> ElementsOf(const Node& n, Value& v) const {
     const FieldBlock& b = Block(n.slot);
-    Value v;
-    v.rows = rows_;
-    v.sample = n.sample;
-    std::vector<int64_t> at;  // the elements of a row to take
+    std::vector<int64_t> at;
     if (n.sample) {
       at = c_.columns;
     } else {
       for (int64_t i = 0; i < b.per_variant(); ++i) at.push_back(i);
     }
+    v.rows = rows_;
+    v.sample = n.sample;
     v.matrix = n.sample || b.rank() > 1;
     v.width = v.matrix ? static_cast<int64_t>(at.size()) : 1;
+    return at;
+  }
+
+  Result<Value> Load(const Node& n) const {
+    const FieldBlock& b = Block(n.slot);
+    Value v;
+    const std::vector<int64_t> at = ElementsOf(n, v);
     const size_t count = static_cast<size_t>(rows_ * v.width);
     v.missing.resize(count);
     v.fill.resize(count);
@@ -461,6 +528,14 @@ class Evaluator {
     } else {
       v.num = NumOf(b.type_id());
       v.numbers.resize(count);
+    }
+    if (v.type == Value::Type::kNumber &&
+        VisitTyped(b, rows_, at, [&v](size_t i, auto x, bool missing, bool fill) {
+          v.numbers[i] = static_cast<double>(x);
+          v.missing[i] = missing;
+          v.fill[i] = fill;
+        })) {
+      return v;
     }
     size_t i = 0;
     for (int64_t r = 0; r < rows_; ++r) {
@@ -626,7 +701,54 @@ class Evaluator {
     return acc;
   }
 
+  // Which orders a comparison holds for: bit 0 less, 1 equal, 2 greater,
+  // 3 unordered (NaN).
+  static unsigned Holding(const std::string& op) {
+    return op == "<"                ? 0b0001u
+           : op == "<="             ? 0b0011u
+           : op == ">"              ? 0b0100u
+           : op == ">="             ? 0b0110u
+           : op == "=" || op == "==" ? 0b0010u
+                                    : 0b1101u;
+  }
+
+  // A stored numeric field against a number literal (FMT/GQ>50, the
+  // common test), straight from the field's typed values: no values are
+  // made. None when the field is not such a field.
+  std::optional<Value> CompareWithLiteral(const Node& n) const {
+    const Node& field = n.operands[0];
+    const Node& literal = n.operands[1];
+    if (field.kind != Kind::kField || field.computed != Computed::kNone ||
+        literal.kind != Kind::kNumber) {
+      return std::nullopt;
+    }
+    const FieldBlock& b = Block(field.slot);
+    if (b.is_string() || b.is_bool()) return std::nullopt;
+    Value out;
+    out.type = Value::Type::kBool;
+    const std::vector<int64_t> at = ElementsOf(field, out);
+    out.bools.resize(static_cast<size_t>(out.rows * out.width));
+    const Num num = Promote(NumOf(b.type_id()), literal.integer ? Num::kWeakInt : Num::kWeakFloat);
+    const bool in_float32 = num == Num::kFloat32;
+    const double y = in_float32 ? static_cast<float>(literal.number) : literal.number;
+    const unsigned holding = Holding(n.op);
+    const bool lt = holding & 1u, eq = holding & 2u, gt = holding & 4u, nan = holding & 8u;
+    const bool ne = n.op == "!=";
+    uint8_t* decisions = out.bools.data();
+    // Without branches, so that the loop vectorises: a missing value
+    // against a number holds only for !=, a fill value never.
+    const bool typed = VisitTyped(b, rows_, at, [&](size_t i, auto x, bool missing, bool fill) {
+      double dx = static_cast<double>(x);
+      if (in_float32) dx = static_cast<float>(dx);
+      const bool holds = ((dx < y) & lt) | ((dx == y) & eq) | ((dx > y) & gt) | ((dx != dx) & nan);
+      decisions[i] = static_cast<uint8_t>(((holds & !missing) | (missing & ne)) & !fill);
+    });
+    if (!typed) return std::nullopt;
+    return out;
+  }
+
   Result<Value> Comparison(const Node& n) {
+    if (std::optional<Value> direct = CompareWithLiteral(n)) return std::move(*direct);
     TZ_ASSIGN_OR_RETURN(Value a, Eval(n.operands[0]));
     TZ_ASSIGN_OR_RETURN(Value b, Eval(n.operands[1]));
     if (a.matrix && b.matrix && (a.sample != b.sample || a.width != b.width)) {
@@ -646,6 +768,28 @@ class Evaluator {
     const Num a_num = a.type == Value::Type::kBool ? Num::kBool : a.num;
     const Num b_num = b.type == Value::Type::kBool ? Num::kBool : b.num;
     const bool in_float32 = !strings && Promote(a_num, b_num) == Num::kFloat32;
+    const unsigned holding = Holding(op);
+    const bool marks = !a.missing.empty() || !b.missing.empty() || !a.fill.empty() ||
+                       !b.fill.empty();
+    // The common case, values against a literal (FMT/GQ>50): one pass over
+    // the values, their marks beside them.
+    if (!strings && !out.scalar && b.scalar && b.type == Value::Type::kNumber &&
+        a.type == Value::Type::kNumber && a.rows == out.rows && a.width == out.width &&
+        b.missing.empty() && b.fill.empty()) {
+      const double y = in_float32 ? static_cast<float>(b.numbers[0]) : b.numbers[0];
+      const size_t n = out.bools.size();
+      for (size_t i = 0; i < n; ++i) {
+        double x = a.numbers[i];
+        if (in_float32) x = static_cast<float>(x);
+        const int order = x < y ? -1 : x > y ? 1 : x == y ? 0 : 2;
+        bool holds = (holding >> (order + 1)) & 1u;
+        const bool missing = !a.missing.empty() && a.missing[i];
+        if (missing) holds = ne;  // missing against a value: only != holds
+        if (!a.fill.empty() && a.fill[i]) holds = false;
+        out.bools[i] = holds;
+      }
+      return out;
+    }
     for (int64_t r = 0; r < out.rows; ++r) {
       for (int64_t k = 0; k < out.width; ++k) {
         int order;  // <0, 0, >0; 2 when unordered (NaN)
@@ -660,18 +804,15 @@ class Evaluator {
           }
           order = x < y ? -1 : x > y ? 1 : x == y ? 0 : 2;
         }
-        bool holds = op == "<"    ? order == -1
-                     : op == "<=" ? (order == -1 || order == 0)
-                     : op == ">"  ? order == 1
-                     : op == ">=" ? (order == 1 || order == 0)
-                     : eq         ? order == 0
-                                  : order != 0;
-        const bool ma = a.Missing(r, k), mb = b.Missing(r, k);
-        if (ma || mb) {
-          const bool both = ma && mb;
-          holds = eq ? both : ne ? !both : false;
+        bool holds = (holding >> (order + 1)) & 1u;
+        if (marks) {
+          const bool ma = a.Missing(r, k), mb = b.Missing(r, k);
+          if (ma || mb) {
+            const bool both = ma && mb;
+            holds = eq ? both : ne ? !both : false;
+          }
+          if (a.Fill(r, k) || b.Fill(r, k)) holds = false;
         }
-        if (a.Fill(r, k) || b.Fill(r, k)) holds = false;
         out.bools[out.At(r, k)] = holds;
       }
     }
@@ -699,6 +840,22 @@ class Evaluator {
     for (size_t i = 1; i < values.size(); ++i) {
       const Value& rhs = values[i];
       TZ_ASSIGN_OR_RETURN(const Shape s, Combined(acc, rhs));
+      if (acc.type == Value::Type::kBool && rhs.type == Value::Type::kBool && !acc.scalar &&
+          !rhs.scalar && acc.rows == rhs.rows && acc.width == rhs.width &&
+          acc.bools.size() == rhs.bools.size()) {
+        // Decisions of one shape: element by element, in one pass, in place.
+        uint8_t* x = acc.bools.data();
+        const uint8_t* y = rhs.bools.data();
+        const size_t count = acc.bools.size();
+        if (both) {
+          for (size_t i = 0; i < count; ++i) x[i] = (x[i] != 0) & (y[i] != 0);
+        } else {
+          for (size_t i = 0; i < count; ++i) x[i] = (x[i] != 0) | (y[i] != 0);
+        }
+        acc.sample = acc.sample || rhs.sample;
+        acc.matrix = acc.matrix || rhs.matrix;
+        continue;
+      }
       Value out = Empty(s, Value::Type::kBool);
       for (int64_t r = 0; r < out.rows; ++r) {
         for (int64_t k = 0; k < out.width; ++k) {
@@ -800,6 +957,17 @@ Result<FilterOutcome> VariantFilter::Evaluate(const std::vector<const FieldBlock
   FilterOutcome out;
   out.variants.assign(static_cast<size_t>(rows), 0);
   const bool sample = compiled_->root.sample && v.matrix;
+  if (sample && !v.scalar && v.bools.size() == static_cast<size_t>(rows * v.width)) {
+    // Per-sample decisions as they are; a variant passes where one holds.
+    out.samples.resize(v.bools.size());
+    for (size_t i = 0; i < v.bools.size(); ++i) out.samples[i] = v.bools[i] != 0;
+    const size_t width = static_cast<size_t>(v.width);
+    for (size_t r = 0; r < static_cast<size_t>(rows); ++r) {
+      const uint8_t* row = out.samples.data() + r * width;
+      out.variants[r] = std::find(row, row + width, 1) != row + width;
+    }
+    return out;
+  }
   if (sample) out.samples.assign(static_cast<size_t>(rows * v.width), 0);
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t row = v.scalar ? 0 : r;

@@ -1,7 +1,9 @@
 #include "vcz/variant_scan.h"
 
 #include <algorithm>
+#include <deque>
 #include <future>
+#include <thread>
 #include <optional>
 #include <utility>
 
@@ -116,6 +118,34 @@ Result<size_t> VariantScan::Need(const std::string& name) {
   return needed_.size() - 1;
 }
 
+Result<FilterOutcome> VariantScan::Filter(size_t f, const std::vector<FieldBlock>& fields,
+                                          const ScanBlock& block) const {
+  std::vector<const FieldBlock*> inputs;
+  for (size_t slot : filter_slots_[f]) inputs.push_back(&fields[slot]);
+  const int64_t kept = static_cast<int64_t>(block.rows.size());
+  if (2 * kept >= block.count) return filters_[f].Evaluate(inputs, block.count);
+  // Few rows kept (a region within a chunk): the filter sees those alone,
+  // and its outcome is spread back over the block's rows.
+  std::vector<FieldBlock> compact;
+  compact.reserve(inputs.size());
+  for (const FieldBlock* b : inputs) compact.push_back(b->Rows(block.rows));
+  for (size_t i = 0; i < inputs.size(); ++i) inputs[i] = &compact[i];
+  TZ_ASSIGN_OR_RETURN(FilterOutcome few, filters_[f].Evaluate(inputs, kept));
+  FilterOutcome out;
+  out.variants.assign(static_cast<size_t>(block.count), 0);
+  const size_t width = few.samples.size() / static_cast<size_t>(std::max<int64_t>(kept, 1));
+  if (!few.samples.empty()) out.samples.assign(static_cast<size_t>(block.count) * width, 0);
+  for (size_t i = 0; i < block.rows.size(); ++i) {
+    const auto r = static_cast<size_t>(block.rows[i]);
+    out.variants[r] = few.variants[i];
+    if (width > 0) {
+      std::copy_n(few.samples.begin() + static_cast<std::ptrdiff_t>(i * width), width,
+                  out.samples.begin() + static_cast<std::ptrdiff_t>(r * width));
+    }
+  }
+  return out;
+}
+
 Result<int64_t> VariantScan::Count() {
   if (filters_.empty()) {
     return selected_.all ? d_->num_variants() : static_cast<int64_t>(selected_.rows.size());
@@ -178,16 +208,26 @@ Status VariantScan::ForEachBlock(const std::function<Status(const ScanBlock&)>& 
     }
     return fields;
   };
-  // The next block is read (and decoded) while this one is visited.
-  std::future<Result<std::vector<FieldBlock>>> reading;
-  if (!plan.empty()) reading = std::async(std::launch::async, read, plan[0].first, plan[0].count);
+  // The next blocks are read (and decoded) while this one is visited, as
+  // many at once as the machine has cores (at most 4): a block of one chunk
+  // decodes on one core, so the others need blocks of their own.
+  const size_t ahead = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 4);
+  std::deque<std::future<Result<std::vector<FieldBlock>>>> reading;
+  size_t launched = 0;
+  auto launch = [&] {
+    while (launched < plan.size() && reading.size() < ahead) {
+      reading.push_back(std::async(std::launch::async, read, plan[launched].first,
+                                   plan[launched].count));
+      ++launched;
+    }
+  };
   std::vector<FieldBlock> fields;
   std::vector<uint8_t> samples_passed;
   for (size_t i = 0; i < plan.size(); ++i) {
-    Result<std::vector<FieldBlock>> got = reading.get();
-    if (i + 1 < plan.size()) {
-      reading = std::async(std::launch::async, read, plan[i + 1].first, plan[i + 1].count);
-    }
+    launch();
+    Result<std::vector<FieldBlock>> got = reading.front().get();
+    reading.pop_front();
+    launch();
     TZ_RETURN_NOT_OK(got.status());
     fields = std::move(*got);
     ScanBlock block;
@@ -201,10 +241,8 @@ Status VariantScan::ForEachBlock(const std::function<Status(const ScanBlock&)>& 
     }
     // Every filter must pass; per-sample outcomes combine sample by sample.
     samples_passed.clear();
-    for (size_t f = 0; f < filters_.size(); ++f) {
-      std::vector<const FieldBlock*> inputs;
-      for (size_t slot : filter_slots_[f]) inputs.push_back(&fields[slot]);
-      TZ_ASSIGN_OR_RETURN(FilterOutcome outcome, filters_[f].Evaluate(inputs, block.count));
+    for (size_t f = 0; f < filters_.size() && !block.rows.empty(); ++f) {
+      TZ_ASSIGN_OR_RETURN(FilterOutcome outcome, Filter(f, fields, block));
       std::vector<int64_t> passed;
       for (int64_t r : block.rows) {
         if (outcome.variants[static_cast<size_t>(r)]) passed.push_back(r);

@@ -68,6 +68,10 @@ class VariantScan {
 
  private:
   VariantScan(const VczDataset& d) : d_(&d) {}
+  // Filter `f`'s outcome for every row of `block` (those it does not keep
+  // fail), evaluated over the kept rows alone when they are few.
+  Result<FilterOutcome> Filter(size_t f, const std::vector<FieldBlock>& fields,
+                               const ScanBlock& block) const;
 
   const VczDataset* d_;
   SelectedVariants selected_;

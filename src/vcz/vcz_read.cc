@@ -81,10 +81,16 @@ class Gatherer {
       const int64_t per_copy =
           call && run ? per_unit * static_cast<int64_t>(columns_.size()) : per_unit;
       const std::vector<int64_t>& units = !call ? kWholeRow : run ? first_column_ : columns_;
+      // Room for the block, growing geometrically (read gathers every block
+      // into one vector: an exact reserve each time would copy it again).
+      auto room = [](auto& v, size_t more) {
+        if (v.capacity() < v.size() + more) v.reserve(std::max(v.size() + more, 2 * v.capacity()));
+      };
+      const size_t more = block.rows.size() * units.size() * static_cast<size_t>(per_copy);
       if (b.is_string()) {
-        f.strings.reserve(f.strings.size() + block.rows.size() * units.size() * per_copy);
+        room(f.strings, more);
       } else {
-        f.bytes.reserve(f.bytes.size() + block.rows.size() * units.size() * per_copy * item);
+        room(f.bytes, more * item);
       }
       for (int64_t r : block.rows) {
         for (int64_t u : units) {
