@@ -144,9 +144,10 @@ Status EncodeRows(const Layout& layout, const internal::ScanBlock& block, size_t
     bool phased = false;
     if (layout.slots.phased) {
       const FieldBlock& p = f[*layout.slots.phased];
+      const bool bytes = p.dtype().size() == 1;  // bool, as the spec stores it
       bool all = true, any = false;
       for (int64_t c : columns) {
-        const bool b = p.Integer(r, c) != 0;
+        const bool b = bytes ? *p.NumberAt(r, c) != 0 : p.Integer(r, c) != 0;
         all = all && b;
         any = any || b;
       }
