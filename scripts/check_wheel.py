@@ -75,7 +75,7 @@ def check_cli(path: Path, data: np.ndarray) -> None:
     assert run(BIN / "turbozarr", "--version").strip() == f"turbozarr {tz.__version__}"
     # The VCF Zarr commands come with the wheel, by both routes.
     vcz_help = run(BIN / "turbozarr", "vcz", "--help")
-    for command in ("index", "query", "view", "view-plink"):
+    for command in ("index", "query", "view", "view-plink", "view-bgen"):
         assert f"  {command} " in vcz_help, (command, vcz_help)
     assert "--fill-tags" in run(sys.executable, "-m", "turbozarr", "vcz", "view", "--help")
 
@@ -93,6 +93,31 @@ def check_cli(path: Path, data: np.ndarray) -> None:
     proc = subprocess.run([BIN / "turbozarr", "info", path / "absent"],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1 and proc.stderr.startswith("turbozarr: "), proc
+
+
+def check_vcz(directory: Path) -> None:
+    """A small VCF Zarr dataset written here: the Python module and the
+    command give the same BGEN, and the block iterator the same values as
+    read."""
+    from turbozarr import vcz
+
+    root = tz.group(str(directory / "small.vcz"))
+    for name, values, dtype in [
+            ("variant_position", [5, 9], "int32"), ("variant_contig", [0, 0], "int8"),
+            ("contig_id", ["c1"], "str"), ("sample_id", ["A", "B"], "str"),
+            ("variant_allele", [["A", "T"], ["G", "C"]], "str"),
+            ("call_genotype", [[[0, 1], [1, 1]], [[0, 0], [-1, -1]]], "int8")]:
+        data = np.array(values, dtype=dtype)
+        root.create_array(name, shape=data.shape, dtype=dtype, chunks=data.shape)[...] = data
+    path = directory / "small.vcz"
+    bgen = vcz.view_bgen(path)
+    assert bgen[16:20] == b"bgen", bgen[:24]
+    proc = subprocess.run([BIN / "turbozarr", "vcz", "view-bgen", path], capture_output=True,
+                          timeout=60)
+    assert proc.returncode == 0 and proc.stdout == bgen, proc
+    blocks = list(vcz.iter_blocks(path, ["variant_index", "call_genotype"]))
+    assert [b["variant_index"].tolist() for b in blocks] == [[0, 1]], blocks
+    assert (blocks[0]["call_genotype"] == vcz.read(path, ["call_genotype"])["call_genotype"]).all()
 
 
 def check_bench() -> None:
@@ -139,6 +164,7 @@ def main() -> None:
         check_package()
         data = check_round_trip(path)
         check_cli(path, data)
+        check_vcz(Path(tmp))
     check_bench()
     check_typing()
     check_entry_points()

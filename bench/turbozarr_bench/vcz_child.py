@@ -22,7 +22,8 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from turbozarr_bench.vcz_tasks import BY_NAME, FieldDigest, Task, sample_count
+from turbozarr_bench.vcz_tasks import (BY_NAME, FieldDigest, Task, first_chunks_region,
+                                       sample_count)
 
 
 def _turbozarr_blocks(task: Task, path: str, region: str) -> Iterator[tuple[dict, int]]:
@@ -35,7 +36,8 @@ def _turbozarr_blocks(task: Task, path: str, region: str) -> Iterator[tuple[dict
     if task.region:
         selection["regions"] = region
     if task.variant_chunks is not None:
-        selection["regions"] = first_chunks_region(root, d.contig_ids, task.variant_chunks)
+        selection["regions"] = first_chunks_region(d.contig_ids[0], root["variant_position"],
+                                                   task.variant_chunks)
     n = sample_count(task, d.num_samples, root["sample_id"].chunks[0])
     if n is not None:
         selection["samples"] = ",".join(d.sample_ids[:n])
@@ -44,15 +46,6 @@ def _turbozarr_blocks(task: Task, path: str, region: str) -> Iterator[tuple[dict
     fields = list(task.fields) or ["variant_index"]
     for block in vcz.iter_blocks(d, fields, **selection):
         yield block, len(next(iter(block.values())))
-
-
-def first_chunks_region(root: Any, contigs: list[str], chunks: int) -> str:
-    """A region holding exactly the first `chunks` variant chunks (of one
-    contig, as the workload's datasets have): positions are sorted and
-    distinct, so from the first position to the last of those chunks."""
-    positions = root["variant_position"]
-    last = min(chunks * positions.chunks[0], positions.shape[0]) - 1
-    return f"{contigs[0]}:{int(positions[0])}-{int(positions[last])}"
 
 
 def _vcztools_blocks(task: Task, path: str, region: str) -> Iterator[tuple[dict, int]]:

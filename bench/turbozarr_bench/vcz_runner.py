@@ -36,7 +36,8 @@ from typing import Any
 from turbozarr_bench.config import DEFAULT_DATA_DIR
 from turbozarr_bench.datasets import ensure
 from turbozarr_bench.datasets.registry import resolve
-from turbozarr_bench.vcz_tasks import BY_NAME, TASKS, Task, central_region
+from turbozarr_bench.vcz_tasks import (BY_NAME, TASKS, Task, central_region,
+                                       first_chunks_region)
 
 ROOT = Path(__file__).resolve().parents[2]
 KEYS = {"suite", "title", "description", "repeats", "warmup", "dataset", "task", "output",
@@ -199,7 +200,8 @@ def run(path: Path, list_only: bool = False, log=print) -> int:
         fx = ensure(spec, exp["data_dir"], log=log)
         data = fx.directory / fx.stamp["target"]
         root = zarr.open_group(str(data), mode="r")
-        positions = root["variant_position"][:]
+        position_array = root["variant_position"]
+        positions = position_array[:]
         contig = str(root["contig_id"][0])
         region = central_region(contig, positions)
         vc, sc = root["call_genotype"].chunks[:2]
@@ -209,8 +211,7 @@ def run(path: Path, list_only: bool = False, log=print) -> int:
         for task in exp["tasks"]:
             where = region
             if task.output:
-                last = min(task.variant_chunks * vc, positions.size) - 1
-                where = f"{contig}:{int(positions[0])}-{int(positions[last])}"
+                where = first_chunks_region(contig, position_array, task.variant_chunks)
             runs: dict[str, list[dict]] = {"turbozarr": [], "vcztools": []}
             try:
                 for k in range(exp["warmup"] + exp["repeats"]):

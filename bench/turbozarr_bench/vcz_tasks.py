@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -79,6 +80,15 @@ def central_region(contig: str, positions: np.ndarray, fraction: float = 0.002) 
     lo = int(len(positions) * (0.5 - half))
     hi = max(lo + 1, int(len(positions) * (0.5 + half)))
     return f"{contig}:{int(positions[lo])}-{int(positions[min(hi, len(positions)) - 1])}"
+
+
+def first_chunks_region(contig: str, positions: Any, chunks: int) -> str:
+    """A region holding exactly the first `chunks` variant chunks of
+    `positions` (a numpy or turbozarr array; one contig, as the workload's
+    datasets have): positions are sorted and distinct, so from the first
+    position to the last of those chunks."""
+    last = min(chunks * positions.chunks[0], positions.shape[0]) - 1
+    return f"{contig}:{int(positions[0])}-{int(positions[last])}"
 
 
 class FieldDigest:

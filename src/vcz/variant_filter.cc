@@ -4,8 +4,8 @@
 #include <cmath>
 #include <cstring>
 #include <map>
-#include <type_traits>
 #include <set>
+#include <type_traits>
 #include <utility>
 
 #include "vcz/filter_expression.h"
@@ -771,25 +771,6 @@ class Evaluator {
     const unsigned holding = Holding(op);
     const bool marks = !a.missing.empty() || !b.missing.empty() || !a.fill.empty() ||
                        !b.fill.empty();
-    // The common case, values against a literal (FMT/GQ>50): one pass over
-    // the values, their marks beside them.
-    if (!strings && !out.scalar && b.scalar && b.type == Value::Type::kNumber &&
-        a.type == Value::Type::kNumber && a.rows == out.rows && a.width == out.width &&
-        b.missing.empty() && b.fill.empty()) {
-      const double y = in_float32 ? static_cast<float>(b.numbers[0]) : b.numbers[0];
-      const size_t n = out.bools.size();
-      for (size_t i = 0; i < n; ++i) {
-        double x = a.numbers[i];
-        if (in_float32) x = static_cast<float>(x);
-        const int order = x < y ? -1 : x > y ? 1 : x == y ? 0 : 2;
-        bool holds = (holding >> (order + 1)) & 1u;
-        const bool missing = !a.missing.empty() && a.missing[i];
-        if (missing) holds = ne;  // missing against a value: only != holds
-        if (!a.fill.empty() && a.fill[i]) holds = false;
-        out.bools[i] = holds;
-      }
-      return out;
-    }
     for (int64_t r = 0; r < out.rows; ++r) {
       for (int64_t k = 0; k < out.width; ++k) {
         int order;  // <0, 0, >0; 2 when unordered (NaN)
@@ -959,8 +940,7 @@ Result<FilterOutcome> VariantFilter::Evaluate(const std::vector<const FieldBlock
   const bool sample = compiled_->root.sample && v.matrix;
   if (sample && !v.scalar && v.bools.size() == static_cast<size_t>(rows * v.width)) {
     // Per-sample decisions as they are; a variant passes where one holds.
-    out.samples.resize(v.bools.size());
-    for (size_t i = 0; i < v.bools.size(); ++i) out.samples[i] = v.bools[i] != 0;
+    out.samples = std::move(v.bools);  // 0 or 1, as every decision is made
     const size_t width = static_cast<size_t>(v.width);
     for (size_t r = 0; r < static_cast<size_t>(rows); ++r) {
       const uint8_t* row = out.samples.data() + r * width;

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <deque>
 #include <future>
-#include <thread>
 #include <optional>
+#include <thread>
 #include <utility>
 
 #include "vcz/samples.h"

@@ -147,7 +147,8 @@ struct VariantBlockReader::State {
   std::shared_ptr<const VczDataset> dataset;
   std::mutex mutex;
   std::condition_variable changed;
-  std::deque<std::vector<FieldValues>> blocks;  // read, not yet taken
+  // Read, not yet taken, with their sizes in bytes.
+  std::deque<std::pair<std::vector<FieldValues>, int64_t>> blocks;
   int64_t waiting_bytes = 0, peak_waiting_bytes = 0, budget = 0;
   bool done = false, stop = false;
   Status status;  // why the reading ended early
@@ -182,7 +183,7 @@ Result<std::unique_ptr<VariantBlockReader>> VariantBlockReader::Open(
         return s->stop || s->blocks.empty() || s->waiting_bytes + bytes <= s->budget;
       });
       if (s->stop) return Status::Cancelled("the block reader was closed");
-      s->blocks.push_back(std::move(fields));
+      s->blocks.emplace_back(std::move(fields), bytes);
       s->waiting_bytes += bytes;
       s->peak_waiting_bytes = std::max(s->peak_waiting_bytes, s->waiting_bytes);
       s->changed.notify_all();
@@ -214,9 +215,9 @@ Result<std::optional<std::vector<FieldValues>>> VariantBlockReader::Next() {
     if (!state_->status.ok()) return state_->status;
     return std::optional<std::vector<FieldValues>>();
   }
-  std::vector<FieldValues> fields = std::move(state_->blocks.front());
+  auto [fields, bytes] = std::move(state_->blocks.front());
   state_->blocks.pop_front();
-  state_->waiting_bytes -= BytesOf(fields);
+  state_->waiting_bytes -= bytes;
   state_->changed.notify_all();
   return std::optional<std::vector<FieldValues>>(std::move(fields));
 }
