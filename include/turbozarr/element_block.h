@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "turbozarr/buffer.h"
@@ -34,6 +35,12 @@ class ElementBlock {
   }
   int64_t count() const { return count_; }
   const DataType& dtype() const { return dtype_; }
+
+  // The packed bytes, handed over without a copy; the block is left empty.
+  Buffer TakeBytes() {
+    count_ = 0;
+    return std::move(bytes_);
+  }
 
  private:
   int64_t count_ = 0;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "turbozarr/array.h"
+#include "turbozarr/buffer.h"
 #include "turbozarr/group.h"
 #include "turbozarr/status.h"
 
@@ -199,7 +200,7 @@ struct FieldValues {
   DataType dtype;               // the array's (strings: as text, kString)
   // (variants kept, [samples selected,] the field's other dimensions).
   std::vector<int64_t> shape;
-  std::vector<uint8_t> bytes;        // numbers and booleans, native order, C order
+  Buffer bytes;                      // numbers and booleans, native order, C order
   std::vector<std::string> strings;  // strings, C order
 };
 // The fields `names` (VCZ array names, or "variant_index": the kept

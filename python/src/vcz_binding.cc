@@ -111,12 +111,12 @@ nb::list FieldsToPython(std::vector<vcz::FieldValues>& fields) {
       for (const std::string& s : f.strings) strings.append(nb::str(s.data(), s.size()));
       values = strings;
     } else {
-      auto* owned = new std::vector<uint8_t>(std::move(f.bytes));
-      nb::capsule owner(owned, [](void* p) noexcept {
-        delete static_cast<std::vector<uint8_t>*>(p);
-      });
+      // The bytes go to numpy as they are; freed, they return to the
+      // engine's pool of buffers for the next block.
+      auto* owned = new Buffer(std::move(f.bytes));
+      nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<Buffer*>(p); });
       values = nb::cast(nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>>(
-          owned->data(), {owned->size()}, owner));
+          reinterpret_cast<uint8_t*>(owned->data()), {owned->size()}, owner));
     }
     out.append(nb::make_tuple(f.name, DataTypeIdName(f.dtype.id()), f.dtype.size(),
                               nb::cast(f.shape), values));

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <fstream>
 #include <set>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace turbozarr::vcz::internal {
 namespace {
@@ -64,9 +67,13 @@ Result<std::vector<int64_t>> SelectSamples(const VczDataset& dataset,
         "sample, which is never selectable.");
   }
 
+  // Each ID's first column: thousands of names are looked up at once.
+  std::unordered_map<std::string_view, int64_t> column_of;
+  column_of.reserve(ids.size());
+  for (size_t c = 0; c < ids.size(); ++c) column_of.emplace(ids[c], static_cast<int64_t>(c));
   std::set<std::string> unknown;
   for (const std::string& n : names) {
-    if (std::find(ids.begin(), ids.end(), n) == ids.end()) unknown.insert(n);
+    if (!column_of.count(n)) unknown.insert(n);
   }
   if (!unknown.empty()) {
     if (!force_samples) {
@@ -84,22 +91,21 @@ Result<std::vector<int64_t>> SelectSamples(const VczDataset& dataset,
   }
 
   if (complement) {
-    const std::set<std::string> dropped(names.begin(), names.end());
+    const std::unordered_set<std::string_view> dropped(names.begin(), names.end());
     for (size_t c = 0; c < ids.size(); ++c) {
       if (!ids[c].empty() && !dropped.count(ids[c])) columns.push_back(static_cast<int64_t>(c));
     }
     return columns;
   }
-  std::set<std::string> seen, duplicates;
+  std::unordered_set<std::string_view> seen;
+  std::set<std::string> duplicates;
   for (const std::string& n : names) {
     if (!seen.insert(n).second) duplicates.insert(n);
   }
   if (!duplicates.empty()) {
     return Status::InvalidArgument("Duplicate sample name \"" + *duplicates.begin() + "\".");
   }
-  for (const std::string& n : names) {
-    columns.push_back(std::find(ids.begin(), ids.end(), n) - ids.begin());
-  }
+  for (const std::string& n : names) columns.push_back(column_of.at(n));
   return columns;
 }
 

@@ -29,7 +29,8 @@ bool IsSigned(DataTypeId id) {
 }  // namespace
 
 Result<FieldBlock> FieldBlock::Read(const Array& array, int64_t first, int64_t count,
-                                    std::optional<std::pair<int64_t, int64_t>> samples) {
+                                    std::optional<std::pair<int64_t, int64_t>> samples,
+                                    const ReadOptions& options) {
   FieldBlock b;
   b.dtype_ = array.dtype();
   b.rank_ = array.shape().size();
@@ -55,12 +56,12 @@ Result<FieldBlock> FieldBlock::Read(const Array& array, int64_t first, int64_t c
     case DataTypeId::kBytes:
       b.string_type_ = true;
       b.strings_.resize(static_cast<size_t>(n));
-      TZ_RETURN_NOT_OK(array.Read(Selection(dims), b.strings_));
+      TZ_RETURN_NOT_OK(array.Read(Selection(dims), b.strings_, options));
       return b;
     case DataTypeId::kFixedUnicode:
     case DataTypeId::kFixedBytes: {
       ElementBlock raw(b.dtype_, n);
-      TZ_RETURN_NOT_OK(array.Read(Selection(dims), raw));
+      TZ_RETURN_NOT_OK(array.Read(Selection(dims), raw, options));
       b.string_type_ = true;
       b.strings_ = FixedStringsAsText(raw);
       return b;
@@ -77,7 +78,7 @@ Result<FieldBlock> FieldBlock::Read(const Array& array, int64_t first, int64_t c
     case DataTypeId::kFloat32:
     case DataTypeId::kFloat64:
       b.numbers_ = ElementBlock(b.dtype_, n);
-      TZ_RETURN_NOT_OK(array.Read(Selection(dims), b.numbers_));
+      TZ_RETURN_NOT_OK(array.Read(Selection(dims), b.numbers_, options));
       return b;
     default:
       return Status::Unsupported(array.Describe() + ": VCZ fields of type " +

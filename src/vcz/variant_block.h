@@ -27,8 +27,10 @@ class FieldBlock {
   // array with a samples dimension (the second), only the samples
   // [samples.first, samples.second) of it are read: the others must not be
   // asked for. Indexes stay those of the whole row either way.
+  // `options`: the threads the read runs on.
   static Result<FieldBlock> Read(const Array& array, int64_t first, int64_t count,
-                                 std::optional<std::pair<int64_t, int64_t>> samples = {});
+                                 std::optional<std::pair<int64_t, int64_t>> samples = {},
+                                 const ReadOptions& options = {});
 
   // The rows `rows` of this block (in that order) as a block of their own:
   // what a filter evaluates when a selection keeps few rows of a block.
@@ -68,6 +70,13 @@ class FieldBlock {
   const std::string* StringAt(int64_t row, int64_t i) const {
     return &strings_[static_cast<size_t>(At(row, i))];
   }
+  // Whether each row read is exactly elements [first, first + n) of a
+  // variant's: then the values of all rows, in order, are numbers().
+  bool ReadExactly(int64_t first, int64_t n) const {
+    return first == first_read_ && n == per_variant_read_;
+  }
+  // The numbers, handed over without a copy; the block has none after.
+  Buffer TakeNumbers() { return numbers_.TakeBytes(); }
 
  private:
   // Row-major over what was read: `first_read_` is the first element of a

@@ -1,12 +1,12 @@
 #include "vcz/variant_scan.h"
 
 #include <algorithm>
-#include <deque>
-#include <future>
 #include <optional>
 #include <thread>
 #include <utility>
 
+#include "turbozarr/config.h"
+#include "vcz/block_read_ahead.h"
 #include "vcz/samples.h"
 #include "vcz/vcz_arrays.h"
 
@@ -198,36 +198,36 @@ Status VariantScan::ForEachBlock(const std::function<Status(const ScanBlock&)>& 
     }
   }
   if (!samples) samples = std::pair<int64_t, int64_t>(0, 0);
-  auto read = [this, samples](int64_t first, int64_t count) -> Result<std::vector<FieldBlock>> {
+  // The next blocks are read (and decoded) while this one is visited, as
+  // many at once as the machine has cores (at most 4), on lanes of their
+  // own: each block's chunks are decoded in turn on its lane, on a pool of
+  // its share of the cores (the lane alone, on up to 4 cores), so that no
+  // codec starts threads of its own on a machine already busy with the
+  // other lanes. A single block (a region within a chunk) is read as the
+  // engine reads any selection, its chunks in parallel.
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const size_t ahead = plan.size() > 1 ? static_cast<size_t>(std::min(cores, 4)) : 0;
+  ReadOptions lane_read;
+  if (ahead > 0) {
+    TZ_ASSIGN_OR_RETURN(lane_read.pool,
+                        MakeThreadPool(std::max(1, cores / static_cast<int>(ahead))));
+  }
+  auto read = [this, &plan, samples, &lane_read](size_t i) -> Result<std::vector<FieldBlock>> {
+    const int64_t first = plan[i].first, count = plan[i].count;
     std::vector<FieldBlock> fields;
     for (size_t a = 0; a < arrays_.size(); ++a) {
       const bool call = needed_[a].rfind("call_", 0) == 0;
       TZ_ASSIGN_OR_RETURN(fields.emplace_back(),
                           FieldBlock::Read(*arrays_[a], first, count,
-                                           call ? samples : std::nullopt));
+                                           call ? samples : std::nullopt, lane_read));
     }
     return fields;
   };
-  // The next blocks are read (and decoded) while this one is visited, as
-  // many at once as the machine has cores (at most 4): a block of one chunk
-  // decodes on one core, so the others need blocks of their own.
-  const size_t ahead = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 4);
-  std::deque<std::future<Result<std::vector<FieldBlock>>>> reading;
-  size_t launched = 0;
-  auto launch = [&] {
-    while (launched < plan.size() && reading.size() < ahead) {
-      reading.push_back(std::async(std::launch::async, read, plan[launched].first,
-                                   plan[launched].count));
-      ++launched;
-    }
-  };
+  BlockReadAhead reading(plan.size(), ahead, read);
   std::vector<FieldBlock> fields;
   std::vector<uint8_t> samples_passed;
   for (size_t i = 0; i < plan.size(); ++i) {
-    launch();
-    Result<std::vector<FieldBlock>> got = reading.front().get();
-    reading.pop_front();
-    launch();
+    Result<std::vector<FieldBlock>> got = reading.Next();
     TZ_RETURN_NOT_OK(got.status());
     fields = std::move(*got);
     ScanBlock block;

@@ -27,7 +27,9 @@ struct ScanBlock {
   int64_t first = 0;   // the block's first variant
   int64_t count = 0;   // its variants
   std::vector<int64_t> rows;             // those kept, relative to `first`
-  const std::vector<FieldBlock>* fields;  // by the slots Need() gave
+  // By the slots Need() gave; the visitor may take their values (this
+  // block is their last use).
+  std::vector<FieldBlock>* fields;
   // The filter's per-sample outcome (rows x columns, for every row of the
   // block), or empty when the filter does not decide per sample.
   const std::vector<uint8_t>* samples;

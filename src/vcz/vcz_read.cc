@@ -50,6 +50,9 @@ class Gatherer {
       f.shape[0] = 0;
       if (name.rfind("call_", 0) == 0) f.shape[1] = static_cast<int64_t>(g.columns_.size());
     }
+    for (const std::optional<size_t>& slot : g.slots_) {
+      g.sole_use_.push_back(slot && std::count(g.slots_.begin(), g.slots_.end(), slot) == 1);
+    }
     return g;
   }
 
@@ -65,8 +68,7 @@ class Gatherer {
       if (!slots_[i]) {
         for (int64_t r : block.rows) {
           const int64_t index = block.first + r;
-          const auto* from = reinterpret_cast<const uint8_t*>(&index);
-          f.bytes.insert(f.bytes.end(), from, from + sizeof index);
+          f.bytes.Append({reinterpret_cast<const std::byte*>(&index), sizeof index});
         }
         continue;
       }
@@ -81,6 +83,14 @@ class Gatherer {
       const int64_t per_copy =
           call && run ? per_unit * static_cast<int64_t>(columns_.size()) : per_unit;
       const std::vector<int64_t>& units = !call ? kWholeRow : run ? first_column_ : columns_;
+      // Every row kept, each exactly as read: the block's values are the
+      // field's, handed over rather than copied (the usual bulk read).
+      if (!b.is_string() && sole_use_[i] && f.bytes.empty() &&
+          static_cast<int64_t>(block.rows.size()) == block.count && run &&
+          b.ReadExactly(units[0] * per_unit, per_copy)) {
+        f.bytes = (*block.fields)[*slots_[i]].TakeNumbers();
+        continue;
+      }
       // Room for the block, growing geometrically (read gathers every block
       // into one vector: an exact reserve each time would copy it again).
       auto room = [](auto& v, size_t more) {
@@ -90,7 +100,8 @@ class Gatherer {
       if (b.is_string()) {
         room(f.strings, more);
       } else {
-        room(f.bytes, more * item);
+        const size_t need = f.bytes.size() + more * item;
+        if (f.bytes.capacity() < need) f.bytes.Reserve(std::max(need, 2 * f.bytes.capacity()));
       }
       for (int64_t r : block.rows) {
         for (int64_t u : units) {
@@ -98,8 +109,8 @@ class Gatherer {
             const std::string* from = b.StringAt(r, u * per_unit);
             f.strings.insert(f.strings.end(), from, from + per_copy);
           } else {
-            const uint8_t* from = b.NumberAt(r, u * per_unit);
-            f.bytes.insert(f.bytes.end(), from, from + per_copy * static_cast<int64_t>(item));
+            const auto* from = reinterpret_cast<const std::byte*>(b.NumberAt(r, u * per_unit));
+            f.bytes.Append({from, static_cast<size_t>(per_copy) * item});
           }
         }
       }
@@ -109,6 +120,7 @@ class Gatherer {
  private:
   std::vector<FieldValues> empty_;
   std::vector<std::optional<size_t>> slots_;  // none: variant_index
+  std::vector<bool> sole_use_;  // whether no other field reads the slot
   std::vector<int64_t> columns_;
   // Whether the columns are consecutive samples (copied as one run from the
   // first, first_column_).
