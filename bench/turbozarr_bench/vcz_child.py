@@ -1,10 +1,12 @@
 """One retrieval task of workload D on one side, in a process of its own:
 
     python -m turbozarr_bench.vcz_child '{"impl": "turbozarr" | "vcztools",
-        "task": NAME, "path": DATASET, "region": "1:a-b"}'
+        "backend": null | "fsspec" | "obstore", "task": NAME,
+        "path": DATASET (a directory or a URL), "region": "1:a-b"}'
 
 run with the interpreter that has that side's library (the project's for
-turbozarr, .venv-vcz for vcztools). It opens the dataset, sets up the
+turbozarr, .venv-vcz for vcztools); `backend` is the store vcztools reads a
+URL through (turbozarr opens URLs itself). It opens the dataset, sets up the
 selection and iterates the blocks twice: once untimed, hashing the values
 for the check (so that neither side's imports, lazy set-up or the hashing
 count), then timed from the open to the last block. It prints one JSON
@@ -26,7 +28,8 @@ from turbozarr_bench.vcz_tasks import (BY_NAME, FieldDigest, Task, first_chunks_
                                        sample_count)
 
 
-def _turbozarr_blocks(task: Task, path: str, region: str) -> Iterator[tuple[dict, int]]:
+def _turbozarr_blocks(task: Task, path: str, region: str,
+                      backend: str | None) -> Iterator[tuple[dict, int]]:
     import turbozarr as tz
     from turbozarr import vcz
 
@@ -48,11 +51,14 @@ def _turbozarr_blocks(task: Task, path: str, region: str) -> Iterator[tuple[dict
         yield block, len(next(iter(block.values())))
 
 
-def _vcztools_blocks(task: Task, path: str, region: str) -> Iterator[tuple[dict, int]]:
+def _vcztools_blocks(task: Task, path: str, region: str,
+                     backend: str | None) -> Iterator[tuple[dict, int]]:
     from vcztools import bcftools_filter, retrieval, utils
     from vcztools import regions as regions_mod
 
-    reader = retrieval.VczReader(utils.open_zarr(path))
+    options = {"client_options": {"allow_http": True}} if backend == "obstore" else None
+    reader = retrieval.VczReader(utils.open_zarr(path, backend_storage=backend,
+                                                 storage_options=options))
     # Samples first: planning a region reads through the reader, which
     # fixes its samples.
     n = sample_count(task, reader.num_samples, reader.samples_chunk_size)
@@ -84,11 +90,12 @@ def run(doc: dict[str, Any]) -> dict[str, Any]:
     # set-up either library does lazily on first use are not the task's, nor
     # is the hashing. Then the timed run, which only counts.
     digest = FieldDigest(task.fields)
-    for block, records in blocks(task, doc["path"], doc.get("region", "")):
+    args = (task, doc["path"], doc.get("region", ""), doc.get("backend"))
+    for block, records in blocks(*args):
         digest.add(block, records)
     records = 0
     t0, c0 = time.perf_counter(), time.process_time()
-    for _, n in blocks(task, doc["path"], doc.get("region", "")):
+    for _, n in blocks(*args):
         records += n
     seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
     if records != digest.records:

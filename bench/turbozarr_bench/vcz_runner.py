@@ -18,6 +18,7 @@ per core, no framework in between.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import json
@@ -31,7 +32,7 @@ import time
 import tomllib
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from turbozarr_bench.config import DEFAULT_DATA_DIR
 from turbozarr_bench.datasets import ensure
@@ -41,9 +42,17 @@ from turbozarr_bench.vcz_tasks import (BY_NAME, TASKS, Task, central_region,
 
 ROOT = Path(__file__).resolve().parents[2]
 KEYS = {"suite", "title", "description", "repeats", "warmup", "dataset", "task", "output",
-        "data_dir", "datasets", "turbozarr_cli", "vcztools_python"}
+        "data_dir", "datasets", "turbozarr_cli", "vcztools_python", "store", "http"}
+STORES = ("local", "http")
+# The throttled server of the workload (50 ms per answer, 150 MB/s per
+# connection), unless [http] says otherwise.
+HTTP_DEFAULTS = {"latency_ms": 50.0, "megabytes_per_second": 150.0,
+                 "server": "build/bench/serve/tz_http_serve"}
+# vcztools reads URLs through one of two backends; over HTTP both run, and
+# turbozarr is compared with the faster.
+VCZTOOLS_BACKENDS = {"local": (None,), "http": ("fsspec", "obstore")}
 CEILING_TASKS = {"first_variant_chunks": "variants", "first_samples_chunk": "samples"}
-COLUMNS = ["run_id", "time", "dataset", "task", "impl", "runs", "seconds", "cpu",
+COLUMNS = ["run_id", "time", "dataset", "store", "task", "impl", "runs", "seconds", "cpu",
            "peak_rss_mb", "records", "bytes", "digest", "agrees", "ratio_to_vcztools",
            "rate_mib_s", "ceiling_mib_s", "of_ceiling"]
 
@@ -68,9 +77,18 @@ def load(path: Path) -> dict[str, Any]:
     bad = [t for t in tasks if t not in BY_NAME]
     if bad:
         raise VczConfigError(f"{path}: unknown tasks {bad} (known: {sorted(BY_NAME)})")
+    stores = raw.get("store", ["local"])
+    stores = [stores] if isinstance(stores, str) else stores
+    if not stores or any(st not in STORES for st in stores):
+        raise VczConfigError(f"{path}: store must be one or more of {list(STORES)}, got {stores}")
+    http = dict(HTTP_DEFAULTS, **raw.get("http", {}))
+    if set(http) - set(HTTP_DEFAULTS):
+        raise VczConfigError(f"{path}: unknown [http] keys {sorted(set(http) - set(HTTP_DEFAULTS))}")
     base = path.parent
     out = raw.get("output")
     return {
+        "stores": stores,
+        "http": http,
         "title": raw.get("title", path.stem),
         "repeats": int(raw.get("repeats", 3)),
         "warmup": int(raw.get("warmup", 1)),
@@ -87,10 +105,18 @@ def load(path: Path) -> dict[str, Any]:
 # -- what each side runs ---------------------------------------------------------
 
 
-def _child(exp: dict, impl: str, task: Task, path: Path, region: str) -> dict[str, Any]:
-    python = sys.executable if impl == "turbozarr" else str(exp["vcztools_python"])
+def _side(impl: str) -> tuple[str, str | None]:
+    """"vcztools-obstore" -> ("vcztools", "obstore"); "turbozarr" -> ("turbozarr", None)."""
+    name, _, backend = impl.partition("-")
+    return name, backend or None
+
+
+def _child(exp: dict, impl: str, task: Task, path: str, region: str) -> dict[str, Any]:
+    side, backend = _side(impl)
+    python = sys.executable if side == "turbozarr" else str(exp["vcztools_python"])
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "python"), str(ROOT / "bench")]))
-    doc = json.dumps({"impl": impl, "task": task.name, "path": str(path), "region": region})
+    doc = json.dumps({"impl": side, "backend": backend, "task": task.name, "path": str(path),
+                      "region": region})
     proc = subprocess.run([python, "-m", "turbozarr_bench.vcz_child", doc], capture_output=True,
                           text=True, env=env)
     if proc.returncode != 0:
@@ -98,12 +124,17 @@ def _child(exp: dict, impl: str, task: Task, path: Path, region: str) -> dict[st
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def _command(exp: dict, impl: str, task: Task, path: Path, region: str, stem: Path) -> list[str]:
-    if impl == "turbozarr":
+def _command(exp: dict, impl: str, task: Task, path: str, region: str, stem: Path) -> list[str]:
+    side, backend = _side(impl)
+    if side == "turbozarr":
         head = [str(exp["cli"]), "vcz"]
     else:
         head = [str(exp["vcztools_python"]), "-m", "vcztools"]
     common = ["-M", "2", "-r", region]
+    if backend:
+        common += ["--backend-storage", backend]
+        if backend == "obstore":
+            common += ["--storage-option", 'client_options={"allow_http": true}']
     if task.output == "vcf":
         return head + ["view", "--no-version", *common, "-o", f"{stem}.vcf", str(path)]
     if task.output == "plink":
@@ -126,7 +157,7 @@ def _files_digest(stem: Path) -> str:
     return h.hexdigest()[:16]
 
 
-def _output_run(exp: dict, impl: str, task: Task, path: Path, region: str) -> dict[str, Any]:
+def _output_run(exp: dict, impl: str, task: Task, path: str, region: str) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="vcz-out-") as d:
         stem = Path(d) / "out"
         cmd = _command(exp, impl, task, path, region, stem)
@@ -179,6 +210,84 @@ def _ceiling(path: Path, task: Task, fmt: int, samples_chunks: int, variant_chun
 # -- the run ---------------------------------------------------------------------
 
 
+def _consolidated(data: Path) -> bool:
+    if (data / ".zgroup").exists():
+        return (data / ".zmetadata").exists()
+    return json.loads((data / "zarr.json").read_text()).get("consolidated_metadata") is not None
+
+
+@contextlib.contextmanager
+def _served(exp: dict, store: str, data: Path) -> Iterator[str | None]:
+    """For store "http": the dataset directory served by the throttled
+    server, as its base URL; else None. A server cannot list keys, so both
+    sides find the dataset's arrays through consolidated metadata, written
+    beside the dataset's own metadata first if it has none (bio2zarr does
+    not consolidate)."""
+    if store != "http":
+        yield None
+        return
+    if not _consolidated(data):
+        import zarr
+
+        zarr.consolidate_metadata(str(data))
+    from turbozarr_bench.http_server import HttpServer, command, resolve_binary, usable
+
+    http = exp["http"]
+    binary = resolve_binary(http["server"])
+    if not usable(binary):
+        raise VczConfigError(f"no HTTP server at {binary}: build the benchmarks first")
+    with tempfile.TemporaryDirectory(prefix="vcz-http-") as logdir:
+        server = HttpServer(command(binary, data.parent, http["latency_ms"],
+                                    http["megabytes_per_second"]), Path(logdir))
+        url = server.start()
+        try:
+            yield url.rstrip("/")
+        finally:
+            server.stop()
+
+
+def _task_rows(exp: dict, dataset: str, store: str, task: Task, path: str, region: str,
+               ceiling: float | None, run_id: str, log) -> list[dict] | None:
+    """One task on every side (A B A B ...), as CSV rows, turbozarr's first;
+    None when a side failed."""
+    impls = ["turbozarr"] + [f"vcztools-{b}" if b else "vcztools"
+                             for b in VCZTOOLS_BACKENDS[store]]
+    runs: dict[str, list[dict]] = {impl: [] for impl in impls}
+    try:
+        for k in range(exp["warmup"] + exp["repeats"]):
+            for impl in impls:
+                r = (_output_run(exp, impl, task, path, region) if task.output
+                     else _child(exp, impl, task, path, region))
+                if k >= exp["warmup"]:
+                    runs[impl].append(r)
+    except RuntimeError as e:
+        log(f"  {task.name}: FAILED {e}")
+        return None
+    digests = set().union(*({r["digest"] for r in rs} for rs in runs.values()))
+    agrees = len(digests) == 1
+    median = {impl: statistics.median(r["seconds"] for r in rs) for impl, rs in runs.items()}
+    best_peer = min(median[i] for i in impls[1:])
+    rows = []
+    for impl, rs in runs.items():
+        seconds = median[impl]
+        rate = rs[0]["bytes"] / seconds / 2**20 if not task.output else None
+        rows.append({
+            "run_id": run_id, "time": time.strftime("%Y-%m-%d %H:%M:%S"),
+            "dataset": dataset, "store": store, "task": task.name, "impl": impl,
+            "runs": len(rs), "seconds": round(seconds, 6),
+            "cpu": round(statistics.median(r["cpu"] for r in rs), 6),
+            "peak_rss_mb": round(max(r["peak_rss_mb"] for r in rs), 1),
+            "records": rs[0]["records"], "bytes": rs[0]["bytes"],
+            "digest": rs[0]["digest"], "agrees": agrees,
+            "ratio_to_vcztools": round(seconds / best_peer, 4),
+            "rate_mib_s": round(rate, 1) if rate is not None else "",
+            "ceiling_mib_s": round(ceiling, 1) if ceiling else "",
+            "of_ceiling": round(rate / ceiling, 3) if ceiling and rate else "",
+        })
+    log(_line(rows))
+    return rows
+
+
 def run(path: Path, list_only: bool = False, log=print) -> int:
     try:
         exp = load(Path(path))
@@ -208,54 +317,37 @@ def run(path: Path, list_only: bool = False, log=print) -> int:
         n_vchunks = -(-positions.size // vc)
         n_schunks = -(-root["sample_id"].shape[0] // sc)
         log(f"{spec.name}: {spec.describe()}; region {region}")
-        for task in exp["tasks"]:
-            where = region
-            if task.output:
-                where = first_chunks_region(contig, position_array, task.variant_chunks)
-            runs: dict[str, list[dict]] = {"turbozarr": [], "vcztools": []}
-            try:
-                for k in range(exp["warmup"] + exp["repeats"]):
-                    for impl in runs:
-                        r = (_output_run(exp, impl, task, data, where) if task.output
-                             else _child(exp, impl, task, data, where))
-                        if k >= exp["warmup"]:
-                            runs[impl].append(r)
-            except RuntimeError as e:
-                log(f"  {task.name}: FAILED {e}")
-                failed += 1
-                continue
-            digests = {impl: {r["digest"] for r in rs} for impl, rs in runs.items()}
-            agrees = len(digests["turbozarr"] | digests["vcztools"]) == 1
-            ceiling = (_ceiling(data, task, spec.zarr_format, n_schunks, n_vchunks)
-                       if task.name in CEILING_TASKS else None)
-            median = {impl: statistics.median(r["seconds"] for r in rs)
-                      for impl, rs in runs.items()}
-            for impl, rs in runs.items():
-                seconds = median[impl]
-                rate = rs[0]["bytes"] / seconds / 2**20 if not task.output else None
-                rows.append({
-                    "run_id": run_id, "time": time.strftime("%Y-%m-%d %H:%M:%S"),
-                    "dataset": spec.name, "task": task.name, "impl": impl, "runs": len(rs),
-                    "seconds": round(seconds, 6),
-                    "cpu": round(statistics.median(r["cpu"] for r in rs), 6),
-                    "peak_rss_mb": round(max(r["peak_rss_mb"] for r in rs), 1),
-                    "records": rs[0]["records"], "bytes": rs[0]["bytes"],
-                    "digest": rs[0]["digest"], "agrees": agrees,
-                    "ratio_to_vcztools": round(seconds / median["vcztools"], 4),
-                    "rate_mib_s": round(rate, 1) if rate is not None else "",
-                    "ceiling_mib_s": round(ceiling, 1) if ceiling else "",
-                    "of_ceiling": round(rate / ceiling, 3) if ceiling and rate else "",
-                })
-            if not agrees:
-                failed += 1
-            log(_line(rows[-2], rows[-1]))
+        for store in exp["stores"]:
+            with _served(exp, store, data) as base:
+                where_data = f"{base}/{data.name}" if base else str(data)
+                if base:
+                    http = exp["http"]
+                    log(f"  over HTTP ({http['latency_ms']:g} ms per answer, "
+                        f"{http['megabytes_per_second']:g} MB/s per connection)")
+                for task in exp["tasks"]:
+                    ceiling = None
+                    if store == "local" and task.name in CEILING_TASKS:
+                        ceiling = _ceiling(data, task, spec.zarr_format, n_schunks, n_vchunks)
+                    where = region
+                    if task.output:
+                        where = first_chunks_region(contig, position_array, task.variant_chunks)
+                    got = _task_rows(exp, spec.name, store, task, where_data, where, ceiling,
+                                     run_id, log)
+                    if got is None or not got[0]["agrees"]:
+                        failed += 1
+                    rows.extend(got or [])
     _write_csv(exp["output"], rows)
     log(f"results: {exp['output']}")
     return 1 if failed else 0
 
 
-def _line(ours: dict, theirs: dict) -> str:
+def _line(rows: list[dict]) -> str:
+    """turbozarr beside the fastest vcztools backend."""
+    ours, peers = rows[0], rows[1:]
+    theirs = min(peers, key=lambda r: r["seconds"])
     extra = f", {ours['of_ceiling']:.0%} of the decode ceiling" if ours["of_ceiling"] else ""
+    if len(peers) > 1:
+        extra += f", vcztools via {theirs['impl'].partition('-')[2]}"
     same = "same output" if ours["agrees"] else "OUTPUTS DIFFER"
     return (f"  {ours['task']:<32} turbozarr {ours['seconds']:9.4f} s  vcztools "
             f"{theirs['seconds']:9.4f} s  {1 / ours['ratio_to_vcztools']:6.1f}x  "
@@ -273,16 +365,22 @@ def _write_csv(path: Path, rows: list[dict]) -> None:
 
 
 def markdown(rows: list[dict]) -> str:
-    """The rows of one run as a Markdown table, a line per task."""
-    by = {(r["dataset"], r["task"], r["impl"]): r for r in rows}
-    out = ["| dataset | task | turbozarr | vcztools 0.2.0 | speed-up | peak MiB (tz / vcztools) "
-           "| of decode ceiling |", "|---|---|---|---|---|---|---|"]
-    for (ds, task, impl), r in by.items():
-        if impl != "turbozarr":
-            continue
-        v = by[(ds, task, "vcztools")]
-        ceiling = f"{float(r['of_ceiling']):.0%}" if r["of_ceiling"] else ""
-        out.append(f"| {ds} | {task} | {float(r['seconds']):.4f} s | {float(v['seconds']):.4f} s "
-                   f"| {1 / float(r['ratio_to_vcztools']):.1f}x | {float(r['peak_rss_mb']):.0f} / "
-                   f"{float(v['peak_rss_mb']):.0f} | {ceiling} |")
+    """The rows of one run as a Markdown table, a line per task and store,
+    turbozarr beside the fastest vcztools backend."""
+    groups: dict[tuple[str, str, str], list[dict]] = {}
+    for r in rows:
+        groups.setdefault((r["dataset"], r.get("store") or "local", r["task"]), []).append(r)
+    out = ["| dataset | store | task | turbozarr | vcztools 0.2.0 | speed-up "
+           "| peak MiB (tz / vcztools) | of decode ceiling |",
+           "|---|---|---|---|---|---|---|---|"]
+    for (ds, store, task), rs in groups.items():
+        ours = next(r for r in rs if r["impl"] == "turbozarr")
+        theirs = min((r for r in rs if r["impl"] != "turbozarr"), key=lambda r: float(r["seconds"]))
+        backend = theirs["impl"].partition("-")[2]
+        ceiling = f"{float(ours['of_ceiling']):.0%}" if ours["of_ceiling"] else ""
+        out.append(f"| {ds} | {store} | {task} | {float(ours['seconds']):.4f} s "
+                   f"| {float(theirs['seconds']):.4f} s{f' ({backend})' if backend else ''} "
+                   f"| {1 / float(ours['ratio_to_vcztools']):.1f}x "
+                   f"| {float(ours['peak_rss_mb']):.0f} / {float(theirs['peak_rss_mb']):.0f} "
+                   f"| {ceiling} |")
     return "\n".join(out) + "\n"
