@@ -3,6 +3,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cstring>
 #include <iterator>
 
 namespace turbozarr::vcz::internal {
@@ -83,7 +84,23 @@ Status AppendBgenGenotypes(const int8_t* calls, size_t num_samples, bool phased,
   char* probability = ploidy + num_samples + 2;
   uint8_t pmin = 2, pmax = 1;
   size_t p = 0;
-  for (size_t s = 0; s < num_samples; ++s) {
+  // Four samples at 0/0 (most calls): their bytes at once.
+  const uint64_t ref_probabilities = phased ? ~uint64_t{0} : 0x00FF00FF00FF00FFull;
+  size_t s = 0;
+  const auto four_ref = [&] {
+    uint64_t four;
+    std::memcpy(&four, calls + 2 * s, sizeof four);
+    return four == 0;
+  };
+  while (s < num_samples) {
+    if (s + 4 <= num_samples && four_ref()) {
+      std::memset(ploidy + s, 2, 4);
+      std::memcpy(probability + p, &ref_probabilities, sizeof ref_probabilities);
+      p += 8;
+      s += 4;
+      pmax = 2;
+      continue;
+    }
     const int8_t a = calls[2 * s], b = calls[2 * s + 1];
     if (a < -2 || a > 1 || b < -2 || b > 1) {
       return Status::InvalidArgument(
@@ -115,6 +132,7 @@ Status AppendBgenGenotypes(const int8_t* calls, size_t num_samples, bool phased,
       }
       pmax = 2;
     }
+    ++s;
   }
   if (num_samples == 0) pmin = pmax = 2;
   PutU32At(block, static_cast<uint32_t>(num_samples));

@@ -36,6 +36,27 @@ TEST(BgenEncoder, UnphasedDiploidCallsAreTwoProbabilitiesAndMissingSetsThePloidy
   EXPECT_EQ(block.size(), BgenGenotypeBlockSize(5, 2));
 }
 
+TEST(BgenEncoder, RunsOfFourReferenceCallsEncodeAsEachCallAlone) {
+  // Nine samples: four at 0/0 (taken at once), a het, three at 0/0 and a
+  // haploid sample whose padding must keep those four from being taken so.
+  const std::vector<int8_t> calls = {0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, -2};
+  for (bool phased : {false, true}) {
+    std::string together;
+    ASSERT_TRUE(AppendBgenGenotypes(calls.data(), 9, phased, together).ok());
+    std::string alone;  // sample by sample, through blocks of one
+    std::string ploidy, probabilities;
+    for (size_t s = 0; s < 9; ++s) {
+      std::string one;
+      ASSERT_TRUE(AppendBgenGenotypes(calls.data() + 2 * s, 1, phased, one).ok());
+      ploidy += one[8];
+      probabilities += one.substr(11);
+    }
+    EXPECT_EQ(together.substr(8, 9), ploidy);
+    EXPECT_EQ(together.substr(19), probabilities);
+    EXPECT_EQ(together.substr(6, 2), Bytes({1, 2}));  // the haploid sample: Pmin 1
+  }
+}
+
 TEST(BgenEncoder, PhasedCallsGiveEachHaplotypesFirstAlleleProbability) {
   const std::vector<int8_t> calls = {0, 1, 1, 0};
   std::string block;

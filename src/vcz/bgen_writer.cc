@@ -124,13 +124,20 @@ Status EncodeRows(const Layout& layout, const internal::ScanBlock& block, size_t
   const std::vector<int64_t>& columns = *layout.columns;
   const int64_t ploidy = genotypes.per_row_of(1);
   const bool int8_calls = genotypes.type_id() == DataTypeId::kInt8;
+  bool consecutive = true;
+  for (size_t c = 1; c < columns.size(); ++c) consecutive &= columns[c] == columns[c - 1] + 1;
+  // Diploid int8 calls of consecutive samples are already the (a, b) pairs
+  // the encoder takes, in place.
+  const bool in_place = int8_calls && consecutive && ploidy == 2 && !columns.empty();
   std::vector<int8_t> calls(2 * columns.size());
   std::string genotype_block, compressed;
   for (size_t i = from; i < to; ++i) {
     const int64_t r = block.rows[i];
     TZ_ASSIGN_OR_RETURN(const VariantText t, TextOf(layout, f, r));
     // The calls of the selected samples as (a, b) pairs, b = -2 when haploid.
-    for (size_t s = 0; s < columns.size(); ++s) {
+    const int8_t* pairs = calls.data();
+    if (in_place) pairs = reinterpret_cast<const int8_t*>(genotypes.NumberAt(r, columns[0] * 2));
+    for (size_t s = 0; s < columns.size() && !in_place; ++s) {
       const int64_t first = columns[s] * ploidy;
       const int8_t* call8 =
           int8_calls ? reinterpret_cast<const int8_t*>(genotypes.NumberAt(r, first)) : nullptr;
@@ -156,7 +163,7 @@ Status EncodeRows(const Layout& layout, const internal::ScanBlock& block, size_t
     }
     genotype_block.clear();
     TZ_RETURN_NOT_OK(
-        internal::AppendBgenGenotypes(calls.data(), columns.size(), phased, genotype_block));
+        internal::AppendBgenGenotypes(pairs, columns.size(), phased, genotype_block));
     compressed.clear();
     if (layout.fixed) {
       if (genotype_block.size() != layout.genotype_block_size) {

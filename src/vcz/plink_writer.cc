@@ -3,6 +3,7 @@
 // A2 = REF (plink 2's convention), contig names as plink 2 writes them
 // (chr1 -> 1, chrM -> MT), the .bed as plink2 --make-bed writes it.
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -24,6 +25,36 @@ uint8_t BedCode(int64_t a, int64_t b) {
   if (a < 0 || a > 1 || b < 0 || b > 1) return kMissing;
   static constexpr uint8_t kBySum[3] = {kHomA2, kHet, kHomA1};
   return kBySum[a + b];
+}
+
+// One variant's .bed bytes (`out`, zeroed) from int8 calls: `call(s)` is
+// sample s's first allele, ploidy 1 or 2. Four samples whose calls are all
+// REF (the usual case) are one 0xFF byte, told apart by one 8-byte compare
+// when the samples are consecutive.
+template <typename CallOf>
+void EncodeBedRow(CallOf call, size_t samples, int64_t ploidy, bool consecutive, char* out) {
+  size_t s = 0;
+  if (consecutive && ploidy == 2) {
+    for (; s + 4 <= samples; s += 4) {
+      uint64_t calls;
+      std::memcpy(&calls, call(s), sizeof calls);
+      if (calls == 0) {
+        out[s / 4] = static_cast<char>(0xFF);
+        continue;
+      }
+      uint8_t byte = 0;
+      for (size_t j = 0; j < 4; ++j) {
+        const int8_t* g = call(s + j);
+        byte = static_cast<uint8_t>(byte | (BedCode(g[0], g[1]) << (2 * j)));
+      }
+      out[s / 4] = static_cast<char>(byte);
+    }
+  }
+  for (; s < samples; ++s) {
+    const int8_t* g = call(s);
+    const uint8_t code = BedCode(g[0], ploidy == 2 ? g[1] : -2);
+    out[s / 4] = static_cast<char>(static_cast<uint8_t>(out[s / 4]) | (code << (2 * (s % 4))));
+  }
 }
 
 // A contig name as plink 2 writes it: "chr" dropped from 1-22, X, Y and
@@ -80,6 +111,8 @@ Status WriteFiles(const VczDataset& dataset, const PlinkOptions& options,
   }
   TZ_RETURN_NOT_OK(Write(bed, paths[0], std::string("\x6c\x1b\x01", 3)));
   const size_t row_bytes = (columns.size() + 3) / 4;
+  bool consecutive = true;
+  for (size_t c = 1; c < columns.size(); ++c) consecutive &= columns[c] == columns[c - 1] + 1;
   std::string bim_text, bed_bytes;
   return scan.ForEachBlock([&](const internal::ScanBlock& block) -> Status {
     const std::vector<internal::FieldBlock>& f = *block.fields;
@@ -113,6 +146,14 @@ Status WriteFiles(const VczDataset& dataset, const PlinkOptions& options,
       bim_text += alleles.String(r, 0);
       bim_text += '\n';
       char* out = bed_bytes.data() + out_row * row_bytes;
+      if (genotypes.type_id() == DataTypeId::kInt8) {
+        auto call = [&](size_t s) {
+          return reinterpret_cast<const int8_t*>(genotypes.NumberAt(r, columns[s] * ploidy));
+        };
+        EncodeBedRow(call, columns.size(), ploidy, consecutive, out);
+        ++out_row;
+        continue;
+      }
       for (size_t s = 0; s < columns.size(); ++s) {
         const int64_t first = columns[s] * ploidy;
         const int64_t a = genotypes.Integer(r, first);

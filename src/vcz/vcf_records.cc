@@ -31,6 +31,15 @@ bool AllMissing(const FieldBlock& b, int64_t r, int64_t from, int64_t n) {
 
 // Decimal digits, without the allocation of std::to_string.
 void AppendDecimal(int64_t value, std::string& out) {
+  if (static_cast<uint64_t>(value) < 10) {  // most calls and counts
+    out += static_cast<char>('0' + value);
+    return;
+  }
+  if (static_cast<uint64_t>(value) < 100) {  // most depths and qualities
+    const char two[2] = {static_cast<char>('0' + value / 10), static_cast<char>('0' + value % 10)};
+    out.append(two, 2);
+    return;
+  }
   char buf[24];
   const auto end = std::to_chars(buf, buf + sizeof buf, value).ptr;
   out.append(buf, static_cast<size_t>(end - buf));
@@ -44,12 +53,39 @@ void AppendInt(int64_t value, std::string& out) {
   }
 }
 
+// AppendEntry for signed integers of type T at `at`: -2 (padding) ends the
+// entry, -1 is ".". The type is dispatched once per entry, not per element.
+template <typename T>
+void AppendSignedEntry(const uint8_t* at, int64_t n, char separator, std::string& out) {
+  for (int64_t c = 0; c < n; ++c) {
+    T v;
+    std::memcpy(&v, at + c * static_cast<int64_t>(sizeof(T)), sizeof(T));
+    if (v == -2) break;
+    if (c > 0) out += separator;
+    if (v == -1) {
+      out += '.';
+    } else {
+      AppendDecimal(v, out);
+    }
+  }
+}
+
 // Elements [from, from + n) of row `r`, as vcztools' encoder writes them:
 // numbers up to the first padding element, `separator` between them and
 // "." for a missing one; strings joined by "," with the empty ones (the
 // padding) skipped.
 void AppendEntry(const FieldBlock& b, int64_t r, int64_t from, int64_t n, char separator,
                  std::string& out) {
+  switch (b.type_id()) {
+    case DataTypeId::kInt8:
+      return AppendSignedEntry<int8_t>(b.NumberAt(r, from), n, separator, out);
+    case DataTypeId::kInt16:
+      return AppendSignedEntry<int16_t>(b.NumberAt(r, from), n, separator, out);
+    case DataTypeId::kInt32:
+      return AppendSignedEntry<int32_t>(b.NumberAt(r, from), n, separator, out);
+    default:
+      break;
+  }
   for (int64_t c = 0; c < n; ++c) {
     const int64_t i = from + c;
     if (b.is_string()) {
