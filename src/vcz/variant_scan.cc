@@ -204,11 +204,21 @@ Status VariantScan::ForEachBlock(const std::function<Status(const ScanBlock&)>& 
   // its share of the cores (the lane alone, on up to 4 cores), so that no
   // codec starts threads of its own on a machine already busy with the
   // other lanes. A single block (a region within a chunk) is read as the
-  // engine reads any selection, its chunks in parallel.
+  // engine reads any selection, its chunks in parallel; so are blocks that
+  // span several sample chunks, each read a parallel loop over its chunks
+  // on the engine's pool, so that the last block does not leave the other
+  // cores idle (those chunks never take codec threads: there are as many
+  // as cores, or more).
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const size_t ahead = plan.size() > 1 ? static_cast<size_t>(std::min(cores, 4)) : 0;
+  bool several_chunks = false;
+  for (size_t a = 0; a < arrays_.size(); ++a) {
+    const std::vector<int64_t>& chunk = arrays_[a]->metadata().chunk_shape;
+    const bool call = needed_[a].rfind("call_", 0) == 0 && chunk.size() >= 2;
+    if (call && samples->second - samples->first > chunk[1]) several_chunks = true;
+  }
   ReadOptions lane_read;
-  if (ahead > 0) {
+  if (ahead > 0 && !several_chunks) {
     TZ_ASSIGN_OR_RETURN(lane_read.pool,
                         MakeThreadPool(std::max(1, cores / static_cast<int>(ahead))));
   }
