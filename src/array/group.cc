@@ -46,8 +46,10 @@ Result<std::shared_ptr<Group>> Group::Open(std::shared_ptr<Store> store,
     g->extra_fields_ = std::move(m.extra_fields);
     return g;
   }
-  TZ_ASSIGN_OR_RETURN(std::optional<nlohmann::json> zattrs,
-                      LoadJsonDocument(*store, MetadataKey(p, kZattrs)));
+  std::optional<nlohmann::json> zattrs = std::move(docs.zattrs);
+  if (!docs.zattrs_read) {
+    TZ_ASSIGN_OR_RETURN(zattrs, LoadJsonDocument(*store, MetadataKey(p, kZattrs)));
+  }
   nlohmann::json attrs = zattrs ? *zattrs : nlohmann::json::object();
   if (!attrs.is_object()) {
     return Status::Corruption(where + ": '" + MetadataKey(p, kZattrs) +

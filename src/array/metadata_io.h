@@ -26,6 +26,10 @@ struct NodeDocuments {
   std::optional<nlohmann::json> zarr_json;  // v3
   std::optional<nlohmann::json> zarray;     // v2
   std::optional<nlohmann::json> zgroup;     // v2
+  // v2's .zattrs, when it was read with the others (zattrs_read): remote
+  // stores read the three v2 documents in one round trip.
+  std::optional<nlohmann::json> zattrs;
+  bool zattrs_read = false;
   bool is_array() const;
   bool is_group() const;
 };

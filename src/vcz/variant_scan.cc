@@ -210,7 +210,28 @@ Status VariantScan::ForEachBlock(const std::function<Status(const ScanBlock&)>& 
   // cores idle (those chunks never take codec threads: there are as many
   // as cores, or more).
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const size_t ahead = plan.size() > 1 ? static_cast<size_t>(std::min(cores, 4)) : 0;
+  size_t ahead = plan.size() > 1 ? static_cast<size_t>(std::min(cores, 4)) : 0;
+  // A remote store answers after its latency, not the cores' time: as many
+  // blocks are read at once as it serves requests at once, within a budget
+  // of decoded bytes waiting.
+  const int in_flight = arrays_.empty() ? 0 : arrays_[0]->store()->Capabilities().requests_in_flight;
+  if (ahead > 0 && in_flight > 0) {
+    constexpr int64_t kRemoteBudgetBytes = int64_t{512} << 20;
+    int64_t block_bytes = 1;
+    for (size_t a = 0; a < arrays_.size(); ++a) {
+      const std::vector<int64_t>& shape = arrays_[a]->shape();
+      int64_t per_variant = arrays_[a]->dtype().is_variable_length()
+                                ? int64_t{32}
+                                : static_cast<int64_t>(arrays_[a]->dtype().size());
+      for (size_t dim = 1; dim < shape.size(); ++dim) {
+        const bool window = dim == 1 && needed_[a].rfind("call_", 0) == 0;
+        per_variant *= window ? samples->second - samples->first : shape[dim];
+      }
+      block_bytes += step * per_variant;
+    }
+    const int64_t fit = std::max<int64_t>(1, kRemoteBudgetBytes / block_bytes);
+    ahead = std::max(ahead, static_cast<size_t>(std::min<int64_t>(in_flight, fit)));
+  }
   bool several_chunks = false;
   for (size_t a = 0; a < arrays_.size(); ++a) {
     const std::vector<int64_t>& chunk = arrays_[a]->metadata().chunk_shape;

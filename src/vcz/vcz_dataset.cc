@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cstring>
+#include <future>
 #include <utility>
 
 #include "turbozarr/element_block.h"
@@ -47,12 +48,24 @@ Result<std::shared_ptr<const VczDataset>> VczDataset::Open(std::shared_ptr<Group
   }
 
   TZ_ASSIGN_OR_RETURN(std::shared_ptr<Array> samples, d->OpenArray("sample_id"));
-  TZ_ASSIGN_OR_RETURN(d->sample_ids_, internal::ReadStrings(*samples));
   TZ_ASSIGN_OR_RETURN(std::shared_ptr<Array> contigs, d->OpenArray("contig_id"));
-  TZ_ASSIGN_OR_RETURN(d->contig_ids_, internal::ReadStrings(*contigs));
+  std::shared_ptr<Array> lengths;
   if (d->Has("contig_length")) {
-    TZ_ASSIGN_OR_RETURN(std::shared_ptr<Array> lengths, d->OpenArray("contig_length"));
-    TZ_ASSIGN_OR_RETURN(std::vector<int64_t> values, internal::ReadIntegers(*lengths));
+    TZ_ASSIGN_OR_RETURN(lengths, d->OpenArray("contig_length"));
+  }
+  // The three are read at once: from a remote store each costs a round trip.
+  auto sample_ids = std::async(std::launch::async, [&] { return internal::ReadStrings(*samples); });
+  auto contig_lengths = std::async(std::launch::async, [&]() -> Result<std::vector<int64_t>> {
+    if (!lengths) return std::vector<int64_t>();
+    return internal::ReadIntegers(*lengths);
+  });
+  Result<std::vector<std::string>> contig_ids = internal::ReadStrings(*contigs);
+  Result<std::vector<std::string>> sample_ids_read = sample_ids.get();
+  Result<std::vector<int64_t>> contig_lengths_read = contig_lengths.get();
+  TZ_ASSIGN_OR_RETURN(d->sample_ids_, std::move(sample_ids_read));
+  TZ_ASSIGN_OR_RETURN(d->contig_ids_, std::move(contig_ids));
+  if (lengths) {
+    TZ_ASSIGN_OR_RETURN(std::vector<int64_t> values, std::move(contig_lengths_read));
     if (lengths->shape().size() != 1 || values.size() != d->contig_ids_.size()) {
       return Status::Corruption(lengths->Describe() + ": contig_length has shape " +
                                 internal::ShapeString(lengths->shape()) + " for " +
