@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <fstream>
+#include <future>
 #include <limits>
 #include <map>
 
@@ -190,16 +191,35 @@ Result<SelectedVariants> SelectVariants(const VczDataset& dataset,
     for (int64_t c = 0; c * unit < n; ++c) chunks.push_back(c);
   }
 
-  for (int64_t c : chunks) {
-    const int64_t first = c * unit;
-    if (first < 0 || first >= n) continue;
-    const int64_t count = std::min(unit, n - first);
-    TZ_ASSIGN_OR_RETURN(FieldBlock pos, FieldBlock::Read(*position, first, count));
-    TZ_ASSIGN_OR_RETURN(FieldBlock con, FieldBlock::Read(*contig, first, count));
-    std::optional<FieldBlock> len;
-    if (length) {
-      TZ_ASSIGN_OR_RETURN(len, FieldBlock::Read(*length, first, count));
+  // Runs of consecutive chunks are read in one call per array (the
+  // engine reads a run's chunks at once), the three arrays side by side:
+  // from a remote store each read costs a round trip.
+  constexpr int64_t kRunVariants = int64_t{1} << 20;
+  chunks.erase(std::remove_if(chunks.begin(), chunks.end(),
+                              [&](int64_t c) { return c < 0 || c * unit >= n; }),
+               chunks.end());
+  for (size_t i = 0; i < chunks.size();) {
+    size_t j = i + 1;
+    while (j < chunks.size() && chunks[j] == chunks[j - 1] + 1 &&
+           static_cast<int64_t>(j - i) * unit < kRunVariants) {
+      ++j;
     }
+    const int64_t first = chunks[i] * unit;
+    const int64_t count = std::min((chunks[j - 1] + 1) * unit, n) - first;
+    i = j;
+    auto contig_read = std::async(std::launch::async,
+                                  [&] { return FieldBlock::Read(*contig, first, count); });
+    auto length_read = std::async(std::launch::async, [&]() -> Result<std::optional<FieldBlock>> {
+      if (!length) return std::optional<FieldBlock>();
+      TZ_ASSIGN_OR_RETURN(FieldBlock b, FieldBlock::Read(*length, first, count));
+      return std::optional<FieldBlock>(std::move(b));
+    });
+    Result<FieldBlock> pos_read = FieldBlock::Read(*position, first, count);
+    Result<FieldBlock> con_read = contig_read.get();
+    Result<std::optional<FieldBlock>> len_read = length_read.get();
+    TZ_ASSIGN_OR_RETURN(const FieldBlock pos, std::move(pos_read));
+    TZ_ASSIGN_OR_RETURN(const FieldBlock con, std::move(con_read));
+    TZ_ASSIGN_OR_RETURN(const std::optional<FieldBlock> len, std::move(len_read));
     for (int64_t row = 0; row < count; ++row) {
       const int64_t k = con.Integer(row, 0);
       const int64_t start = pos.Integer(row, 0) - 1;
