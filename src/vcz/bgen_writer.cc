@@ -16,6 +16,7 @@
 #include "vcz/bgen_encoder.h"
 #include "vcz/bgen_index.h"
 #include "vcz/export_options.h"
+#include "vcz/samples.h"
 #include "vcz/variant_scan.h"
 
 namespace turbozarr::vcz {
@@ -124,8 +125,7 @@ Status EncodeRows(const Layout& layout, const internal::ScanBlock& block, size_t
   const std::vector<int64_t>& columns = *layout.columns;
   const int64_t ploidy = genotypes.per_row_of(1);
   const bool int8_calls = genotypes.type_id() == DataTypeId::kInt8;
-  bool consecutive = true;
-  for (size_t c = 1; c < columns.size(); ++c) consecutive &= columns[c] == columns[c - 1] + 1;
+  const bool consecutive = internal::Consecutive(columns);
   // Diploid int8 calls of consecutive samples are already the (a, b) pairs
   // the encoder takes, in place.
   const bool in_place = int8_calls && consecutive && ploidy == 2 && !columns.empty();

@@ -10,6 +10,7 @@
 
 #include "turbozarr/vcz.h"
 #include "vcz/export_options.h"
+#include "vcz/samples.h"
 #include "vcz/variant_scan.h"
 
 namespace turbozarr::vcz {
@@ -111,8 +112,7 @@ Status WriteFiles(const VczDataset& dataset, const PlinkOptions& options,
   }
   TZ_RETURN_NOT_OK(Write(bed, paths[0], std::string("\x6c\x1b\x01", 3)));
   const size_t row_bytes = (columns.size() + 3) / 4;
-  bool consecutive = true;
-  for (size_t c = 1; c < columns.size(); ++c) consecutive &= columns[c] == columns[c - 1] + 1;
+  const bool consecutive = internal::Consecutive(columns);
   std::string bim_text, bed_bytes;
   return scan.ForEachBlock([&](const internal::ScanBlock& block) -> Status {
     const std::vector<internal::FieldBlock>& f = *block.fields;

@@ -109,4 +109,11 @@ Result<std::vector<int64_t>> SelectSamples(const VczDataset& dataset,
   return columns;
 }
 
+bool Consecutive(const std::vector<int64_t>& columns) {
+  for (size_t c = 1; c < columns.size(); ++c) {
+    if (columns[c] != columns[c - 1] + 1) return false;
+  }
+  return true;
+}
+
 }  // namespace turbozarr::vcz::internal

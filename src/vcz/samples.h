@@ -26,4 +26,8 @@ Result<std::vector<int64_t>> SelectSamples(const VczDataset& dataset,
                                            const std::optional<std::string>& samples_file,
                                            bool force_samples, std::ostream* warnings);
 
+// Whether `columns` are consecutive samples (so their values in a row are
+// one run); true for none or one.
+bool Consecutive(const std::vector<int64_t>& columns);
+
 }  // namespace turbozarr::vcz::internal

@@ -10,6 +10,7 @@
 
 #include "vcz/filter_expression.h"
 #include "vcz/genotype_counts.h"
+#include "vcz/samples.h"
 #include "vcz/vcz_arrays.h"
 
 namespace turbozarr::vcz::internal {
@@ -211,8 +212,7 @@ void VisitNumbers(const FieldBlock& b, int64_t rows, const std::vector<int64_t>&
   constexpr bool kSigned = std::is_signed_v<T> && !kFloat;
   constexpr Bits kMissingBits = sizeof(T) == 8 ? Bits(0x7FF0000000000001) : Bits(0x7F800001);
   constexpr Bits kFillBits = sizeof(T) == 8 ? Bits(0x7FF0000000000002) : Bits(0x7F800002);
-  bool consecutive = true;
-  for (size_t k = 1; k < at.size(); ++k) consecutive = consecutive && at[k] == at[k - 1] + 1;
+  const bool consecutive = Consecutive(at);
   auto one = [&f](size_t i, const uint8_t* p) {
     T x;
     std::memcpy(&x, p, sizeof(T));

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "turbozarr/vcz.h"
+#include "vcz/samples.h"
 #include "vcz/variant_scan.h"
 
 namespace turbozarr::vcz {
@@ -26,9 +27,7 @@ class Gatherer {
                                const std::vector<std::string>& names) {
     Gatherer g;
     g.columns_ = scan.columns();
-    for (size_t c = 1; c < g.columns_.size(); ++c) {
-      g.columns_consecutive_ = g.columns_consecutive_ && g.columns_[c] == g.columns_[c - 1] + 1;
-    }
+    g.columns_consecutive_ = internal::Consecutive(g.columns_);
     if (!g.columns_.empty()) g.first_column_ = {g.columns_[0]};
     for (const std::string& name : names) {
       FieldValues& f = g.empty_.emplace_back();
