@@ -22,6 +22,9 @@
 
 namespace turbozarr {
 
+struct NodeDocuments;
+struct OpenedNode;
+
 enum class NodeKind { kArray, kGroup };
 
 struct NodeInfo {
@@ -75,7 +78,11 @@ class Group {
         nlohmann::json attributes);
   Status WriteMetadata();
   Result<std::vector<NodeInfo>> MembersFromStore() const;
-  Status LoadV2Consolidated();
+  static Result<std::shared_ptr<Group>> FromDocuments(std::shared_ptr<Store> store,
+                                                      std::string path, NodeDocuments docs);
+  Status LoadV2Consolidated(const nlohmann::json& zmetadata);
+  friend Result<OpenedNode> OpenNode(const std::shared_ptr<Store>& store,
+                                     std::string_view path);
   Status GatherConsolidated(std::map<std::string, nlohmann::json>& out) const;
   Result<NodeKind> ConsolidatedKind(const std::string& rel) const;
   Result<ArrayMetadata> ConsolidatedArrayMetadata(const std::string& rel) const;
@@ -93,5 +100,14 @@ class Group {
 
 // What is at `path`: an array, a group, or NotFound.
 Result<NodeInfo> InspectNode(const std::shared_ptr<Store>& store, std::string_view path);
+
+// Whatever is at `path`, opened from one read of its documents (on a remote
+// store one round trip, a v2 group's consolidated metadata included): the
+// array or the group, the other null; NotFound if neither is there.
+struct OpenedNode {
+  std::shared_ptr<Array> array;
+  std::shared_ptr<Group> group;
+};
+Result<OpenedNode> OpenNode(const std::shared_ptr<Store>& store, std::string_view path);
 
 }  // namespace turbozarr

@@ -1,5 +1,5 @@
 // Group bindings: open/create, members, the tree view and consolidated
-// metadata, and InspectNode for "whatever is at this path".
+// metadata, and InspectNode / OpenNode for "whatever is at this path".
 #include <memory>
 #include <string>
 #include <tuple>
@@ -145,6 +145,19 @@ void BindGroup(nb::module_& m) {
       },
       nb::arg("store"), nb::arg("path"),
       "('array' | 'group', zarr_format) of the node at `path`; NotFoundError if none.");
+  m.def(
+      "open_node",
+      [](const std::shared_ptr<Store>& store, const std::string& path) -> nb::object {
+        OpenedNode node;
+        {
+          nb::gil_scoped_release release;
+          node = Unwrap(OpenNode(store, path));
+        }
+        return node.array ? nb::cast(node.array) : nb::cast(node.group);
+      },
+      nb::arg("store"), nb::arg("path"),
+      "The Array or Group at `path`, from one read of its metadata; NotFoundError if "
+      "none.");
 }
 
 }  // namespace turbozarr::python

@@ -33,16 +33,25 @@ def _inspect(store: _core.Store, path: str) -> tuple[str, int] | None:
         return None
 
 
-def _open_existing(store: _core.Store, path: str, node: tuple[str, int], mode: str,
-                   zarr_format: int | None) -> Array | Group:
-    kind, fmt = node
-    if zarr_format is not None and fmt != zarr_format:
+def _open_node(store: _core.Store, path: str) -> _core.Array | _core.Group | None:
+    """The node at `path`, from one read of its metadata (one round trip on
+    a remote store); None if nothing is there."""
+    try:
+        return _core.open_node(store, path)
+    except NotFoundError:
+        return None
+
+
+def _wrap_existing(store: _core.Store, path: str, core: _core.Array | _core.Group,
+                   mode: str, zarr_format: int | None) -> Array | Group:
+    kind = "array" if isinstance(core, _core.Array) else "group"
+    if zarr_format is not None and core.zarr_format != zarr_format:
         raise NotFoundError(f"the {kind} at path '{path}' in {store.describe()} is "
-                            f"zarr_format {fmt}, not {zarr_format}")
+                            f"zarr_format {core.zarr_format}, not {zarr_format}")
     read_only = mode == "r"
     if kind == "array":
-        return Array(_core.open_array(store, path), read_only)
-    return Group(_core.open_group(store, path), read_only)
+        return Array(core, read_only)
+    return Group(core, read_only)
 
 
 def open(store: Any, mode: str = "r", *, path: str = "", zarr_format: int | None = None,
@@ -58,9 +67,9 @@ def open(store: Any, mode: str = "r", *, path: str = "", zarr_format: int | None
     # means a new archive.
     store = as_store(store, read_only=mode == "r", truncate=mode == "w" and path == "")
     if mode in ("r", "r+", "a"):
-        node = _inspect(store, path)
-        if node is not None:
-            return _open_existing(store, path, node, mode, zarr_format)
+        core = _open_node(store, path)
+        if core is not None:
+            return _wrap_existing(store, path, core, mode, zarr_format)
         if mode != "a":
             raise NotFoundError(f"no array or group at path '{path}' in {store.describe()}")
     elif mode == "w-" and _inspect(store, path) is not None:

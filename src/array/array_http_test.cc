@@ -13,6 +13,7 @@
 #include <map>
 #include <mutex>
 #include <random>
+#include <set>
 
 #include "testing/fault_http_server.h"
 #include "testing/nginx_server.h"
@@ -206,6 +207,18 @@ TEST_F(ArrayOverHttpTest, ConsolidatedGroupsOpenWithoutListing) {
   EXPECT_NE(tree->find("x"), std::string::npos);
 }
 
+// Puts every key of `from` on `server`.
+void ServeAll(Store& from, FaultHttpServer& server) {
+  auto keys = from.List("");
+  ASSERT_TRUE(keys.ok()) << keys.status().ToString();
+  for (const std::string& key : *keys) {
+    auto value = from.Get(key);
+    ASSERT_TRUE(value.ok() && value->has_value());
+    server.Put(key, std::string(reinterpret_cast<const char*>((*value)->data()),
+                                (*value)->size()));
+  }
+}
+
 // Through the fault-injecting server (with no faults), which sees every
 // request: a sharded read asks for each shard's index once, then for merged
 // ranges only, all in two GetMany calls; a shard read whole is fetched whole,
@@ -225,14 +238,7 @@ TEST(ShardedReadOverHttpTest, OneIndexRequestPerShardThenMergedRanges) {
 
   FaultHttpServer server;
   ASSERT_TRUE(server.Start().ok());
-  auto keys = memory->List("");
-  ASSERT_TRUE(keys.ok()) << keys.status().ToString();
-  for (const std::string& key : *keys) {
-    auto value = memory->Get(key);
-    ASSERT_TRUE(value.ok() && value->has_value());
-    server.Put(key, std::string(reinterpret_cast<const char*>((*value)->data()),
-                                (*value)->size()));
-  }
+  ServeAll(*memory, server);
   std::mutex mu;
   std::map<std::string, std::vector<std::string>> ranges_by_path;
   server.SetPolicy([&](uint64_t, const std::string& path, const std::string& range) {
@@ -288,6 +294,100 @@ TEST(ShardedReadOverHttpTest, OneIndexRequestPerShardThenMergedRanges) {
       EXPECT_EQ(ranges, c.ranges) << path;
     }
   }
+}
+
+// A v2 group and its array, consolidated, in memory; `format` 3 writes the
+// same as v3 (consolidated inline in zarr.json).
+std::shared_ptr<Store> ConsolidatedGroup(int format) {
+  auto memory = MakeMemoryStore();
+  GroupCreateOptions go;
+  go.zarr_format = format;
+  go.attributes = {{"note", "root"}};
+  auto g = Group::Create(memory, "", go);
+  EXPECT_TRUE(g.ok()) << g.status().ToString();
+  auto x = (*g)->CreateArray("x", Int32Metadata(format, {6}, {4}, format == 3
+                                                    ? json::array({kBytes})
+                                                    : json()));
+  EXPECT_TRUE(x.ok()) << x.status().ToString();
+  const std::vector<int32_t> values = {1, 2, 3, 4, 5, 6};
+  EXPECT_TRUE((*x)->Write(Selection::All({6}), values.data()).ok());
+  EXPECT_TRUE((*g)->Consolidate().ok());
+  return memory;
+}
+
+// Opening a node over HTTP costs one round trip: zarr.json, the three v2
+// documents and (for a group) .zmetadata in one batch. A consolidated
+// group's arrays then open without a request.
+TEST(NodeOpenOverHttpTest, OneBatchPerNodeThenConsolidatedMembersFree) {
+  for (int format : {2, 3}) {
+    SCOPED_TRACE(format);
+    FaultHttpServer server;
+    ASSERT_TRUE(server.Start().ok());
+    ServeAll(*ConsolidatedGroup(format), server);
+    auto http = MakeHttpStore(server.url());
+    ASSERT_TRUE(http.ok()) << http.status().ToString();
+    auto metrics = MakeMetricsStore(*http);
+
+    auto node = OpenNode(metrics, "");
+    ASSERT_TRUE(node.ok()) << node.status().ToString();
+    ASSERT_TRUE(node->group);
+    EXPECT_FALSE(node->array);
+    EXPECT_EQ(node->group->zarr_format(), format);
+    EXPECT_EQ(node->group->attributes().value("note", ""), "root");
+    EXPECT_TRUE(node->group->is_consolidated());
+    EXPECT_EQ(metrics->metrics().get_many_calls, 1u);
+    EXPECT_EQ(server.requests(), 5u);  // zarr.json .zarray .zgroup .zattrs .zmetadata
+
+    auto x = node->group->OpenArray("x");
+    ASSERT_TRUE(x.ok()) << x.status().ToString();
+    EXPECT_EQ(server.requests(), 5u);
+    std::vector<int32_t> got(6);
+    ASSERT_TRUE((*x)->Read(Selection::All({6}), got).ok());
+    EXPECT_EQ(got, (std::vector<int32_t>{1, 2, 3, 4, 5, 6}));
+
+    // The array itself, opened by path: one batch, and it is an array.
+    const uint64_t before = server.requests();
+    auto direct = OpenNode(metrics, "x");
+    ASSERT_TRUE(direct.ok()) << direct.status().ToString();
+    ASSERT_TRUE(direct->array);
+    EXPECT_FALSE(direct->group);
+    EXPECT_EQ(direct->array->shape(), (std::vector<int64_t>{6}));
+    EXPECT_EQ(server.requests() - before, 5u);
+
+    auto none = OpenNode(metrics, "absent");
+    EXPECT_EQ(none.status().code(), StatusCode::kNotFound) << none.status().ToString();
+  }
+}
+
+// Some servers answer 403 rather than 404 for an absent key (S3, to a reader
+// who may not list the bucket). A v3 node opens there all the same: the
+// refused batch is followed by reads one by one, which stop at zarr.json.
+TEST(NodeOpenOverHttpTest, ServerThatRefusesAbsentKeysStillOpensV3) {
+  FaultHttpServer server;
+  ASSERT_TRUE(server.Start().ok());
+  ServeAll(*ConsolidatedGroup(3), server);
+  const std::vector<std::string> paths = server.Paths();
+  const std::set<std::string> present(paths.begin(), paths.end());
+  server.SetPolicy([present](uint64_t, const std::string& path, const std::string&) {
+    return present.count(path.substr(1)) ? HttpFault::kNone : HttpFault::kStatus403;
+  });
+  HttpOptions o;
+  o.max_retries = 0;
+  auto http = MakeHttpStore(server.url(), o);
+  ASSERT_TRUE(http.ok()) << http.status().ToString();
+  auto node = OpenNode(*http, "");
+  ASSERT_TRUE(node.ok()) << node.status().ToString();
+  ASSERT_TRUE(node->group);
+  auto x = Array::Open(*http, "x");
+  ASSERT_TRUE(x.ok()) << x.status().ToString();
+  std::vector<int32_t> got(6);
+  ASSERT_TRUE((*x)->Read(Selection::All({6}), got).ok());
+  EXPECT_EQ(got, (std::vector<int32_t>{1, 2, 3, 4, 5, 6}));
+  // An absent node is an error there, and says what the server answered.
+  auto none = OpenNode(*http, "absent");
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("403"), std::string::npos)
+      << none.status().ToString();
 }
 
 }  // namespace

@@ -16,9 +16,9 @@ Group::Group(std::shared_ptr<Store> store, std::string path, int zarr_format,
       zarr_format_(zarr_format),
       attributes_(std::move(attributes)) {}
 
-Result<NodeInfo> InspectNode(const std::shared_ptr<Store>& store, std::string_view path) {
-  TZ_ASSIGN_OR_RETURN(std::string p, NormalizeNodePath(path));
-  TZ_ASSIGN_OR_RETURN(NodeDocuments docs, LoadNodeDocuments(*store, p));
+namespace {
+
+Result<NodeInfo> InspectDocuments(Store& store, const std::string& p, const NodeDocuments& docs) {
   if (docs.is_array()) return NodeInfo{p, NodeKind::kArray, docs.zarr_format};
   if (docs.is_group()) return NodeInfo{p, NodeKind::kGroup, docs.zarr_format};
   if (docs.zarr_format == 3) {
@@ -26,19 +26,33 @@ Result<NodeInfo> InspectNode(const std::shared_ptr<Store>& store, std::string_vi
                               "' has no valid node_type (\"array\" or \"group\")");
   }
   return Status::NotFound("no array or group at " + DescribeNodePath(p) + " in " +
-                          store->Describe());
+                          store.Describe());
+}
+
+}  // namespace
+
+Result<NodeInfo> InspectNode(const std::shared_ptr<Store>& store, std::string_view path) {
+  TZ_ASSIGN_OR_RETURN(std::string p, NormalizeNodePath(path));
+  TZ_ASSIGN_OR_RETURN(NodeDocuments docs, LoadNodeDocuments(*store, p));
+  return InspectDocuments(*store, p, docs);
 }
 
 Result<std::shared_ptr<Group>> Group::Open(std::shared_ptr<Store> store,
                                            std::string_view path) {
   TZ_ASSIGN_OR_RETURN(std::string p, NormalizeNodePath(path));
-  TZ_ASSIGN_OR_RETURN(NodeDocuments docs, LoadNodeDocuments(*store, p));
-  std::string where = "group " + DescribeNodePath(p) + " in " + store->Describe();
+  TZ_ASSIGN_OR_RETURN(NodeDocuments docs,
+                      LoadNodeDocuments(*store, p, /*with_consolidated=*/true));
   if (!docs.is_group()) {
     return Status::NotFound("no group at " + DescribeNodePath(p) + " in " +
                             store->Describe() +
                             (docs.is_array() ? " (an array is there)" : ""));
   }
+  return FromDocuments(std::move(store), std::move(p), std::move(docs));
+}
+
+Result<std::shared_ptr<Group>> Group::FromDocuments(std::shared_ptr<Store> store,
+                                                    std::string p, NodeDocuments docs) {
+  std::string where = "group " + DescribeNodePath(p) + " in " + store->Describe();
   if (docs.zarr_format == 3) {
     TZ_ASSIGN_OR_RETURN(GroupMetadata m, ParseV3GroupMetadata(*docs.zarr_json, where));
     std::shared_ptr<Group> g(new Group(store, p, 3, std::move(m.attributes)));
@@ -56,8 +70,30 @@ Result<std::shared_ptr<Group>> Group::Open(std::shared_ptr<Store> store,
                               "' is not a JSON object");
   }
   std::shared_ptr<Group> g(new Group(store, p, 2, std::move(attrs)));
-  TZ_RETURN_NOT_OK(g->LoadV2Consolidated());
+  std::optional<nlohmann::json> zmetadata = std::move(docs.zmetadata);
+  if (!docs.zmetadata_read) {
+    TZ_ASSIGN_OR_RETURN(zmetadata, LoadJsonDocument(*store, MetadataKey(p, kZmetadata)));
+  }
+  if (zmetadata) TZ_RETURN_NOT_OK(g->LoadV2Consolidated(*zmetadata));
   return g;
+}
+
+Result<OpenedNode> OpenNode(const std::shared_ptr<Store>& store, std::string_view path) {
+  TZ_ASSIGN_OR_RETURN(std::string p, NormalizeNodePath(path));
+  TZ_ASSIGN_OR_RETURN(NodeDocuments docs,
+                      LoadNodeDocuments(*store, p, /*with_consolidated=*/true));
+  OpenedNode node;
+  if (docs.is_group()) {
+    TZ_ASSIGN_OR_RETURN(node.group, Group::FromDocuments(store, p, std::move(docs)));
+    return node;
+  }
+  if (docs.is_array()) {
+    TZ_ASSIGN_OR_RETURN(ArrayMetadata m, ArrayMetadataFromDocuments(*store, p, std::move(docs)));
+    TZ_ASSIGN_OR_RETURN(node.array, Array::FromMetadata(store, p, std::move(m)));
+    return node;
+  }
+  // Neither: InspectNode's words for it (a zarr.json that is neither, or nothing).
+  return InspectDocuments(*store, p, docs).status();
 }
 
 Result<std::shared_ptr<Group>> Group::Create(std::shared_ptr<Store> store,

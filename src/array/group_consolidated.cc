@@ -19,11 +19,9 @@ std::pair<std::string, std::string> SplitDocumentKey(const std::string& key) {
 
 }  // namespace
 
-Status Group::LoadV2Consolidated() {
+Status Group::LoadV2Consolidated(const nlohmann::json& doc) {
   const std::string key = MetadataKey(path_, kZmetadata);
-  TZ_ASSIGN_OR_RETURN(std::optional<nlohmann::json> doc, LoadJsonDocument(*store_, key));
-  if (!doc) return Status::OK();
-  TZ_ASSIGN_OR_RETURN(V2ConsolidatedMetadata flat, ParseV2ConsolidatedMetadata(*doc, key));
+  TZ_ASSIGN_OR_RETURN(V2ConsolidatedMetadata flat, ParseV2ConsolidatedMetadata(doc, key));
   std::map<std::string, nlohmann::json> members;
   for (auto& [k, v] : flat) {
     auto [rel, document] = SplitDocumentKey(k);

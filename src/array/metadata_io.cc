@@ -2,6 +2,8 @@
 
 #include "array/node_path.h"
 
+#include <vector>
+
 namespace turbozarr {
 
 Result<std::optional<nlohmann::json>> LoadJsonDocument(Store& store, std::string_view key) {
@@ -26,50 +28,85 @@ bool NodeDocuments::is_group() const {
   return !zarray.has_value() && zgroup.has_value();
 }
 
-Result<NodeDocuments> LoadNodeDocuments(Store& store, std::string_view path) {
+namespace {
+
+// Every candidate document of the node at `path` in one batch; false when
+// the store refused the batch (some servers answer 403 rather than 404 for
+// an absent key), so that the caller reads them one by one instead.
+Result<bool> LoadBatched(Store& store, std::string_view path, bool with_consolidated,
+                         NodeDocuments& docs) {
+  std::vector<KeyRange> keys = {{MetadataKey(path, kZarrJson), ByteRange::Full()},
+                                {MetadataKey(path, kZarray), ByteRange::Full()},
+                                {MetadataKey(path, kZgroup), ByteRange::Full()},
+                                {MetadataKey(path, kZattrs), ByteRange::Full()}};
+  if (with_consolidated) keys.push_back({MetadataKey(path, kZmetadata), ByteRange::Full()});
+  Result<std::vector<std::optional<Buffer>>> got = store.GetMany(keys);
+  if (!got.ok()) return false;
+  std::optional<nlohmann::json>* into[] = {&docs.zarr_json, &docs.zarray, &docs.zgroup,
+                                           &docs.zattrs};
+  for (size_t i = 0; i < 4; ++i) {
+    if (!(*got)[i]) continue;
+    TZ_ASSIGN_OR_RETURN(nlohmann::json doc, ParseJsonDocument((*got)[i]->view(), keys[i].key));
+    *into[i] = std::move(doc);
+    if (i == 0) return true;  // v3: the v2 documents are not this node's
+  }
+  if (docs.zarray) docs.zgroup.reset();  // an array, as the reads one by one find it
+  docs.zattrs_read = true;
+  // Parsed only for a group: an array's neighbour is none of its business.
+  if (with_consolidated && docs.zgroup) {
+    docs.zmetadata_read = true;
+    if ((*got)[4]) {
+      TZ_ASSIGN_OR_RETURN(docs.zmetadata, ParseJsonDocument((*got)[4]->view(), keys[4].key));
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+Result<NodeDocuments> LoadNodeDocuments(Store& store, std::string_view path,
+                                        bool with_consolidated) {
   NodeDocuments docs;
-  TZ_ASSIGN_OR_RETURN(docs.zarr_json, LoadJsonDocument(store, MetadataKey(path, kZarrJson)));
+  // A remote store answers after its latency: every candidate in one batch
+  // costs one round trip rather than up to four.
+  bool batched = false;
+  if (store.Capabilities().requests_in_flight > 0) {
+    TZ_ASSIGN_OR_RETURN(batched, LoadBatched(store, path, with_consolidated, docs));
+  }
+  if (!batched) {
+    docs = NodeDocuments();
+    TZ_ASSIGN_OR_RETURN(docs.zarr_json, LoadJsonDocument(store, MetadataKey(path, kZarrJson)));
+    if (!docs.zarr_json) {
+      TZ_ASSIGN_OR_RETURN(docs.zarray, LoadJsonDocument(store, MetadataKey(path, kZarray)));
+      if (!docs.zarray) {
+        TZ_ASSIGN_OR_RETURN(docs.zgroup, LoadJsonDocument(store, MetadataKey(path, kZgroup)));
+      }
+    }
+  }
   if (docs.zarr_json) {
     if (!docs.zarr_json->is_object()) {
       return Status::Corruption("'" + MetadataKey(path, kZarrJson) + "' is not a JSON object");
     }
     docs.zarr_format = 3;
-    return docs;
+  } else if (docs.zarray || docs.zgroup) {
+    docs.zarr_format = 2;
   }
-  if (store.Capabilities().requests_in_flight > 0) {
-    // A remote store answers after its latency: .zarray, .zgroup and
-    // .zattrs in one batch cost one round trip rather than three. (A key
-    // that is absent there answers as zarr.json's absence just did.)
-    const std::vector<KeyRange> keys = {{MetadataKey(path, kZarray), ByteRange::Full()},
-                                        {MetadataKey(path, kZgroup), ByteRange::Full()},
-                                        {MetadataKey(path, kZattrs), ByteRange::Full()}};
-    TZ_ASSIGN_OR_RETURN(std::vector<std::optional<Buffer>> got, store.GetMany(keys));
-    std::optional<nlohmann::json>* into[] = {&docs.zarray, &docs.zgroup, &docs.zattrs};
-    for (size_t i = 0; i < keys.size(); ++i) {
-      if (!got[i]) continue;
-      TZ_ASSIGN_OR_RETURN(nlohmann::json doc, ParseJsonDocument(got[i]->view(), keys[i].key));
-      *into[i] = std::move(doc);
-    }
-    if (docs.zarray) docs.zgroup.reset();  // an array, as the reads one by one find it
-    docs.zattrs_read = true;
-  } else {
-    TZ_ASSIGN_OR_RETURN(docs.zarray, LoadJsonDocument(store, MetadataKey(path, kZarray)));
-    if (!docs.zarray) {
-      TZ_ASSIGN_OR_RETURN(docs.zgroup, LoadJsonDocument(store, MetadataKey(path, kZgroup)));
-    }
-  }
-  if (docs.zarray || docs.zgroup) docs.zarr_format = 2;
   return docs;
 }
 
 Result<ArrayMetadata> LoadArrayMetadata(Store& store, std::string_view path) {
   TZ_ASSIGN_OR_RETURN(NodeDocuments docs, LoadNodeDocuments(store, path));
-  std::string where = "array " + DescribeNodePath(path) + " in " + store.Describe();
   if (!docs.is_array()) {
     return Status::NotFound("no array at " + DescribeNodePath(path) + " in " +
                             store.Describe() +
                             (docs.is_group() ? " (a group is there)" : ""));
   }
+  return ArrayMetadataFromDocuments(store, path, std::move(docs));
+}
+
+Result<ArrayMetadata> ArrayMetadataFromDocuments(Store& store, std::string_view path,
+                                                 NodeDocuments docs) {
+  std::string where = "array " + DescribeNodePath(path) + " in " + store.Describe();
   if (docs.zarr_format == 3) return ParseV3ArrayMetadata(*docs.zarr_json, where);
   std::optional<nlohmann::json> zattrs = std::move(docs.zattrs);
   if (!docs.zattrs_read) {

@@ -30,14 +30,27 @@ struct NodeDocuments {
   // stores read the three v2 documents in one round trip.
   std::optional<nlohmann::json> zattrs;
   bool zattrs_read = false;
+  // v2's .zmetadata, when asked for and read with the others
+  // (zmetadata_read), so that a group opened from a remote store needs no
+  // round trip of its own for its consolidated metadata.
+  std::optional<nlohmann::json> zmetadata;
+  bool zmetadata_read = false;
   bool is_array() const;
   bool is_group() const;
 };
-// v3 is looked for first, then v2.
-Result<NodeDocuments> LoadNodeDocuments(Store& store, std::string_view path);
+// v3 is looked for first, then v2. A remote store reads every candidate
+// document in one batch (one round trip, as zarr-python does), .zmetadata
+// too when `with_consolidated`; a local one reads them in turn and stops at
+// the first that settles what the node is.
+Result<NodeDocuments> LoadNodeDocuments(Store& store, std::string_view path,
+                                        bool with_consolidated = false);
 
 // The array metadata at `path`; NotFound when there is no array there.
 Result<ArrayMetadata> LoadArrayMetadata(Store& store, std::string_view path);
+// The array metadata of documents that are an array's (docs.is_array()),
+// reading .zattrs when it was not read with them.
+Result<ArrayMetadata> ArrayMetadataFromDocuments(Store& store, std::string_view path,
+                                                 NodeDocuments docs);
 // Writes zarr.json, or .zarray and .zattrs.
 Status StoreArrayMetadata(Store& store, std::string_view path, const ArrayMetadata& m);
 

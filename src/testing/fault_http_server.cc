@@ -22,6 +22,8 @@ const char* HttpFaultName(HttpFault fault) {
       return "503";
     case HttpFault::kStatus429:
       return "429";
+    case HttpFault::kStatus403:
+      return "403";
     case HttpFault::kCloseBeforeReply:
       return "close before reply";
     case HttpFault::kResetBeforeReply:
@@ -249,6 +251,8 @@ bool FaultHttpServer::Answer(int fd, const HttpServerRequest& req, HttpFault fau
           fd, StatusAnswer(req.method, "503 Service Unavailable", "Retry-After: 0\r\n"));
     case HttpFault::kStatus429:
       return SendAll(fd, StatusAnswer(req.method, "429 Too Many Requests"));
+    case HttpFault::kStatus403:
+      return SendAll(fd, StatusAnswer(req.method, "403 Forbidden"));
     case HttpFault::kCloseBeforeReply:
       return false;
     case HttpFault::kResetBeforeReply:

@@ -57,6 +57,8 @@ enum class HttpFault {
                        // same server under another host name
   kApplyThenReset,     // a PUT, DELETE or POST is carried out, then the
                        // connection reset without an answer; a GET is reset
+  kStatus403,          // "403 Forbidden", as S3 answers a reader who may not
+                       // list the bucket for a key that is absent
 };
 
 const char* HttpFaultName(HttpFault fault);
