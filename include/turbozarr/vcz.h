@@ -17,6 +17,7 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "turbozarr/array.h"
@@ -112,6 +113,11 @@ struct SubsetOptions {
   // keeps, or drops, the variants it holds for (docs/vcz.md has the
   // language and its rules).
   std::optional<std::string> include, exclude;
+  // The variants numbered first .. stop-1 only (0-based, stop at most the
+  // number of variants), on top of the rest: a part of the dataset for a
+  // worker to take, or the first chunks. No command-line flag has it
+  // (vcztools has none); turbozarr.vcz's `variants` does.
+  std::optional<std::pair<int64_t, int64_t>> variants;
 };
 
 struct QueryOptions : SubsetOptions {

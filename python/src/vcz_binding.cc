@@ -10,6 +10,7 @@
 
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/ndarray.h>
@@ -57,6 +58,9 @@ class Options {
     Flag("force_samples", o.force_samples);
     Text("include", o.include);
     Text("exclude", o.exclude);
+    if (nb::object v = Take("variants"); v.is_valid() && !v.is_none()) {
+      o.variants = nb::cast<std::pair<int64_t, int64_t>>(v);
+    }
   }
   void Export(vcz::ExportOptions& o) {
     Text("types", o.types);

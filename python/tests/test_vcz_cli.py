@@ -15,7 +15,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
+
+import turbozarr as tz
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = os.environ.get("TURBOZARR_CLI", "")
@@ -35,10 +38,48 @@ def run(*args: str | Path, expect: int = 0) -> str:
     return done.stdout if expect == 0 else done.stderr
 
 
+def region_index(root, unit: int) -> np.ndarray:
+    """The region index bio2zarr writes, per chunk of `unit` variants: a row
+    per chunk and contig (chunk, contig, first and last position, last base
+    covered, records)."""
+    position = root["variant_position"][...].astype(np.int64)
+    contig = root["variant_contig"][...].astype(np.int64)
+    end = position + root["variant_length"][...].astype(np.int64) - 1
+    rows = []
+    for chunk in range(-(-len(position) // unit)):
+        part = slice(chunk * unit, (chunk + 1) * unit)
+        for k in np.unique(contig[part]):
+            mine = contig[part] == k
+            rows.append([chunk, k, position[part][mine].min(), position[part][mine].max(),
+                         end[part][mine].max(), mine.sum()])
+    return np.array(rows, dtype=np.int32)
+
+
+def mixed_chunk_copy(src: Path, dst: Path, factor: int) -> None:
+    """A copy of the VCZ at `src` whose variant-only arrays are chunked
+    `factor` times as long as the call arrays' (as bio2zarr may write them:
+    the spec allows it), its region index rebuilt per chunk of
+    variant_position, the unit in which bio2zarr writes it."""
+    shutil.copytree(src, dst)
+    unit = tz.open_group(str(src))["call_genotype"].chunks[0] * factor
+    for name in sorted(p.name for p in src.iterdir() if p.name.startswith("variant_")):
+        chunks = ",".join(map(str, (unit,) + tz.open_group(str(src))[name].chunks[1:]))
+        shutil.rmtree(dst / name)
+        run(CLI, "cp", "--no-progress", "--src-path", name, "--dst-path", name,
+            "--chunks", chunks, src, dst)
+    root = tz.open_group(str(dst), mode="r+")
+    index = region_index(root, unit)
+    attributes = dict(root["region_index"].attrs)  # its dimension names
+    root.create_array("region_index", shape=index.shape, dtype=index.dtype,
+                      chunks=index.shape, attributes=attributes, overwrite=True)[...] = index
+
+
 @pytest.fixture(scope="module")
 def data(tmp_path_factory) -> dict[str, Path]:
     """The fixture VCF (bgzipped, indexed) and VCZ copies of it: Zarr v2 and
-    v3 with different chunkings, and a zip archive of the v2 one."""
+    v3 with different chunkings, a zip archive of the v2 one, and a copy of
+    the v2 one whose variant arrays are chunked three times as long as its
+    call arrays ("mixed")."""
     d = tmp_path_factory.mktemp("vcz")
     vcf = d / "fx.vcf"
     run(sys.executable, ROOT / "scripts" / "vcz" / "make_fixture_vcf.py", vcf)
@@ -52,10 +93,25 @@ def data(tmp_path_factory) -> dict[str, Path]:
             "-w", samples, gz, out[name])
     shutil.make_archive(str(d / "fxv2"), "zip", out["v2"])
     out["zip"] = d / "fxv2.zip"
+    out["mixed"] = d / "fxmixed.vcz"
+    mixed_chunk_copy(out["v2"], out["mixed"], 3)
     return out
 
 
-@pytest.mark.parametrize("dataset", ["v2", "v3", "zip"])
+def test_the_mixed_copy_is_mixed_and_its_index_is_as_bio2zarr_builds_it(data):
+    # The index builder gives bio2zarr's own index on the copy it wrote.
+    v2 = tz.open_group(str(data["v2"]))
+    np.testing.assert_array_equal(region_index(v2, v2["variant_position"].chunks[0]),
+                                  v2["region_index"][...])
+    mixed = tz.open_group(str(data["mixed"]))
+    assert mixed["call_genotype"].chunks[0] == 100
+    assert mixed["variant_position"].chunks[0] == mixed["variant_allele"].chunks[0] == 300
+    assert mixed["region_index"].shape[0] < v2["region_index"].shape[0]
+    for name in ("variant_position", "variant_allele", "call_genotype"):
+        assert np.array_equal(mixed[name][...], v2[name][...]), name
+
+
+@pytest.mark.parametrize("dataset", ["v2", "v3", "zip", "mixed"])
 def test_index_n_matches_vcztools_and_bcftools(data, dataset):
     ours = run(CLI, "vcz", "index", "-n", data[dataset])
     assert ours == "1500\n"
@@ -63,7 +119,7 @@ def test_index_n_matches_vcztools_and_bcftools(data, dataset):
     assert ours == run("bcftools", "index", "-n", data["vcf"])
 
 
-@pytest.mark.parametrize("dataset", ["v2", "v3", "zip"])
+@pytest.mark.parametrize("dataset", ["v2", "v3", "zip", "mixed"])
 def test_index_s_matches_bcftools(data, dataset):
     ours = run(CLI, "vcz", "index", "-s", data[dataset])
     assert ours == run("bcftools", "index", "-s", data["vcf"])
@@ -175,7 +231,7 @@ def test_query_matches_vcztools(data, fmt, no_newline):
     # The three copies hold the same data: vcztools reads the v2 one, and
     # turbozarr's output from each must equal it.
     theirs = vcztools("query", "-f", fmt, *flags, str(data["v2"]))
-    for dataset in ("v2", "v3", "zip"):
+    for dataset in ("v2", "v3", "zip", "mixed"):
         assert run(CLI, "vcz", "query", "-f", fmt, *flags, data[dataset]) == theirs, dataset
     if fmt == r"%POS" and not no_newline:
         assert theirs.count("\n") == 1500
@@ -281,7 +337,7 @@ def test_regions_and_targets_match_vcztools_and_bcftools(data, selection_files, 
             .replace("TARGETS", selection_files["TARGETS"]) for a in selection]
     fmt = r"%CHROM %POS %REF %ALT[ %GT]\n"
     theirs = vcztools("query", "-f", fmt, *args, str(data["v2"]))
-    for dataset in ("v2", "v3", "zip"):
+    for dataset in ("v2", "v3", "zip", "mixed"):
         assert run(CLI, "vcz", "query", "-f", fmt, *args, data[dataset]) == theirs, dataset
     bcftools = run("bcftools", "query", "-f", fmt, *args, data["vcf"])
     if selection == ["-r", "chr2:2000-3000,chr1:10-700"]:
@@ -333,7 +389,7 @@ def test_sample_selection_matches_vcztools_and_bcftools(data, selection):
     args = [a.replace("SAMPLES", str(samples_file)) for a in selection]
     fmt = r"%POS[ %SAMPLE=%GT:%AD:%DP][ %CHROM]\n"
     theirs = vcztools("query", "-f", fmt, *args, str(data["v2"]))
-    for dataset in ("v2", "v3", "zip"):
+    for dataset in ("v2", "v3", "zip", "mixed"):
         assert run(CLI, "vcz", "query", "-f", fmt, *args, data[dataset]) == theirs, dataset
     assert theirs == run("bcftools", "query", "-f", fmt, *args, data["vcf"])
 
@@ -472,7 +528,8 @@ def test_filter_equals_equals_on_filter_follows_bcftools(data, flag):
 ])
 def test_filters_with_regions_and_samples_match_vcztools(data, args):
     theirs = vcztools("query", *args, "-f", FILTER_FORMAT, str(data["v2"]))
-    assert run(CLI, "vcz", "query", *args, "-f", FILTER_FORMAT, data["zip"]) == theirs
+    for dataset in ("zip", "mixed"):
+        assert run(CLI, "vcz", "query", *args, "-f", FILTER_FORMAT, data[dataset]) == theirs
 
 
 @pytest.mark.parametrize("expression, message", [
@@ -539,7 +596,7 @@ def test_view_matches_vcztools(data, selection_files, args):
     args = [a.replace("REGIONS", selection_files["REGIONS"]).replace("SAMPLES", str(samples))
             for a in args]
     theirs = vcztools("view", "--no-version", *args, str(data["v2"]))
-    for dataset in ("v2", "v3", "zip"):
+    for dataset in ("v2", "v3", "zip", "mixed"):
         assert run(CLI, "vcz", "view", "--no-version", *args, data[dataset]) == theirs, dataset
 
 
@@ -609,7 +666,7 @@ def test_view_plink_matches_vcztools(data, tmp_path, args):
     vcztools("view-plink", *args, "-o", str(tmp_path / "theirs"), str(data["v2"]))
     theirs = plink_files(tmp_path / "theirs")
     assert len(theirs) == 3
-    for dataset in ("v3", "zip"):
+    for dataset in ("v3", "zip", "mixed"):
         run(CLI, "vcz", "view-plink", *args, "-o", tmp_path / dataset, data[dataset])
         assert plink_files(tmp_path / dataset) == theirs, dataset
 

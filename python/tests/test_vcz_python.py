@@ -211,6 +211,43 @@ def test_iter_blocks_yields_what_read_gives_a_block_at_a_time(chunked):
     assert got.dtype == np.int64 and got.tolist() == [998, 999]
 
 
+def test_variants_keeps_a_range_of_variant_numbers(chunked):
+    fields = ["variant_index", "variant_position", "call_genotype"]
+    whole = vcz.read(chunked, fields)
+    d = vcz.open(chunked)
+    # Within one chunk, across chunks (first and last cut), a slice with
+    # negative ends, a range, the whole and nothing.
+    for variants, rows in [((130, 170), range(130, 170)), ((250, 731), range(250, 731)),
+                           (slice(-120, -10), range(880, 990)), (range(0, 300), range(300)),
+                           (slice(None), range(1000)), ((500, 500), range(0))]:
+        got = vcz.read(d, fields, variants=variants)
+        for name in fields:
+            np.testing.assert_array_equal(got[name], whole[name][list(rows)], err_msg=name)
+        blocks = list(vcz.iter_blocks(d, ["variant_index"], variants=variants))
+        joined = np.concatenate([b["variant_index"] for b in blocks]) if blocks else []
+        assert list(joined) == list(rows), variants
+    # With regions, samples and filters: what those keep, within the range.
+    for selection in ({"regions": "c1:2000-3500,c2:4990-"}, {"include": "INFO/DP>50"},
+                      {"samples": "S5,S1", "targets": "^c2"}):
+        everything = vcz.read(d, fields, **selection)
+        got = vcz.read(d, fields, variants=(180, 520), **selection)
+        keep = (everything["variant_index"] >= 180) & (everything["variant_index"] < 520)
+        assert keep.any() or not everything["variant_index"].size
+        for name in fields:
+            np.testing.assert_array_equal(got[name], everything[name][keep], err_msg=name)
+    # The first two chunks as query renders them.
+    text = vcz.query(d, "%POS\n", variants=(0, 200))
+    assert text.split() == [str(p) for p in whole["variant_position"][:200]]
+    # Not a range of the dataset's variants: the error says so.
+    for bad in [(-1, 5), (10, 5), (0, 1001)]:
+        with pytest.raises(InvalidArgumentError, match="not a range of its 1000 variants"):
+            vcz.read(d, ["variant_position"], variants=bad)
+    with pytest.raises(ValueError, match="step"):
+        vcz.read(d, ["variant_position"], variants=slice(0, 10, 2))
+    with pytest.raises(ValueError, match="pair"):
+        vcz.read(d, ["variant_position"], variants=(1, 2, 3))
+
+
 def test_iter_blocks_reads_ahead_within_its_budget(chunked):
     import time
 

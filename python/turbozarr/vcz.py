@@ -37,6 +37,12 @@ class Dataset:
     def __init__(self, store: Any, *, path: str = "") -> None:
         root = open_group(store, mode="r", path=path)
         self._core = _core.vcz_open(root._core)
+        self._group = root
+
+    @property
+    def group(self) -> Any:
+        """The dataset's root group (read-only), to reach its arrays."""
+        return self._group
 
     @property
     def num_variants(self) -> int:
@@ -67,11 +73,31 @@ def _dataset(dataset: Dataset | Any) -> Dataset:
     return dataset if isinstance(dataset, Dataset) else Dataset(dataset)
 
 
+def _selection(d: Dataset, selection: dict[str, Any]) -> dict[str, Any]:
+    """`selection` with `variants` (a slice or range of variant numbers, as
+    for a list of num_variants, or a (start, stop) pair) as the pair the
+    core takes."""
+    v = selection.get("variants")
+    if v is None:
+        return selection
+    if isinstance(v, (slice, range)):
+        start, stop, step = slice(v.start, v.stop, v.step).indices(d.num_variants)
+        if step != 1:
+            raise ValueError(f"variants: only a step of 1 is supported, not {step}")
+        v = (start, max(start, stop))
+    else:
+        v = tuple(v)
+        if len(v) != 2:
+            raise ValueError(f"variants: a slice, a range or a (start, stop) pair, not {v!r}")
+    return {**selection, "variants": (int(v[0]), int(v[1]))}
+
+
 def _run_bytes(dataset: Dataset | Any, command: str, *, stacklevel: int = 3,
                **options: Any) -> bytes:
     """What `command` wrote; its warnings as Python warnings, attributed to
     the caller `stacklevel` - 1 frames up."""
-    out, warned = _core.vcz_run(_dataset(dataset)._core, command, options)
+    d = _dataset(dataset)
+    out, warned = _core.vcz_run(d._core, command, _selection(d, options))
     if warned:
         warnings.warn(warned.rstrip("\n"), stacklevel=stacklevel)
     return out
@@ -112,8 +138,11 @@ def read(dataset: Dataset | Any, fields: list[str], **selection: Any) -> dict[st
     selected variants, and for call fields the selected samples, as numpy
     arrays: numbers in the stored type, strings as numpy.dtypes.StringDType.
     "variant_index" gives the kept variants' row numbers. `selection`: as
-    for query (regions, samples, include, ...)."""
-    return _arrays(_core.vcz_read(_dataset(dataset)._core, list(fields), selection))
+    for query (regions, samples, include, ...), and `variants`: a slice of
+    the variants (or range, or (start, stop) pair) to keep the selection
+    within, such as one worker's share or the first chunks."""
+    d = _dataset(dataset)
+    return _arrays(_core.vcz_read(d._core, list(fields), _selection(d, selection)))
 
 
 def iter_blocks(dataset: Dataset | Any, fields: list[str], *,
@@ -126,7 +155,8 @@ def iter_blocks(dataset: Dataset | Any, fields: list[str], *,
     caller works: at most `readahead_bytes` of values wait (at least one
     block). Bad options and unknown fields fail the call, before the first
     block."""
-    reader = _core.vcz_blocks(_dataset(dataset)._core, list(fields), readahead_bytes, selection)
+    d = _dataset(dataset)
+    reader = _core.vcz_blocks(d._core, list(fields), readahead_bytes, _selection(d, selection))
     return _blocks(reader)
 
 

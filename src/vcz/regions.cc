@@ -158,6 +158,19 @@ Result<std::vector<RegionSpec>> ReadRegionsFile(const std::string& path) {
 Result<SelectedVariants> SelectVariants(const VczDataset& dataset,
                                         const VariantSelection& selection) {
   SelectedVariants kept;
+  const int64_t n = dataset.num_variants();
+  kept.end = n;
+  if (selection.variants) {
+    const auto [first, stop] = *selection.variants;
+    if (first < 0 || stop < first || stop > n) {
+      return Status::InvalidArgument(dataset.Describe() + ": variants " +
+                                     std::to_string(first) + " to " + std::to_string(stop) +
+                                     " (stop excluded) are not a range of its " +
+                                     std::to_string(n) + " variants");
+    }
+    kept.begin = first;
+    kept.end = stop;
+  }
   if (!selection.regions && !selection.targets) return kept;
   kept.all = false;
   std::optional<ContigIntervals> regions, targets;
@@ -177,7 +190,6 @@ Result<SelectedVariants> SelectVariants(const VczDataset& dataset,
   // The chunks to read, in units of variant_position's chunks (the unit in
   // which bio2zarr writes the region index): with regions, those whose span
   // can meet one; otherwise all.
-  const int64_t n = dataset.num_variants();
   const int64_t unit = std::max<int64_t>(1, position->metadata().chunk_shape[0]);
   std::vector<int64_t> chunks;
   if (regions) {
@@ -196,7 +208,10 @@ Result<SelectedVariants> SelectVariants(const VczDataset& dataset,
   // from a remote store each read costs a round trip.
   constexpr int64_t kRunVariants = int64_t{1} << 20;
   chunks.erase(std::remove_if(chunks.begin(), chunks.end(),
-                              [&](int64_t c) { return c < 0 || c * unit >= n; }),
+                              [&](int64_t c) {
+                                return c < 0 || c * unit >= kept.end ||
+                                       (c + 1) * unit <= kept.begin;
+                              }),
                chunks.end());
   for (size_t i = 0; i < chunks.size();) {
     size_t j = i + 1;
@@ -221,6 +236,7 @@ Result<SelectedVariants> SelectVariants(const VczDataset& dataset,
     TZ_ASSIGN_OR_RETURN(const FieldBlock con, std::move(con_read));
     TZ_ASSIGN_OR_RETURN(const std::optional<FieldBlock> len, std::move(len_read));
     for (int64_t row = 0; row < count; ++row) {
+      if (first + row < kept.begin || first + row >= kept.end) continue;
       const int64_t k = con.Integer(row, 0);
       const int64_t start = pos.Integer(row, 0) - 1;
       if (regions && !Meets(*regions, k, start, start + len->Integer(row, 0))) continue;

@@ -49,17 +49,21 @@ struct VariantSelection {
   std::optional<std::vector<RegionSpec>> regions;
   std::optional<std::vector<RegionSpec>> targets;
   bool targets_complement = false;
+  // Variants first .. stop-1 only (SubsetOptions::variants).
+  std::optional<std::pair<int64_t, int64_t>> variants;
 };
 
-// The variants a selection keeps: every one (no regions and no targets), or
-// those of `rows`, ascending.
+// The variants a selection keeps: every one from `begin` to `end` - 1 (no
+// regions and no targets), or those of `rows`, ascending.
 struct SelectedVariants {
   bool all = true;
+  int64_t begin = 0, end = 0;
   std::vector<int64_t> rows;
 };
 
 // What `selection` keeps of `dataset`. NotFound naming the contig for a
-// region on a contig the dataset does not have.
+// region on a contig the dataset does not have; InvalidArgument for a range
+// of variants that is not one of the dataset's.
 Result<SelectedVariants> SelectVariants(const VczDataset& dataset,
                                         const VariantSelection& selection);
 

@@ -1,6 +1,7 @@
 #include "vcz/variant_scan.h"
 
 #include <algorithm>
+#include <future>
 #include <optional>
 #include <thread>
 #include <utility>
@@ -24,6 +25,7 @@ Result<VariantSelection> SelectionOf(const SubsetOptions& o) {
         "Cannot specify both a target string (-t) and a targets file (-T)");
   }
   VariantSelection s;
+  s.variants = o.variants;
   if (o.regions_file) {
     TZ_ASSIGN_OR_RETURN(s.regions, ReadRegionsFile(*o.regions_file));
   } else if (o.regions) {
@@ -148,7 +150,8 @@ Result<FilterOutcome> VariantScan::Filter(size_t f, const std::vector<FieldBlock
 
 Result<int64_t> VariantScan::Count() {
   if (filters_.empty()) {
-    return selected_.all ? d_->num_variants() : static_cast<int64_t>(selected_.rows.size());
+    return selected_.all ? selected_.end - selected_.begin
+                         : static_cast<int64_t>(selected_.rows.size());
   }
   int64_t count = 0;
   TZ_RETURN_NOT_OK(ForEachBlock([&](const ScanBlock& block) {
@@ -173,9 +176,17 @@ Status VariantScan::ForEachBlock(const std::function<Status(const ScanBlock&)>& 
   std::vector<Planned> plan;
   const std::vector<int64_t>& kept = selected_.rows;
   size_t next = 0;  // into kept
-  for (int64_t first = 0; first < d_->num_variants(); first += step) {
+  // Blocks of the selection's range only: the range of variants cuts the
+  // first and last, whose rows are then listed.
+  const int64_t begin = selected_.begin, end = selected_.end;
+  for (int64_t first = begin / step * step; first < end; first += step) {
     Planned p{first, std::min(step, d_->num_variants() - first), {}};
-    if (!selected_.all) {
+    if (selected_.all && (first < begin || first + p.count > end)) {
+      for (int64_t v = std::max(first, begin); v < std::min(first + p.count, end); ++v) {
+        p.rows.push_back(v - first);
+      }
+      if (p.rows.empty()) continue;  // (an empty range, within a block)
+    } else if (!selected_.all) {
       while (next < kept.size() && kept[next] < first + p.count) {
         p.rows.push_back(kept[next++] - first);
       }
@@ -243,15 +254,33 @@ Status VariantScan::ForEachBlock(const std::function<Status(const ScanBlock&)>& 
     TZ_ASSIGN_OR_RETURN(lane_read.pool,
                         MakeThreadPool(std::max(1, cores / static_cast<int>(ahead))));
   }
-  auto read = [this, &plan, samples, &lane_read](size_t i) -> Result<std::vector<FieldBlock>> {
+  const bool remote = in_flight > 0;
+  auto read = [this, &plan, samples, &lane_read,
+               remote](size_t i) -> Result<std::vector<FieldBlock>> {
     const int64_t first = plan[i].first, count = plan[i].count;
-    std::vector<FieldBlock> fields;
-    for (size_t a = 0; a < arrays_.size(); ++a) {
+    std::vector<FieldBlock> fields(arrays_.size());
+    auto read_array = [&](size_t a) -> Status {
       const bool call = needed_[a].rfind("call_", 0) == 0;
-      TZ_ASSIGN_OR_RETURN(fields.emplace_back(),
-                          FieldBlock::Read(*arrays_[a], first, count,
-                                           call ? samples : std::nullopt, lane_read));
+      TZ_ASSIGN_OR_RETURN(fields[a], FieldBlock::Read(*arrays_[a], first, count,
+                                                      call ? samples : std::nullopt, lane_read));
+      return Status::OK();
+    };
+    if (!remote) {
+      for (size_t a = 0; a < arrays_.size(); ++a) TZ_RETURN_NOT_OK(read_array(a));
+      return fields;
     }
+    // A remote store answers each array's requests after its latency: the
+    // block's arrays are read at once, one round trip rather than one each.
+    std::vector<std::future<Status>> others;
+    for (size_t a = 1; a < arrays_.size(); ++a) {
+      others.push_back(std::async(std::launch::async, read_array, a));
+    }
+    Status status = arrays_.empty() ? Status::OK() : read_array(0);
+    for (std::future<Status>& other : others) {
+      Status s = other.get();
+      if (status.ok()) status = std::move(s);
+    }
+    TZ_RETURN_NOT_OK(status);
     return fields;
   };
   BlockReadAhead reading(plan.size(), ahead, read);
@@ -264,7 +293,7 @@ Status VariantScan::ForEachBlock(const std::function<Status(const ScanBlock&)>& 
     ScanBlock block;
     block.first = plan[i].first;
     block.count = plan[i].count;
-    if (selected_.all) {
+    if (selected_.all && plan[i].rows.empty()) {
       block.rows.resize(static_cast<size_t>(block.count));
       for (int64_t r = 0; r < block.count; ++r) block.rows[static_cast<size_t>(r)] = r;
     } else {
