@@ -81,8 +81,14 @@ int MakeDirectories(const std::string& dir) {
   return errno;
 }
 
-int ReadDirectory(const std::string& dir, std::vector<std::string>* files,
-                  std::vector<std::string>* subdirs) {
+namespace {
+
+// Calls visit(name, is_file) for each file (temporary files left out) and
+// subdirectory of `dir` whose name is expressible as a key, in the order
+// the directory gives them, until visit returns false. An errno if `dir`
+// cannot be opened, else 0.
+template <typename Visit>
+int VisitDirectory(const std::string& dir, Visit visit) {
   DIR* d = ::opendir(dir.c_str());
   if (d == nullptr) return errno;
   while (dirent* e = ::readdir(d)) {
@@ -105,14 +111,26 @@ int ReadDirectory(const std::string& dir, std::vector<std::string>* files,
       if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
       type = DT_REG;
     }
+    bool go_on = true;
     if (type == DT_REG) {
-      if (!name.starts_with(kTempFilePrefix)) files->emplace_back(name);
+      if (!name.starts_with(kTempFilePrefix)) go_on = visit(name, true);
     } else if (type == DT_DIR) {
-      subdirs->emplace_back(name);
+      go_on = visit(name, false);
     }
+    if (!go_on) break;
   }
   ::closedir(d);
   return 0;
+}
+
+}  // namespace
+
+int ReadDirectory(const std::string& dir, std::vector<std::string>* files,
+                  std::vector<std::string>* subdirs) {
+  return VisitDirectory(dir, [&](std::string_view name, bool is_file) {
+    (is_file ? files : subdirs)->emplace_back(name);
+    return true;
+  });
 }
 
 Status ListFilesBelow(const std::string& dir, const std::string& key,
@@ -132,9 +150,21 @@ Status ListFilesBelow(const std::string& dir, const std::string& key,
 }
 
 bool HasAnyFile(const std::string& dir) {
-  std::vector<std::string> files, subdirs;
-  if (ReadDirectory(dir, &files, &subdirs) != 0) return false;
-  if (!files.empty()) return true;
+  // Stops at the first file: an array's directory may hold many thousands
+  // of chunks, and listing a group looks into each of its members.
+  bool found = false;
+  std::vector<std::string> subdirs;
+  if (VisitDirectory(dir, [&](std::string_view name, bool is_file) {
+        if (is_file) {
+          found = true;
+          return false;
+        }
+        subdirs.emplace_back(name);
+        return true;
+      }) != 0) {
+    return false;
+  }
+  if (found) return true;
   return std::any_of(subdirs.begin(), subdirs.end(),
                      [&](const std::string& s) { return HasAnyFile(dir + "/" + s); });
 }

@@ -185,7 +185,8 @@ int LocalStore::RootFd() const {
   return fresh;
 }
 
-int LocalStore::OpenBeneathRoot(std::string_view key) const {
+int LocalStore::OpenBeneathRoot(std::string_view key, bool* absent) const {
+  *absent = false;
   int dir = RootFd();
   if (dir < 0) return -1;
   struct open_how how {};
@@ -196,6 +197,9 @@ int LocalStore::OpenBeneathRoot(std::string_view key) const {
   if (fd < 0 && (errno == ENOSYS || errno == EPERM)) {
     openat2_works_.store(false, std::memory_order_relaxed);
   }
+  // No such entry beneath the root (a link that leaves it is EXDEV, not
+  // this): the key is absent, as the checked path would find.
+  if (fd < 0 && IsAbsent(errno)) *absent = true;
   return static_cast<int>(fd);
 }
 
@@ -204,9 +208,13 @@ Result<LocalStore::OpenFile> LocalStore::OpenForRead(std::string_view key) const
   OpenFile file;
   // Fast path: one openat2 that the kernel confines to the root replaces the
   // realpath walk (an lstat per path component) on every chunk read. Any
-  // failure (absent key, a link leaving the root, no openat2) takes the
-  // checked path below, which also words the error.
-  int fd = OpenBeneathRoot(key);
+  // failure but an absent key (a link leaving the root, no openat2) takes
+  // the checked path below, which also words the error. Absent keys are
+  // common (a node's metadata is looked for under several names) and the
+  // checked path costs a readlink per component.
+  bool absent = false;
+  int fd = OpenBeneathRoot(key, &absent);
+  if (absent) return file;
   if (fd < 0) {
     TZ_ASSIGN_OR_RETURN(file.path, ResolveExisting(key, PathOf(key)));
     if (file.path.empty()) return file;

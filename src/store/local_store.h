@@ -123,8 +123,9 @@ class LocalStore final : public Store {
   // does not exist or openat2 is unavailable).
   int RootFd() const;
   // openat2(RESOLVE_BENEATH) of `key` under the root; -1 (errno set) on any
-  // failure, including a path that would leave the root.
-  int OpenBeneathRoot(std::string_view key) const;
+  // failure, including a path that would leave the root, with `absent` set
+  // when nothing is there (ENOENT, ENOTDIR).
+  int OpenBeneathRoot(std::string_view key, bool* absent) const;
   std::string PathOf(std::string_view key) const;
   // The path with symbolic links resolved, InvalidArgument if it lies outside
   // the root, or "" if it does not exist.

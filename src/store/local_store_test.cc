@@ -288,6 +288,23 @@ TEST_F(LocalStoreTest, SymlinkOutOfTheRootIsRefused) {
   EXPECT_EQ(ReadFile(outside / "secret"), "s3cr3t");
 }
 
+// Absent keys answer absent, whichever way they are absent (reads take a
+// fast path for them): no file, a file where a directory would be, a link
+// to nothing; one through a link that leaves the root is refused as before.
+TEST_F(LocalStoreTest, AbsentKeysOfEveryKindReadAsAbsent) {
+  ASSERT_TRUE(store_->Set("file", AsBytes("1")).ok());
+  fs::create_symlink(root_ + "/nowhere", root_ + "/dangling");
+  for (const char* key : {"nothing", "deep/er/nothing", "file/below", "dangling"}) {
+    auto got = store_->Get(key);
+    ASSERT_TRUE(got.ok()) << key << ": " << got.status().ToString();
+    EXPECT_FALSE(got->has_value()) << key;
+  }
+  fs::path outside = scratch_ + "/outside";
+  WriteFile(outside / "secret", "s3cr3t");
+  fs::create_directory_symlink(outside, root_ + "/link");
+  EXPECT_EQ(store_->Get("link/secret").status().code(), StatusCode::kInvalidArgument);
+}
+
 TEST_F(LocalStoreTest, SymlinkInsideTheRootIsFollowed) {
   ASSERT_TRUE(store_->Set("real/x", AsBytes("inside")).ok());
   fs::create_directory_symlink(root_ + "/real", root_ + "/alias");
