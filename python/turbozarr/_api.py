@@ -109,9 +109,9 @@ def group(store: Any = "memory://", *, path: str = "", zarr_format: int = 3,
     path = normalize_path(path)
     store = as_store(store, truncate=overwrite and path == "")
     if not overwrite:
-        node = _inspect(store, path)
-        if node is not None and node[0] == "group":
-            return Group(_core.open_group(store, path))
+        core = _open_node(store, path)
+        if isinstance(core, _core.Group):
+            return Group(core)
     core = _core.create_group(store, path, zarr_format, json.dumps(attributes or {}),
                               overwrite)
     return Group(core)

@@ -30,9 +30,10 @@ bool NodeDocuments::is_group() const {
 
 namespace {
 
-// Every candidate document of the node at `path` in one batch; false when
-// the store refused the batch (some servers answer 403 rather than 404 for
-// an absent key), so that the caller reads them one by one instead.
+// Every candidate document of the node at `path` in one batch; false, with
+// `docs` untouched, when the store refused the batch (some servers answer
+// 403 rather than 404 for an absent key), so that the caller reads them one
+// by one instead.
 Result<bool> LoadBatched(Store& store, std::string_view path, bool with_consolidated,
                          NodeDocuments& docs) {
   std::vector<KeyRange> keys = {{MetadataKey(path, kZarrJson), ByteRange::Full()},
@@ -74,7 +75,6 @@ Result<NodeDocuments> LoadNodeDocuments(Store& store, std::string_view path,
     TZ_ASSIGN_OR_RETURN(batched, LoadBatched(store, path, with_consolidated, docs));
   }
   if (!batched) {
-    docs = NodeDocuments();
     TZ_ASSIGN_OR_RETURN(docs.zarr_json, LoadJsonDocument(store, MetadataKey(path, kZarrJson)));
     if (!docs.zarr_json) {
       TZ_ASSIGN_OR_RETURN(docs.zarray, LoadJsonDocument(store, MetadataKey(path, kZarray)));

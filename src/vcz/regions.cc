@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <charconv>
 #include <fstream>
-#include <future>
 #include <limits>
 #include <map>
 
 #include "vcz/variant_block.h"
+#include "vcz/vcz_arrays.h"
 
 namespace turbozarr::vcz::internal {
 namespace {
@@ -222,19 +222,23 @@ Result<SelectedVariants> SelectVariants(const VczDataset& dataset,
     const int64_t first = chunks[i] * unit;
     const int64_t count = std::min((chunks[j - 1] + 1) * unit, n) - first;
     i = j;
-    auto contig_read = std::async(std::launch::async,
-                                  [&] { return FieldBlock::Read(*contig, first, count); });
-    auto length_read = std::async(std::launch::async, [&]() -> Result<std::optional<FieldBlock>> {
-      if (!length) return std::optional<FieldBlock>();
-      TZ_ASSIGN_OR_RETURN(FieldBlock b, FieldBlock::Read(*length, first, count));
-      return std::optional<FieldBlock>(std::move(b));
-    });
-    Result<FieldBlock> pos_read = FieldBlock::Read(*position, first, count);
-    Result<FieldBlock> con_read = contig_read.get();
-    Result<std::optional<FieldBlock>> len_read = length_read.get();
-    TZ_ASSIGN_OR_RETURN(const FieldBlock pos, std::move(pos_read));
-    TZ_ASSIGN_OR_RETURN(const FieldBlock con, std::move(con_read));
-    TZ_ASSIGN_OR_RETURN(const std::optional<FieldBlock> len, std::move(len_read));
+    FieldBlock pos, con;
+    std::optional<FieldBlock> len;
+    TZ_RETURN_NOT_OK(RunAll(
+        {[&]() -> Status {
+           TZ_ASSIGN_OR_RETURN(pos, FieldBlock::Read(*position, first, count));
+           return Status::OK();
+         },
+         [&]() -> Status {
+           TZ_ASSIGN_OR_RETURN(con, FieldBlock::Read(*contig, first, count));
+           return Status::OK();
+         },
+         [&]() -> Status {
+           if (!length) return Status::OK();
+           TZ_ASSIGN_OR_RETURN(len, FieldBlock::Read(*length, first, count));
+           return Status::OK();
+         }},
+        ReadsOverlap(*position)));
     for (int64_t row = 0; row < count; ++row) {
       if (first + row < kept.begin || first + row >= kept.end) continue;
       const int64_t k = con.Integer(row, 0);

@@ -1,7 +1,6 @@
 #include "vcz/variant_scan.h"
 
 #include <algorithm>
-#include <future>
 #include <optional>
 #include <thread>
 #include <utility>
@@ -265,22 +264,13 @@ Status VariantScan::ForEachBlock(const std::function<Status(const ScanBlock&)>& 
                                                       call ? samples : std::nullopt, lane_read));
       return Status::OK();
     };
-    if (!remote) {
-      for (size_t a = 0; a < arrays_.size(); ++a) TZ_RETURN_NOT_OK(read_array(a));
-      return fields;
-    }
     // A remote store answers each array's requests after its latency: the
     // block's arrays are read at once, one round trip rather than one each.
-    std::vector<std::future<Status>> others;
-    for (size_t a = 1; a < arrays_.size(); ++a) {
-      others.push_back(std::async(std::launch::async, read_array, a));
+    std::vector<std::function<Status()>> reads;
+    for (size_t a = 0; a < arrays_.size(); ++a) {
+      reads.push_back([&read_array, a] { return read_array(a); });
     }
-    Status status = arrays_.empty() ? Status::OK() : read_array(0);
-    for (std::future<Status>& other : others) {
-      Status s = other.get();
-      if (status.ok()) status = std::move(s);
-    }
-    TZ_RETURN_NOT_OK(status);
+    TZ_RETURN_NOT_OK(RunAll(reads, remote));
     return fields;
   };
   BlockReadAhead reading(plan.size(), ahead, read);

@@ -1,6 +1,7 @@
 #include "vcz/vcz_arrays.h"
 
 #include <cstring>
+#include <future>
 
 #include "turbozarr/element_block.h"
 #include "turbozarr/selection.h"
@@ -91,6 +92,27 @@ Status CheckFieldShape(const std::string& name, const Array& array, int64_t vari
                               " samples");
   }
   return Status::OK();
+}
+
+Status RunAll(const std::vector<std::function<Status()>>& tasks, bool at_once) {
+  if (!at_once || tasks.size() < 2) {
+    for (const std::function<Status()>& task : tasks) TZ_RETURN_NOT_OK(task());
+    return Status::OK();
+  }
+  std::vector<std::future<Status>> others;
+  for (size_t t = 1; t < tasks.size(); ++t) {
+    others.push_back(std::async(std::launch::async, tasks[t]));
+  }
+  Status status = tasks[0]();
+  for (std::future<Status>& other : others) {
+    Status s = other.get();
+    if (status.ok()) status = std::move(s);
+  }
+  return status;
+}
+
+bool ReadsOverlap(const Array& array) {
+  return array.store()->Capabilities().requests_in_flight > 0;
 }
 
 }  // namespace turbozarr::vcz::internal

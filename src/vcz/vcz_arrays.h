@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,16 @@ Result<std::vector<std::string>> ReadStrings(const Array& array);
 // The elements of a block of fixed-size bytes (NUL padding dropped) or
 // unicode (UTF-32, written as UTF-8, NUL padding dropped) as text.
 std::vector<std::string> FixedStringsAsText(const ElementBlock& block);
+
+// Runs `tasks` and returns the first failure in their order. With
+// `at_once` (reads from a remote store, a round trip each) they run
+// together, the first on the calling thread and each other on a thread of
+// its own, so that the round trips overlap; otherwise (a local store, where
+// a thread start costs more than the read) one after another. For a few
+// tasks only.
+Status RunAll(const std::vector<std::function<Status()>>& tasks, bool at_once);
+// Whether reads from `array`'s store are worth overlapping (a remote store).
+bool ReadsOverlap(const Array& array);
 
 // "(3, 4)": a shape as numpy prints it.
 std::string ShapeString(const std::vector<int64_t>& shape);

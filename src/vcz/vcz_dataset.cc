@@ -1,6 +1,5 @@
 #include <algorithm>
 #include <cstring>
-#include <future>
 #include <utility>
 
 #include "turbozarr/element_block.h"
@@ -53,19 +52,25 @@ Result<std::shared_ptr<const VczDataset>> VczDataset::Open(std::shared_ptr<Group
   if (d->Has("contig_length")) {
     TZ_ASSIGN_OR_RETURN(lengths, d->OpenArray("contig_length"));
   }
-  // The three are read at once: from a remote store each costs a round trip.
-  auto sample_ids = std::async(std::launch::async, [&] { return internal::ReadStrings(*samples); });
-  auto contig_lengths = std::async(std::launch::async, [&]() -> Result<std::vector<int64_t>> {
-    if (!lengths) return std::vector<int64_t>();
-    return internal::ReadIntegers(*lengths);
-  });
-  Result<std::vector<std::string>> contig_ids = internal::ReadStrings(*contigs);
-  Result<std::vector<std::string>> sample_ids_read = sample_ids.get();
-  Result<std::vector<int64_t>> contig_lengths_read = contig_lengths.get();
-  TZ_ASSIGN_OR_RETURN(d->sample_ids_, std::move(sample_ids_read));
-  TZ_ASSIGN_OR_RETURN(d->contig_ids_, std::move(contig_ids));
+  // The three are read at once from a remote store, where each costs a
+  // round trip.
+  std::vector<int64_t> values;
+  TZ_RETURN_NOT_OK(internal::RunAll(
+      {[&]() -> Status {
+         TZ_ASSIGN_OR_RETURN(d->sample_ids_, internal::ReadStrings(*samples));
+         return Status::OK();
+       },
+       [&]() -> Status {
+         TZ_ASSIGN_OR_RETURN(d->contig_ids_, internal::ReadStrings(*contigs));
+         return Status::OK();
+       },
+       [&]() -> Status {
+         if (!lengths) return Status::OK();
+         TZ_ASSIGN_OR_RETURN(values, internal::ReadIntegers(*lengths));
+         return Status::OK();
+       }},
+      internal::ReadsOverlap(*samples)));
   if (lengths) {
-    TZ_ASSIGN_OR_RETURN(std::vector<int64_t> values, std::move(contig_lengths_read));
     if (lengths->shape().size() != 1 || values.size() != d->contig_ids_.size()) {
       return Status::Corruption(lengths->Describe() + ": contig_length has shape " +
                                 internal::ShapeString(lengths->shape()) + " for " +
