@@ -94,8 +94,9 @@ def test_over_http_both_vcztools_backends_run_and_agree(write_toml, tmp_path):
     fastest = min(float(by[("output_vcf", i)]["seconds"])
                   for i in ("vcztools-fsspec", "vcztools-obstore"))
     ours = by[("output_vcf", "turbozarr")]
+    # Both the ratio (4 significant figures) and the seconds (6 decimals) are rounded.
     assert float(ours["ratio_to_vcztools"]) == pytest.approx(float(ours["seconds"]) / fastest,
-                                                              rel=1e-3)
+                                                              rel=2e-3)
     assert "| tiny | http | output_vcf |" in vcz_runner.markdown(rows)
 
 
