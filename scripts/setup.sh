@@ -103,3 +103,6 @@ make_venv .venv-vcz "${PYTHON:-python3}" requirements-vcz.txt
 PY312=""
 [ -x .venv312/bin/python ] || require_py312
 make_venv .venv312 "$PY312" requirements-py312.txt
+
+# c-blosc 1.21.7 from its release sources, which CMake prefers to Debian's.
+bash scripts/build_blosc.sh .venv/bin/python
