@@ -5,14 +5,19 @@
 // VczDataset is the group of one dataset: the arrays it must have
 // (variant_position, variant_contig, contig_id, sample_id) are checked when
 // it is opened, with errors that name the dataset and the array; the small
-// per-dataset tables (sample and contig names, contig lengths) are read then
-// and kept. Field arrays are opened on demand.
+// per-dataset tables (sample and contig names, contig lengths) are read on
+// first use, together, and kept: a task that needs none of them (counting
+// records, reading variant fields of every sample) never waits for them,
+// which on a remote store is a round trip saved. Field arrays are opened on
+// demand.
 //
-// Thread safety: a VczDataset is immutable once opened; share it freely.
+// Thread safety: a VczDataset is immutable once opened (its tables are read
+// once, whichever thread asks first); share it freely.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -39,6 +44,14 @@ struct RegionIndexRow {
   int64_t num_records = 0;
 };
 
+// The per-dataset tables: sample_id, contig_id and contig_length (when the
+// dataset stores it), as read.
+struct VczTables {
+  std::vector<std::string> sample_ids;
+  std::vector<std::string> contig_ids;
+  std::optional<std::vector<int64_t>> contig_lengths;
+};
+
 class VczDataset {
  public:
   // Opens the dataset whose root group is `root`. NotFound when an array
@@ -52,13 +65,13 @@ class VczDataset {
 
   // Records: the length of variant_position.
   int64_t num_variants() const { return num_variants_; }
-  int64_t num_samples() const { return static_cast<int64_t>(sample_ids_.size()); }
-  const std::vector<std::string>& sample_ids() const { return sample_ids_; }
-  const std::vector<std::string>& contig_ids() const { return contig_ids_; }
-  // contig_length, when the dataset stores it.
-  const std::optional<std::vector<int64_t>>& contig_lengths() const {
-    return contig_lengths_;
-  }
+  // The length of sample_id (null samples, ID "", included).
+  int64_t num_samples() const { return num_samples_; }
+  // The length of contig_id.
+  int64_t num_contigs() const { return contig_table_->shape()[0]; }
+  // The tables, read on the first call (the three arrays at once); a read
+  // that failed fails every call alike, with the array named.
+  Result<const VczTables*> tables() const;
 
   // The names of the dataset's arrays, sorted.
   const std::vector<std::string>& ArrayNames() const { return members_; }
@@ -78,9 +91,11 @@ class VczDataset {
   std::shared_ptr<Group> root_;
   std::vector<std::string> members_;  // array names, sorted
   int64_t num_variants_ = 0;
-  std::vector<std::string> sample_ids_;
-  std::vector<std::string> contig_ids_;
-  std::optional<std::vector<int64_t>> contig_lengths_;
+  int64_t num_samples_ = 0;
+  std::shared_ptr<Array> sample_table_, contig_table_, length_table_;  // the last optional
+  mutable std::once_flag tables_read_;
+  mutable Status tables_status_;
+  mutable VczTables tables_;
 };
 
 // `vcz index -n`: the number of records, and a newline.

@@ -128,15 +128,23 @@ nb::list FieldsToPython(std::vector<vcz::FieldValues>& fields) {
   return out;
 }
 
+const vcz::VczTables* Tables(const VczDataset& d) {
+  nb::gil_scoped_release release;
+  return Unwrap(d.tables());
+}
+
 }  // namespace
 
 void BindVcz(nb::module_& m) {
   nb::class_<VczDataset>(m, "VczDataset")
       .def_prop_ro("num_variants", &VczDataset::num_variants)
       .def_prop_ro("num_samples", &VczDataset::num_samples)
-      .def_prop_ro("sample_ids", &VczDataset::sample_ids)
-      .def_prop_ro("contig_ids", &VczDataset::contig_ids)
-      .def_prop_ro("contig_lengths", &VczDataset::contig_lengths)
+      .def_prop_ro("num_contigs", &VczDataset::num_contigs)
+      // The tables are read on first use (the GIL released while they are).
+      .def_prop_ro("sample_ids", [](const VczDataset& d) { return Tables(d)->sample_ids; })
+      .def_prop_ro("contig_ids", [](const VczDataset& d) { return Tables(d)->contig_ids; })
+      .def_prop_ro("contig_lengths",
+                   [](const VczDataset& d) { return Tables(d)->contig_lengths; })
       .def("describe", &VczDataset::Describe);
 
   m.def(

@@ -34,6 +34,7 @@ struct Slots {
 struct Layout {
   const VczDataset* dataset = nullptr;
   const std::vector<int64_t>* columns = nullptr;
+  const std::vector<std::string>* contig_ids = nullptr;
   Slots slots;
   bool id_in_rsid = true;  // variant_id goes to the rsid slot, else to varid
   bool fixed = false;
@@ -61,7 +62,7 @@ Result<VariantText> TextOf(const Layout& layout, const std::vector<FieldBlock>& 
     }
   }
   VariantText text;
-  text.chrom = layout.dataset->contig_ids().at(
+  text.chrom = layout.contig_ids->at(
       static_cast<size_t>(f[layout.slots.contig].Integer(r, 0)));
   text.allele1 = alleles.String(r, 0);
   text.allele2 = alleles.per_variant() > 1 ? std::string_view(alleles.String(r, 1)) : "";
@@ -248,7 +249,9 @@ Status Write(const VczDataset& dataset, const BgenOptions& options, internal::Va
              const std::optional<std::string>& bgi_path) {
   Layout layout;
   layout.dataset = &dataset;
-  layout.columns = &scan.columns();
+  TZ_ASSIGN_OR_RETURN(layout.columns, scan.Columns());
+  TZ_ASSIGN_OR_RETURN(const VczTables* tables, dataset.tables());
+  layout.contig_ids = &tables->contig_ids;
   layout.id_in_rsid = options.variant_id_field == "rsid";
   layout.fixed = options.fixed_variant_size;
   layout.level = options.compression_level.value_or(layout.fixed ? 0 : 1);
@@ -277,11 +280,11 @@ Status Write(const VczDataset& dataset, const BgenOptions& options, internal::Va
     return Status::InvalidArgument("BGEN output requires call_genotype.shape[2] in (1, 2); "
                                    "got shape (" + text + ").");
   }
-  const std::vector<int64_t>& columns = scan.columns();
+  const std::vector<int64_t>& columns = *layout.columns;
   layout.genotype_block_size =
       internal::BgenGenotypeBlockSize(columns.size(), static_cast<size_t>(ploidy));
   std::vector<std::string> sample_ids;
-  for (int64_t c : columns) sample_ids.push_back(dataset.sample_ids()[static_cast<size_t>(c)]);
+  for (int64_t c : columns) sample_ids.push_back(tables->sample_ids[static_cast<size_t>(c)]);
 
   if (options.no_header_samples && !sample_path && options.warnings) {
     *options.warnings << "warning: no sample IDs in the BGEN header and no .sample file leave "

@@ -80,11 +80,13 @@ Status Write(std::ofstream& file, const std::string& path, const std::string& by
 
 Status WriteFiles(const VczDataset& dataset, const PlinkOptions& options,
                   internal::VariantScan& scan, const std::vector<std::string>& paths) {
-  const std::vector<int64_t>& columns = scan.columns();
+  TZ_ASSIGN_OR_RETURN(const std::vector<int64_t>* selected, scan.Columns());
+  const std::vector<int64_t>& columns = *selected;
+  TZ_ASSIGN_OR_RETURN(const VczTables* tables, dataset.tables());
   if (!options.no_fam) {
     std::string fam;
     for (int64_t c : columns) {
-      const std::string& id = dataset.sample_ids()[static_cast<size_t>(c)];
+      const std::string& id = tables->sample_ids[static_cast<size_t>(c)];
       if (id.find_first_of(" \t\n\r\v\f") != std::string::npos) {
         return Status::InvalidArgument("Sample ID '" + id +
                                        "' contains whitespace; PLINK FAM is "
@@ -137,7 +139,7 @@ Status WriteFiles(const VczDataset& dataset, const PlinkOptions& options,
       }
       const int64_t contig = f[contig_slot].Integer(r, 0);
       const std::string alt = alleles.per_variant() > 1 ? alleles.String(r, 1) : "";
-      bim_text += PlinkContig(dataset.contig_ids().at(static_cast<size_t>(contig)));
+      bim_text += PlinkContig(tables->contig_ids.at(static_cast<size_t>(contig)));
       bim_text += '\t';
       bim_text += id_slot ? f[*id_slot].String(r, 0) : ".";
       bim_text += "\t0\t" + std::to_string(f[position_slot].Integer(r, 0)) + "\t";

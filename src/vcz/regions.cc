@@ -59,7 +59,8 @@ using ContigIntervals = std::map<int64_t, IntervalSet>;
 Result<ContigIntervals> Resolve(const std::vector<RegionSpec>& specs,
                                 const VczDataset& dataset) {
   ContigIntervals out;
-  const std::vector<std::string>& contigs = dataset.contig_ids();
+  TZ_ASSIGN_OR_RETURN(const VczTables* tables, dataset.tables());
+  const std::vector<std::string>& contigs = tables->contig_ids;
   for (const RegionSpec& r : specs) {
     auto it = std::find(contigs.begin(), contigs.end(), r.contig);
     if (it == contigs.end()) {

@@ -28,7 +28,8 @@ Result<std::vector<int64_t>> SelectSamples(const VczDataset& dataset,
                                            const std::optional<std::string>& samples,
                                            const std::optional<std::string>& samples_file,
                                            bool force_samples, std::ostream* warnings) {
-  const std::vector<std::string>& ids = dataset.sample_ids();
+  TZ_ASSIGN_OR_RETURN(const VczTables* tables, dataset.tables());
+  const std::vector<std::string>& ids = tables->sample_ids;
   if (samples && samples_file) {
     return Status::InvalidArgument(
         "Cannot specify both a samples string (-s) and a samples file (-S)");

@@ -314,8 +314,9 @@ class Compiler {
         return out;
       case Kind::kChromTest: {
         TZ_ASSIGN_OR_RETURN(out.slot, Need("variant_contig", 1));
-        for (size_t i = 0; i < d_.contig_ids().size(); ++i) {
-          if (d_.contig_ids()[i] == n.text) out.contig = static_cast<int64_t>(i);
+        TZ_ASSIGN_OR_RETURN(const VczTables* tables, d_.tables());
+        for (size_t i = 0; i < tables->contig_ids.size(); ++i) {
+          if (tables->contig_ids[i] == n.text) out.contig = static_cast<int64_t>(i);
         }
         return out;
       }

@@ -46,10 +46,11 @@ Result<VariantSelection> SelectionOf(const SubsetOptions& o) {
 }
 
 // Every sample but the null ones (ID ""), in the dataset's order.
-std::vector<int64_t> AllSamples(const VczDataset& d) {
+Result<std::vector<int64_t>> AllSamples(const VczDataset& d) {
+  TZ_ASSIGN_OR_RETURN(const VczTables* tables, d.tables());
   std::vector<int64_t> all;
-  for (size_t i = 0; i < d.sample_ids().size(); ++i) {
-    if (!d.sample_ids()[i].empty()) all.push_back(static_cast<int64_t>(i));
+  for (size_t i = 0; i < tables->sample_ids.size(); ++i) {
+    if (!tables->sample_ids[i].empty()) all.push_back(static_cast<int64_t>(i));
   }
   return all;
 }
@@ -64,42 +65,66 @@ Result<VariantScan> VariantScan::Make(const VczDataset& dataset, const SubsetOpt
         "Cannot handle both an include expression and an exclude expression.");
   }
   VariantScan scan(dataset);
-  TZ_ASSIGN_OR_RETURN(scan.columns_,
-                      SelectSamples(dataset, options.samples, options.samples_file,
-                                    options.force_samples, options.warnings));
-  std::vector<int64_t> seen = scan.columns_;
-  std::optional<std::vector<int64_t>> computed;
-  if (filter_samples == FilterSamples::kAll) {
-    seen = AllSamples(dataset);
-    computed = scan.columns_;
-  }
   std::vector<std::pair<std::string, bool>> expressions;  // and whether -e
   if (options.include || options.exclude) {
     expressions.emplace_back(options.include ? *options.include : *options.exclude,
                              options.exclude.has_value());
   }
   if (extra_filter) expressions.emplace_back(*extra_filter, false);
+  // Every sample, with no filter to look at them: listed when first asked for.
+  if (!options.samples && !options.samples_file && expressions.empty()) {
+    scan.all_columns_pending_ = true;
+  } else {
+    TZ_RETURN_NOT_OK(scan.SelectSamplesAndFilters(options, filter_samples, expressions));
+  }
+  TZ_ASSIGN_OR_RETURN(VariantSelection selection, SelectionOf(options));
+  TZ_ASSIGN_OR_RETURN(scan.selected_, SelectVariants(dataset, selection));
+  return scan;
+}
+
+Status VariantScan::SelectSamplesAndFilters(
+    const SubsetOptions& options, FilterSamples filter_samples,
+    const std::vector<std::pair<std::string, bool>>& expressions) {
+  const VczDataset& dataset = *d_;
+  TZ_ASSIGN_OR_RETURN(columns_,
+                      SelectSamples(dataset, options.samples, options.samples_file,
+                                    options.force_samples, options.warnings));
+  std::vector<int64_t> seen = columns_;
+  std::optional<std::vector<int64_t>> computed;
+  if (filter_samples == FilterSamples::kAll) {
+    TZ_ASSIGN_OR_RETURN(seen, AllSamples(dataset));
+    computed = columns_;
+  }
   // A subset of the samples makes the stored counts stale for the exports.
-  const bool recount = filter_samples == FilterSamples::kSubsetFirst &&
-                       !scan.columns_.empty() && scan.columns_ != AllSamples(dataset);
+  bool recount = false;
+  if (filter_samples == FilterSamples::kSubsetFirst && !columns_.empty()) {
+    TZ_ASSIGN_OR_RETURN(std::vector<int64_t> all, AllSamples(dataset));
+    recount = columns_ != all;
+  }
   for (const auto& [expression, exclude] : expressions) {
     TZ_ASSIGN_OR_RETURN(VariantFilter filter, VariantFilter::Compile(dataset, expression,
                                                                      exclude, seen, computed,
                                                                      recount));
     std::vector<size_t> slots;
     for (const std::string& name : filter.arrays()) {
-      TZ_ASSIGN_OR_RETURN(slots.emplace_back(), scan.Need(name));
+      TZ_ASSIGN_OR_RETURN(slots.emplace_back(), Need(name));
     }
-    scan.filters_.push_back(std::move(filter));
-    scan.filter_slots_.push_back(std::move(slots));
+    filters_.push_back(std::move(filter));
+    filter_slots_.push_back(std::move(slots));
   }
   if (!expressions.empty()) {
-    scan.filter_samples_ = seen;
-    if (computed) scan.filter_samples_.insert(scan.filter_samples_.end(), computed->begin(), computed->end());
+    filter_samples_ = seen;
+    if (computed) filter_samples_.insert(filter_samples_.end(), computed->begin(), computed->end());
   }
-  TZ_ASSIGN_OR_RETURN(VariantSelection selection, SelectionOf(options));
-  TZ_ASSIGN_OR_RETURN(scan.selected_, SelectVariants(dataset, selection));
-  return scan;
+  return Status::OK();
+}
+
+Result<const std::vector<int64_t>*> VariantScan::Columns() {
+  if (all_columns_pending_) {
+    TZ_ASSIGN_OR_RETURN(columns_, AllSamples(*d_));
+    all_columns_pending_ = false;
+  }
+  return &columns_;
 }
 
 bool VariantScan::sample_scope() const {
@@ -199,6 +224,12 @@ Status VariantScan::ForEachBlock(const std::function<Status(const ScanBlock&)>& 
   }
   // Call arrays are read for the samples someone looks at only: the output
   // columns, and those the filters and computed fields see.
+  for (const std::string& name : needed_) {
+    if (name.rfind("call_", 0) == 0) {
+      TZ_RETURN_NOT_OK(Columns().status());
+      break;
+    }
+  }
   std::optional<std::pair<int64_t, int64_t>> samples;
   for (const std::vector<int64_t>* list : {&columns_, &filter_samples_}) {
     for (int64_t c : *list) {

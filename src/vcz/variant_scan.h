@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "turbozarr/status.h"
@@ -50,12 +51,18 @@ class VariantScan {
                                   FilterSamples filter_samples,
                                   const std::optional<std::string>& extra_filter = std::nullopt);
 
-  // The selected samples (indexes into sample_id), in output order.
-  const std::vector<int64_t>& columns() const { return columns_; }
+  // The selected samples (indexes into sample_id), in output order. Without
+  // -s/-S and filters that is every sample with an ID, which takes the
+  // sample table: it is read on the first call (or when a call array is
+  // needed), not before, so that a scan of variant fields never waits for it.
+  Result<const std::vector<int64_t>*> Columns();
   // Whether a filter decides per sample.
   bool sample_scope() const;
   // Replaces the selected samples (view -G selects none).
-  void SetColumns(std::vector<int64_t> columns) { columns_ = std::move(columns); }
+  void SetColumns(std::vector<int64_t> columns) {
+    columns_ = std::move(columns);
+    all_columns_pending_ = false;
+  }
 
   // The slot of array `name` in every block's fields, its shape checked.
   Result<size_t> Need(const std::string& name);
@@ -70,6 +77,9 @@ class VariantScan {
 
  private:
   VariantScan(const VczDataset& d) : d_(&d) {}
+  // Make's -s/-S and filters (`expressions`: each with whether it is -e).
+  Status SelectSamplesAndFilters(const SubsetOptions& options, FilterSamples filter_samples,
+                                 const std::vector<std::pair<std::string, bool>>& expressions);
   // Filter `f`'s outcome for every row of `block` (those it does not keep
   // fail), evaluated over the kept rows alone when they are few.
   Result<FilterOutcome> Filter(size_t f, const std::vector<FieldBlock>& fields,
@@ -78,6 +88,7 @@ class VariantScan {
   const VczDataset* d_;
   SelectedVariants selected_;
   std::vector<int64_t> columns_;
+  bool all_columns_pending_ = false;  // columns_ is every sample, still to list
   // The samples the filters look at (their FORMAT fields, their computed
   // counts): read too, whatever the columns.
   std::vector<int64_t> filter_samples_;

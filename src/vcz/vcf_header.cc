@@ -205,9 +205,10 @@ Result<std::string> VcfHeader(const VczDataset& dataset, const VcfFields& fields
     h << "##FORMAT=<ID=" << f.key << ",Number=" << number << ",Type=" << VcfType(*a)
       << ",Description=\"" << Description(*a, f.key, kFormatDescriptions) << "\">\n";
   }
-  const auto& lengths = dataset.contig_lengths();
-  for (size_t i = 0; i < dataset.contig_ids().size(); ++i) {
-    h << "##contig=<ID=" << dataset.contig_ids()[i];
+  TZ_ASSIGN_OR_RETURN(const VczTables* tables, dataset.tables());
+  const auto& lengths = tables->contig_lengths;
+  for (size_t i = 0; i < tables->contig_ids.size(); ++i) {
+    h << "##contig=<ID=" << tables->contig_ids[i];
     // As vcztools: the stored length, -1 (unknown) included.
     if (lengths) h << ",length=" << (*lengths)[i];
     h << ">\n";

@@ -170,7 +170,8 @@ Result<VcfRecordEncoder> VcfRecordEncoder::Make(const VczDataset& dataset,
                                                 std::vector<int64_t> columns) {
   VcfRecordEncoder e;
   e.dataset_ = dataset.Describe();
-  e.contigs_ = dataset.contig_ids();
+  TZ_ASSIGN_OR_RETURN(const VczTables* tables, dataset.tables());
+  e.contigs_ = tables->contig_ids;
   e.columns_ = std::move(columns);
   TZ_ASSIGN_OR_RETURN(e.contig_, scan.Need("variant_contig"));
   TZ_ASSIGN_OR_RETURN(e.position_, scan.Need("variant_position"));

@@ -26,21 +26,28 @@ Result<std::vector<int64_t>> ReadIntegers(const Array& array) {
   return out;
 }
 
-Result<std::vector<std::string>> ReadStrings(const Array& array) {
+Status CheckStrings(const Array& array) {
   if (array.shape().size() != 1) {
     return Status::Corruption(array.Describe() + ": expected a 1-D array of strings, found " +
                               "shape " + ShapeString(array.shape()));
   }
+  const DataType& dtype = array.dtype();
+  if (!dtype.is_variable_length() && dtype.id() != DataTypeId::kFixedBytes &&
+      dtype.id() != DataTypeId::kFixedUnicode) {
+    return Status::Corruption(array.Describe() + ": expected strings, found " +
+                              dtype.ToString());
+  }
+  return Status::OK();
+}
+
+Result<std::vector<std::string>> ReadStrings(const Array& array) {
+  TZ_RETURN_NOT_OK(CheckStrings(array));
   const DataType& dtype = array.dtype();
   const int64_t n = array.shape()[0];
   if (dtype.is_variable_length()) {
     std::vector<std::string> out(static_cast<size_t>(n));
     TZ_RETURN_NOT_OK(array.Read(Selection::All(array.shape()), out));
     return out;
-  }
-  if (dtype.id() != DataTypeId::kFixedBytes && dtype.id() != DataTypeId::kFixedUnicode) {
-    return Status::Corruption(array.Describe() + ": expected strings, found " +
-                              dtype.ToString());
   }
   ElementBlock block(dtype, n);
   TZ_RETURN_NOT_OK(array.Read(Selection::All(array.shape()), block));

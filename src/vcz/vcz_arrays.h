@@ -25,6 +25,9 @@ Result<std::vector<int64_t>> ReadIntegers(const Array& array);
 // bytes, or fixed-size bytes or unicode (trailing NULs dropped, UTF-32
 // written as UTF-8). Corruption naming the array for other types or shapes.
 Result<std::vector<std::string>> ReadStrings(const Array& array);
+// What ReadStrings checks before it reads: OK for a 1-D array of one of
+// those types, else the Corruption it would return.
+Status CheckStrings(const Array& array);
 
 // The elements of a block of fixed-size bytes (NUL padding dropped) or
 // unicode (UTF-32, written as UTF-8, NUL padding dropped) as text.

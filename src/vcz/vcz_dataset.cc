@@ -46,39 +46,47 @@ Result<std::shared_ptr<const VczDataset>> VczDataset::Open(std::shared_ptr<Group
                               internal::ShapeString(position->shape()));
   }
 
-  TZ_ASSIGN_OR_RETURN(std::shared_ptr<Array> samples, d->OpenArray("sample_id"));
-  TZ_ASSIGN_OR_RETURN(std::shared_ptr<Array> contigs, d->OpenArray("contig_id"));
-  std::shared_ptr<Array> lengths;
+  // The tables' metadata is checked now; their values are read on first use.
+  TZ_ASSIGN_OR_RETURN(d->sample_table_, d->OpenArray("sample_id"));
+  TZ_ASSIGN_OR_RETURN(d->contig_table_, d->OpenArray("contig_id"));
+  TZ_RETURN_NOT_OK(internal::CheckStrings(*d->sample_table_));
+  TZ_RETURN_NOT_OK(internal::CheckStrings(*d->contig_table_));
+  d->num_samples_ = d->sample_table_->shape()[0];
   if (d->Has("contig_length")) {
-    TZ_ASSIGN_OR_RETURN(lengths, d->OpenArray("contig_length"));
-  }
-  // The three are read at once from a remote store, where each costs a
-  // round trip.
-  std::vector<int64_t> values;
-  TZ_RETURN_NOT_OK(internal::RunAll(
-      {[&]() -> Status {
-         TZ_ASSIGN_OR_RETURN(d->sample_ids_, internal::ReadStrings(*samples));
-         return Status::OK();
-       },
-       [&]() -> Status {
-         TZ_ASSIGN_OR_RETURN(d->contig_ids_, internal::ReadStrings(*contigs));
-         return Status::OK();
-       },
-       [&]() -> Status {
-         if (!lengths) return Status::OK();
-         TZ_ASSIGN_OR_RETURN(values, internal::ReadIntegers(*lengths));
-         return Status::OK();
-       }},
-      internal::ReadsOverlap(*samples)));
-  if (lengths) {
-    if (lengths->shape().size() != 1 || values.size() != d->contig_ids_.size()) {
-      return Status::Corruption(lengths->Describe() + ": contig_length has shape " +
-                                internal::ShapeString(lengths->shape()) + " for " +
-                                std::to_string(d->contig_ids_.size()) + " contigs");
+    TZ_ASSIGN_OR_RETURN(d->length_table_, d->OpenArray("contig_length"));
+    if (d->length_table_->shape() != d->contig_table_->shape()) {
+      return Status::Corruption(d->length_table_->Describe() + ": contig_length has shape " +
+                                internal::ShapeString(d->length_table_->shape()) + " for " +
+                                std::to_string(d->contig_table_->shape()[0]) + " contigs");
     }
-    d->contig_lengths_ = std::move(values);
   }
   return std::shared_ptr<const VczDataset>(std::move(d));
+}
+
+Result<const VczTables*> VczDataset::tables() const {
+  std::call_once(tables_read_, [this] {
+    // The three are read at once from a remote store, where each costs a
+    // round trip.
+    std::vector<int64_t> lengths;
+    tables_status_ = internal::RunAll(
+        {[&]() -> Status {
+           TZ_ASSIGN_OR_RETURN(tables_.sample_ids, internal::ReadStrings(*sample_table_));
+           return Status::OK();
+         },
+         [&]() -> Status {
+           TZ_ASSIGN_OR_RETURN(tables_.contig_ids, internal::ReadStrings(*contig_table_));
+           return Status::OK();
+         },
+         [&]() -> Status {
+           if (!length_table_) return Status::OK();
+           TZ_ASSIGN_OR_RETURN(lengths, internal::ReadIntegers(*length_table_));
+           return Status::OK();
+         }},
+        internal::ReadsOverlap(*sample_table_));
+    if (length_table_) tables_.contig_lengths = std::move(lengths);
+  });
+  TZ_RETURN_NOT_OK(tables_status_);
+  return &tables_;
 }
 
 std::string VczDataset::Describe() const {
@@ -115,12 +123,12 @@ Result<std::vector<RegionIndexRow>> VczDataset::ReadRegionIndex() const {
   for (size_t r = 0; r < rows.size(); ++r) {
     const int64_t* v = values.data() + 6 * r;
     rows[r] = {v[0], v[1], v[2], v[3], v[4], v[5]};
-    if (v[1] < 0 || v[1] >= static_cast<int64_t>(contig_ids_.size()) || v[5] < 0) {
+    if (v[1] < 0 || v[1] >= num_contigs() || v[5] < 0) {
       return Status::Corruption(index->Describe() + ": region_index row " +
                                 std::to_string(r) + " names contig " +
                                 std::to_string(v[1]) + " with " + std::to_string(v[5]) +
                                 " records; the dataset has " +
-                                std::to_string(contig_ids_.size()) + " contigs");
+                                std::to_string(num_contigs()) + " contigs");
     }
   }
   return rows;

@@ -21,10 +21,14 @@ TEST(VczDatasetTest, OpensAndReadsItsTables) {
   ASSERT_TRUE(d.ok()) << d.status().ToString();
   EXPECT_EQ((*d)->num_variants(), 10);
   EXPECT_EQ((*d)->num_samples(), 3);
-  EXPECT_EQ((*d)->sample_ids(), (std::vector<std::string>{"NA1", "NA2", "NA3"}));
-  EXPECT_EQ((*d)->contig_ids(), (std::vector<std::string>{"chr1", "chr2", "chr3"}));
-  ASSERT_TRUE((*d)->contig_lengths().has_value());
-  EXPECT_EQ(*(*d)->contig_lengths(), (std::vector<int64_t>{1000, 2000, 3000}));
+  EXPECT_EQ((*d)->num_contigs(), 3);
+  auto tables = (*d)->tables();
+  ASSERT_TRUE(tables.ok()) << tables.status().ToString();
+  EXPECT_EQ((*tables)->sample_ids, (std::vector<std::string>{"NA1", "NA2", "NA3"}));
+  EXPECT_EQ((*tables)->contig_ids, (std::vector<std::string>{"chr1", "chr2", "chr3"}));
+  ASSERT_TRUE((*tables)->contig_lengths.has_value());
+  EXPECT_EQ(*(*tables)->contig_lengths, (std::vector<int64_t>{1000, 2000, 3000}));
+  EXPECT_EQ((*d)->tables().value(), *tables);  // read once, kept
   EXPECT_TRUE((*d)->Has("region_index"));
   EXPECT_FALSE((*d)->Has("call_genotype"));
   auto missing = (*d)->OpenArray("call_genotype");
@@ -77,6 +81,42 @@ TEST(VczDatasetTest, AGroupWithoutTheRequiredArraysIsRefusedByName) {
   EXPECT_NE(d.status().message().find("no array 'variant_contig'"), std::string::npos)
       << d.status().ToString();
   EXPECT_NE(d.status().message().find("memory://"), std::string::npos);
+}
+
+// The sample table is read when something needs it, not when the dataset
+// opens: a scan of variant fields never reads it (on a remote store, a round
+// trip saved), and a damaged table fails what needs it, naming the array.
+TEST(VczDatasetTest, TablesAreReadOnFirstUseOnly) {
+  auto g = SmallDataset();
+  auto keys = g->store()->List("sample_id");
+  ASSERT_TRUE(keys.ok());
+  int chunks = 0;
+  for (const std::string& key : *keys) {
+    if (key.find("zarr.json") != std::string::npos || key.find(".z") != std::string::npos) continue;
+    const char garbage[] = "not a chunk";
+    ASSERT_TRUE(g->store()->Set(key, ByteView(reinterpret_cast<const std::byte*>(garbage),
+                                              sizeof garbage)).ok());
+    ++chunks;
+  }
+  ASSERT_GT(chunks, 0);
+  auto d = VczDataset::Open(g);
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  EXPECT_EQ((*d)->num_samples(), 3);
+
+  auto fields = ReadFields(**d, {}, {"variant_position"});
+  ASSERT_TRUE(fields.ok()) << fields.status().ToString();
+  ASSERT_EQ(fields->size(), 1u);
+  EXPECT_EQ((*fields)[0].shape, (std::vector<int64_t>{10}));
+
+  for (int attempt = 0; attempt < 2; ++attempt) {  // the failure is kept
+    auto tables = (*d)->tables();
+    ASSERT_FALSE(tables.ok());
+    EXPECT_NE(tables.status().ToString().find("sample_id"), std::string::npos)
+        << tables.status().ToString();
+  }
+  std::ostringstream list;
+  EXPECT_FALSE(WriteSampleList(**d, list).ok());
+  EXPECT_EQ(list.str(), "");
 }
 
 TEST(VczDatasetTest, MalformedTablesAreCorruptionNamingTheArray) {

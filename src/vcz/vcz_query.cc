@@ -73,8 +73,17 @@ class Query {
                             d_, options, internal::VariantScan::FilterSamples::kSelected));
     scan_ = &scan;
     TZ_RETURN_NOT_OK(Plan(elements_, /*in_loop=*/false));
-    columns_ = scan.columns();
-    for (int64_t c : columns_) samples_.push_back(d_.sample_ids()[static_cast<size_t>(c)]);
+    // The selected samples matter to the sample loops and per-sample filters
+    // alone: a format without either never reads the sample table.
+    const bool loop = std::any_of(elements_.begin(), elements_.end(), [](const FormatElement& e) {
+      return e.kind == FormatElement::Kind::kSampleLoop;
+    });
+    if (loop || scan.sample_scope()) {
+      TZ_ASSIGN_OR_RETURN(const std::vector<int64_t>* columns, scan.Columns());
+      TZ_ASSIGN_OR_RETURN(const VczTables* tables, d_.tables());
+      columns_ = *columns;
+      for (int64_t c : columns_) samples_.push_back(tables->sample_ids[static_cast<size_t>(c)]);
+    }
     std::string text;
     return scan.ForEachBlock([&](const internal::ScanBlock& block) -> Status {
       blocks_ = block.fields;
@@ -168,7 +177,10 @@ class Query {
       return Status::NotFound(d_.Describe() + ": no array '" + p.array + "' for %" + tag);
     }
     TZ_ASSIGN_OR_RETURN(p.slot, scan_->Need(p.array));
-    if (tag == "CHROM") p.special = TagPlan::Special::kChrom;
+    if (tag == "CHROM") {
+      p.special = TagPlan::Special::kChrom;
+      TZ_ASSIGN_OR_RETURN(contig_ids_, d_.tables());
+    }
     if (tag == "REF") p.special = TagPlan::Special::kRef;
     if (tag == "ALT") p.special = TagPlan::Special::kAlt;
     if (tag == "FILTER") p.special = TagPlan::Special::kFilter;
@@ -247,8 +259,9 @@ class Query {
     switch (p.special) {
       case TagPlan::Special::kChrom: {
         const int64_t c = b.Integer(row, 0);
-        r.scalar = c >= 0 && c < static_cast<int64_t>(d_.contig_ids().size())
-                       ? d_.contig_ids()[static_cast<size_t>(c)]
+        const std::vector<std::string>& contigs = contig_ids_->contig_ids;
+        r.scalar = c >= 0 && c < static_cast<int64_t>(contigs.size())
+                       ? contigs[static_cast<size_t>(c)]
                        : std::to_string(c);
         r.missing = false;
         return r;
@@ -437,6 +450,7 @@ class Query {
   std::unordered_map<const FormatElement*, TagPlan> plans_;  // elements_ is fixed by then
   internal::VariantScan* scan_ = nullptr;  // during Run
   std::vector<std::string> filter_ids_;
+  const VczTables* contig_ids_ = nullptr;  // for %CHROM
   std::vector<std::string> samples_;  // the selected samples' IDs
   std::vector<int64_t> columns_;      // and their columns in the call arrays
   const std::vector<FieldBlock>* blocks_ = nullptr;  // this block's fields, by slot
@@ -449,7 +463,8 @@ Status WriteSampleList(const VczDataset& dataset, std::ostream& out) {
   // As vcztools: the samples that are not null (""), one per line.
   std::string text;
   bool first = true;
-  for (const std::string& id : dataset.sample_ids()) {
+  TZ_ASSIGN_OR_RETURN(const VczTables* tables, dataset.tables());
+  for (const std::string& id : tables->sample_ids) {
     if (id.empty()) continue;
     if (!first) text += '\n';
     text += id;

@@ -26,7 +26,14 @@ class Gatherer {
   static Result<Gatherer> Make(const VczDataset& dataset, internal::VariantScan& scan,
                                const std::vector<std::string>& names) {
     Gatherer g;
-    g.columns_ = scan.columns();
+    // The selected samples matter to call fields alone.
+    const bool call = std::any_of(names.begin(), names.end(), [](const std::string& n) {
+      return n.rfind("call_", 0) == 0;
+    });
+    if (call) {
+      TZ_ASSIGN_OR_RETURN(const std::vector<int64_t>* columns, scan.Columns());
+      g.columns_ = *columns;
+    }
     g.columns_consecutive_ = internal::Consecutive(g.columns_);
     if (!g.columns_.empty()) g.first_column_ = {g.columns_[0]};
     for (const std::string& name : names) {

@@ -41,8 +41,10 @@ Status WriteVcf(const VczDataset& dataset, const ViewOptions& options, std::ostr
                                                   internal::VariantScan::FilterSamples::kAll,
                                                   extra));
   if (options.drop_genotypes) scan.SetColumns({});
+  TZ_ASSIGN_OR_RETURN(const std::vector<int64_t>* columns, scan.Columns());
+  TZ_ASSIGN_OR_RETURN(const VczTables* tables, dataset.tables());
   std::vector<std::string> samples;
-  for (int64_t c : scan.columns()) samples.push_back(dataset.sample_ids()[static_cast<size_t>(c)]);
+  for (int64_t c : *columns) samples.push_back(tables->sample_ids[static_cast<size_t>(c)]);
   const internal::VcfFields fields =
       internal::ListVcfFields(dataset, !samples.empty(), fill_tags);
   if (!options.no_header) {
@@ -55,7 +57,7 @@ Status WriteVcf(const VczDataset& dataset, const ViewOptions& options, std::ostr
   }
   if (options.header_only) return out ? Status::OK() : Status::IOError("writing the VCF failed");
   TZ_ASSIGN_OR_RETURN(internal::VcfRecordEncoder encoder,
-                      internal::VcfRecordEncoder::Make(dataset, fields, scan, scan.columns()));
+                      internal::VcfRecordEncoder::Make(dataset, fields, scan, *columns));
   // Each block's rows are encoded in contiguous parts on as many threads as
   // the machine has (at most 4, as vcztools), and written in order.
   const size_t threads =
