@@ -18,4 +18,5 @@ NB_MODULE(_core, m) {
   turbozarr::python::BindGroup(m);
   turbozarr::python::BindCodecs(m);
   turbozarr::python::BindVcz(m);
+  turbozarr::python::BindOme(m);
 }

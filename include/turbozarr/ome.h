@@ -1,0 +1,123 @@
+// OME-Zarr (NGFF 0.4 on Zarr v2, 0.5 on Zarr v3): an image is a group whose
+// `multiscales` metadata lists one array per resolution level, finest first,
+// with the axes and each level's scale and translation in physical units.
+//
+// This header has the pieces that the Python package (turbozarr.ome) and the
+// command line build images from:
+// - Multiscale: the metadata, read from a group's attributes (either
+//   version, errors naming the field) and written back as the version asks;
+// - LevelMetadata: a level's array metadata, derived from level 0's;
+// - DownsampleInto: one level from the level below, tile by tile on all
+//   cores, within a memory budget, optionally over the part of the level
+//   that a region of the level below touches (a pyramid rebuilt where it
+//   changed).
+//
+// Thread safety: values and free functions; DownsampleInto writes its target
+// array and may run beside other writers of other regions.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "turbozarr/array.h"
+#include "turbozarr/metadata.h"
+#include "turbozarr/status.h"
+
+namespace turbozarr::ome {
+
+// How a level summarises the pixels of the level below (docs/ome-zarr.md
+// has the exact rules, the rounding of integer means included).
+enum class DownsampleMethod { kMean, kNearest, kLinear, kMode };
+// "mean", "nearest", "linear", "mode".
+std::string_view DownsampleMethodName(DownsampleMethod method);
+// InvalidArgument naming the known methods for another name.
+Result<DownsampleMethod> ParseDownsampleMethod(std::string_view name);
+
+// One axis: its name ("t", "c", "z", "y", "x", ...), its type ("time",
+// "channel", "space", or empty when unstated) and its unit (empty when
+// unstated; NGFF's names: "micrometer", "second", ...).
+struct Axis {
+  std::string name;
+  std::string type;
+  std::string unit;
+  bool operator==(const Axis&) const = default;
+};
+
+// One level: the array's path within the image group, and the
+// coordinate transformations that place its pixels in physical space.
+struct Level {
+  std::string path;
+  std::vector<double> scale;
+  std::optional<std::vector<double>> translation;
+  bool operator==(const Level&) const = default;
+};
+
+// The first entry of an image's `multiscales`.
+struct Multiscale {
+  std::string version;  // "0.4" or "0.5"
+  std::string name;     // may be empty
+  std::vector<Axis> axes;
+  std::vector<Level> levels;  // finest first
+  // "type": how the levels were made (turbozarr writes its method's name).
+  std::string type;
+  // "metadata" as stored (turbozarr writes the method and its rounding).
+  nlohmann::json metadata;
+};
+
+// The multiscale of an image group's attributes: NGFF 0.4's top-level
+// "multiscales", or 0.5's "ome" object with its "version". `where` names
+// the group in errors: InvalidArgument naming the field for an attribute
+// set that is not an image (no multiscales), a version it does not know,
+// axes of unknown type or out of NGFF's order, levels whose transformations
+// do not match the axes.
+Result<Multiscale> ParseMultiscale(const nlohmann::json& attributes, std::string_view where);
+
+// The attributes that describe `multiscale` (its version decides the
+// layout), merged into `attributes` (other keys, "omero" say, kept; for 0.5
+// inside "ome").
+nlohmann::json WriteMultiscale(const Multiscale& multiscale,
+                               nlohmann::json attributes = nlohmann::json::object());
+
+// The shape of the level `factors` coarser than `shape`: floor(n / factor),
+// at least 1, per axis (as ngio and ome-zarr-py size their levels).
+std::vector<int64_t> DownsampledShape(const std::vector<int64_t>& shape,
+                                      const std::vector<int64_t>& factors);
+
+// Level metadata derived from `base` (level 0's): the same data type,
+// codecs, fill value and format, `shape`, and chunks (or shards) no larger
+// than the level needs: each chunk dimension capped at the level's size (a
+// shard's at the level's size rounded up to whole inner chunks).
+ArrayMetadata LevelMetadata(const ArrayMetadata& base, const std::vector<int64_t>& shape);
+
+struct DownsampleOptions {
+  // Only the part of the target that this box of the source touches
+  // ([start, stop) per axis, in source pixels); the whole when absent.
+  std::optional<std::pair<std::vector<int64_t>, std::vector<int64_t>>> region;
+  // The source's pixels, C order, when the caller holds them (level 0 of an
+  // image being created): read from there instead of from the source
+  // array's store.
+  const void* source_pixels = nullptr;
+  // Decoded bytes in flight at most (input and output tiles of all
+  // threads); at least one tile's.
+  int64_t memory_budget_bytes = int64_t{512} << 20;
+  // Threads; 0: as many as the engine uses (turbozarr::Threads()).
+  int threads = 0;
+  // Called after each tile with the tiles done and the total.
+  std::function<void(int64_t, int64_t)> progress;
+};
+
+// Writes `target` (a level of shape DownsampledShape(source.shape(),
+// factors)) as `source` downsampled by `factors` with `method`: tile by
+// tile, each tile one of the target's chunks (shards) so that no two
+// threads write one, read from the source as the tile needs it.
+Status DownsampleInto(const Array& source, Array& target, const std::vector<int64_t>& factors,
+                      DownsampleMethod method, const DownsampleOptions& options = {});
+
+}  // namespace turbozarr::ome
