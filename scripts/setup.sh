@@ -106,3 +106,5 @@ make_venv .venv312 "$PY312" requirements-py312.txt
 
 # c-blosc 1.21.7 from its release sources, which CMake prefers to Debian's.
 bash scripts/build_blosc.sh .venv/bin/python
+# The NGFF JSON schemas the OME-Zarr tests validate against.
+bash scripts/fetch_ngff_schemas.sh .venv/bin/python
