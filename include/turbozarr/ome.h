@@ -120,4 +120,35 @@ struct DownsampleOptions {
 Status DownsampleInto(const Array& source, Array& target, const std::vector<int64_t>& factors,
                       DownsampleMethod method, const DownsampleOptions& options = {});
 
+// What BuildPyramid makes.
+struct PyramidOptions {
+  // The factors from each level to the next: one list per level after 0.
+  std::vector<std::vector<int64_t>> factors;
+  DownsampleMethod method = DownsampleMethod::kMean;
+  // The image's axes, level 0's scale and (optional) translation.
+  std::vector<Axis> axes;
+  std::vector<double> scale;
+  std::optional<std::vector<double>> translation;
+  std::string version = "0.5";  // of the metadata returned
+  std::string name;
+  // Budget, threads and progress of each level's DownsampleInto (its
+  // `region` and `source_pixels` are BuildPyramid's to set).
+  DownsampleOptions downsample;
+  // Replace arrays already at the levels' paths.
+  bool overwrite = false;
+};
+
+// Creates levels 1.. of an image beside `level0` (an array named by the last
+// component of its path, in the image group `image_path`): each named by its
+// number, with LevelMetadata, downsampled from the level below
+// (`level0_pixels`, when given, are level 0's pixels in C order, read
+// instead of level 0). Returns the multiscale to write into the group's
+// attributes: every level's path, its scale (the level below's times the
+// factor) and its translation (moved to the centre of the window, or for
+// nearest to the pixel taken), `type` the method's name and `metadata` its
+// rounding.
+Result<Multiscale> BuildPyramid(const Array& level0, std::string_view image_path,
+                                const PyramidOptions& options,
+                                const void* level0_pixels = nullptr);
+
 }  // namespace turbozarr::ome

@@ -1,6 +1,7 @@
 // turbozarr.ome's engine: NGFF metadata read and written by the C++ layer,
 // a level's array created from level 0's, and a level downsampled from the
 // one below with the GIL released.
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,6 +14,7 @@
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include "bindings.h"
@@ -24,19 +26,51 @@
 namespace nb = nanobind;
 
 namespace turbozarr::python {
+namespace {
+
+// One multiscale as a JSON object in NGFF 0.5's spelling, its version beside
+// (what turbozarr.ome reads and hands back).
+std::string MultiscaleJson(const ome::Multiscale& ms) {
+  ome::Multiscale layout = ms;
+  layout.version = "0.5";
+  nlohmann::json out = ome::WriteMultiscale(layout)["ome"]["multiscales"][0];
+  out["version"] = ms.version;
+  return out.dump();
+}
+
+// The pixels of a whole array, as a buffer the caller keeps alive.
+const void* SourcePixels(const Array& source, nb::object pixels,
+                         std::optional<PyBufferView>& view) {
+  if (pixels.is_none()) return nullptr;
+  view.emplace(pixels, /*writable=*/false);
+  int64_t n = 1;
+  for (int64_t s : source.shape()) n *= s;
+  const size_t want = static_cast<size_t>(n) * source.dtype().size();
+  if (view->size() != want) {
+    Check(Status::InvalidArgument("the source pixels hold " + std::to_string(view->size()) +
+                                  " bytes; " + source.Describe() + " needs " +
+                                  std::to_string(want)));
+  }
+  return view->data();
+}
+
+// Progress reported to a Python callable, the GIL taken for the call.
+std::function<void(int64_t, int64_t)> Progress(std::optional<nb::callable>& progress) {
+  if (!progress) return {};
+  return [&progress](int64_t done, int64_t total) {
+    nb::gil_scoped_acquire acquire;
+    (*progress)(done, total);
+  };
+}
+
+}  // namespace
 
 void BindOme(nb::module_& m) {
   m.def(
       "ome_parse_multiscale",
       [](const std::string& attributes, const std::string& where) {
         nlohmann::json parsed = ParseJsonArgument(attributes, "group attributes");
-        ome::Multiscale ms = Unwrap(ome::ParseMultiscale(parsed, where));
-        // Back as NGFF 0.5's layout of the one multiscale, the version beside.
-        ome::Multiscale layout = ms;
-        layout.version = "0.5";
-        nlohmann::json out = ome::WriteMultiscale(layout)["ome"]["multiscales"][0];
-        out["version"] = ms.version;
-        return out.dump();
+        return MultiscaleJson(Unwrap(ome::ParseMultiscale(parsed, where)));
       },
       nb::arg("attributes"), nb::arg("where"));
 
@@ -59,18 +93,6 @@ void BindOme(nb::module_& m) {
       nb::arg("multiscale"), nb::arg("attributes"));
 
   m.def(
-      "ome_create_level",
-      [](const Array& base, const std::string& path, const std::vector<int64_t>& shape,
-         bool overwrite) {
-        nb::gil_scoped_release release;
-        CreateOptions options;
-        options.overwrite = overwrite;
-        return Unwrap(
-            Array::Create(base.store(), path, ome::LevelMetadata(base.metadata(), shape), options));
-      },
-      nb::arg("base"), nb::arg("path"), nb::arg("shape"), nb::arg("overwrite") = false);
-
-  m.def(
       "ome_downsample_into",
       [](const Array& source, std::shared_ptr<Array> target, const std::vector<int64_t>& factors,
          const std::string& method,
@@ -83,24 +105,8 @@ void BindOme(nb::module_& m) {
         options.memory_budget_bytes = memory_budget_bytes;
         options.threads = threads;
         std::optional<PyBufferView> pixels;
-        if (!source_pixels.is_none()) {
-          pixels.emplace(source_pixels, /*writable=*/false);
-          int64_t n = 1;
-          for (int64_t s : source.shape()) n *= s;
-          if (pixels->size() != static_cast<size_t>(n) * source.dtype().size()) {
-            Check(Status::InvalidArgument(
-                "the source pixels hold " + std::to_string(pixels->size()) + " bytes; " +
-                source.Describe() + " needs " +
-                std::to_string(static_cast<size_t>(n) * source.dtype().size())));
-          }
-          options.source_pixels = pixels->data();
-        }
-        if (progress) {
-          options.progress = [&progress](int64_t done, int64_t total) {
-            nb::gil_scoped_acquire acquire;
-            (*progress)(done, total);
-          };
-        }
+        options.source_pixels = SourcePixels(source, source_pixels, pixels);
+        options.progress = Progress(progress);
         nb::gil_scoped_release release;
         Check(ome::DownsampleInto(source, *target, factors, m, options));
       },
@@ -108,6 +114,40 @@ void BindOme(nb::module_& m) {
       nb::arg("region") = nb::none(), nb::arg("source_pixels") = nb::none(),
       nb::arg("memory_budget_bytes") = int64_t{512} << 20, nb::arg("threads") = 0,
       nb::arg("progress") = nb::none());
+
+  m.def(
+      "ome_build_pyramid",
+      [](const Array& level0, const std::string& image_path,
+         const std::vector<std::vector<int64_t>>& factors, const std::string& method,
+         const std::vector<std::tuple<std::string, std::string, std::string>>& axes,
+         const std::vector<double>& scale, std::optional<std::vector<double>> translation,
+         const std::string& version, const std::string& name, nb::object source_pixels,
+         int64_t memory_budget_bytes, std::optional<nb::callable> progress, bool overwrite) {
+        ome::PyramidOptions options;
+        options.factors = factors;
+        options.method = Unwrap(ome::ParseDownsampleMethod(method));
+        for (const auto& [axis, type, unit] : axes) options.axes.push_back({axis, type, unit});
+        options.scale = scale;
+        options.translation = std::move(translation);
+        options.version = version;
+        options.name = name;
+        options.downsample.memory_budget_bytes = memory_budget_bytes;
+        options.downsample.progress = Progress(progress);
+        options.overwrite = overwrite;
+        std::optional<PyBufferView> pixels;
+        const void* data = SourcePixels(level0, source_pixels, pixels);
+        ome::Multiscale ms;
+        {
+          nb::gil_scoped_release release;
+          ms = Unwrap(ome::BuildPyramid(level0, image_path, options, data));
+        }
+        return MultiscaleJson(ms);
+      },
+      nb::arg("level0"), nb::arg("image_path"), nb::arg("factors"), nb::arg("method"),
+      nb::arg("axes"), nb::arg("scale"), nb::arg("translation").none(), nb::arg("version"),
+      nb::arg("name"), nb::arg("source_pixels") = nb::none(),
+      nb::arg("memory_budget_bytes") = int64_t{512} << 20, nb::arg("progress") = nb::none(),
+      nb::arg("overwrite") = false);
 }
 
 }  // namespace turbozarr::python

@@ -442,34 +442,12 @@ def create(data: Any, store: Any, *, path: str = "", axes: Any = None,
         data = np.ascontiguousarray(data)
     _write_level0(data, base, memory_budget)
 
-    datasets = [{"path": "0", "coordinateTransformations": _transforms(sizes, offset)}]
-    lower, lower_shape = base, shape
-    scale, shift = sizes, offset
-    for k, step in enumerate(steps, start=1):
-        upper_shape = [max(1, n // f) for n, f in zip(lower_shape, step)]
-        upper = _core.ome_create_level(base._core, _join(root.path, str(k)), upper_shape,
-                                       overwrite)
-        source_pixels = data if (k == 1 and isinstance(data, np.ndarray)) else None
-        _core.ome_downsample_into(lower._core, upper, step, method,
-                                  source_pixels=source_pixels,
-                                  memory_budget_bytes=memory_budget, progress=progress)
-        # The level's pixels sit at the centre of their windows (nearest:
-        # at the pixel it took).
-        moved = [((f // 2) if method == "nearest" else (f - 1) / 2) * s
-                 for f, s in zip(step, scale)]
-        shift = [(shift[d] if shift else 0.0) + moved[d] for d in range(len(step))]
-        scale = [s * f for s, f in zip(scale, step)]
-        datasets.append({"path": str(k), "coordinateTransformations":
-                         _transforms(scale, shift if any(shift) else None)})
-        lower, lower_shape = Array(upper), upper_shape
-
-    multiscale = {"version": ngff_version, "axes": [_axis_json(a) for a in image_axes],
-                  "datasets": datasets, "type": method,
-                  "metadata": {"method": f"turbozarr.ome {method}",
-                               "rounding": "integer means round half to even",
-                               "sizes": "each level floor(n / factor), at least 1"}}
-    if name:
-        multiscale["name"] = name
+    # The levels, and their scales and translations, by the C++ core.
+    multiscale = json.loads(_core.ome_build_pyramid(
+        base._core, root.path, steps, method, [(a.name, a.type, a.unit) for a in image_axes],
+        sizes, offset, ngff_version, name or "",
+        source_pixels=data if isinstance(data, np.ndarray) else None,
+        memory_budget_bytes=memory_budget, progress=progress, overwrite=overwrite))
     keys: dict[str, Any] = {}
     if _label is not None:
         image_label: dict[str, Any] = {"version": ngff_version, "source": {"image": "../../"}}
@@ -489,22 +467,6 @@ def create(data: Any, store: Any, *, path: str = "", axes: Any = None,
         _set_ome_keys(image.group, ngff_version, {"omero": omero})
         image = Image(_open_group(root.store, "r+", path=root.path))
     return image
-
-
-def _transforms(scale: Sequence[float], translation: Sequence[float] | None) -> list[dict]:
-    t: list[dict] = [{"type": "scale", "scale": [float(s) for s in scale]}]
-    if translation is not None:
-        t.append({"type": "translation", "translation": [float(v) for v in translation]})
-    return t
-
-
-def _axis_json(a: Axis) -> dict:
-    j = {"name": a.name}
-    if a.type:
-        j["type"] = a.type
-    if a.unit:
-        j["unit"] = a.unit
-    return j
 
 
 def open(store: Any, *, path: str = "", mode: str = "r") -> Image:  # noqa: A001

@@ -197,4 +197,66 @@ Status DownsampleInto(const Array& source, Array& target, const std::vector<int6
   return failure;
 }
 
+Result<Multiscale> BuildPyramid(const Array& level0, std::string_view image_path,
+                                const PyramidOptions& options, const void* level0_pixels) {
+  const size_t rank = level0.shape().size();
+  if (options.axes.size() != rank || options.scale.size() != rank ||
+      (options.translation && options.translation->size() != rank)) {
+    return Status::InvalidArgument(level0.Describe() + ": " + std::to_string(rank) +
+                                   " dimensions, " + std::to_string(options.axes.size()) +
+                                   " axes, " + std::to_string(options.scale.size()) +
+                                   " scales");
+  }
+  Multiscale m;
+  m.version = options.version;
+  m.name = options.name;
+  m.axes = options.axes;
+  m.type = std::string(DownsampleMethodName(options.method));
+  m.metadata = {{"method", "turbozarr " + m.type},
+                {"rounding", "integer means round half to even"},
+                {"sizes", "each level floor(n / factor), at least 1"}};
+  const std::string& path = level0.path();
+  const size_t slash = path.rfind('/');
+  m.levels.push_back({slash == std::string::npos ? path : path.substr(slash + 1), options.scale,
+                      options.translation});
+  std::shared_ptr<Array> lower;  // null: level 0
+  std::vector<double> scale = options.scale;
+  std::vector<double> shift = options.translation.value_or(std::vector<double>(rank, 0.0));
+  for (size_t k = 0; k < options.factors.size(); ++k) {
+    const std::vector<int64_t>& f = options.factors[k];
+    const Array& below = lower ? *lower : level0;
+    if (f.size() != rank) {
+      return Status::InvalidArgument(level0.Describe() + ": " + std::to_string(f.size()) +
+                                     " factors for level " + std::to_string(k + 1) + " of " +
+                                     std::to_string(rank) + " axes");
+    }
+    const std::string name = std::to_string(k + 1);
+    const std::string level_path = image_path.empty() ? name : std::string(image_path) + "/" + name;
+    CreateOptions create;
+    create.overwrite = options.overwrite;
+    TZ_ASSIGN_OR_RETURN(
+        std::shared_ptr<Array> level,
+        Array::Create(level0.store(), level_path,
+                      LevelMetadata(level0.metadata(), DownsampledShape(below.shape(), f)),
+                      create));
+    DownsampleOptions downsample = options.downsample;
+    downsample.region.reset();
+    downsample.source_pixels = lower ? nullptr : level0_pixels;
+    TZ_RETURN_NOT_OK(DownsampleInto(below, *level, f, options.method, downsample));
+    bool moved = options.translation.has_value();
+    for (size_t d = 0; d < rank; ++d) {
+      const double offset = options.method == DownsampleMethod::kNearest
+                                ? static_cast<double>(f[d] / 2)
+                                : static_cast<double>(f[d] - 1) / 2;
+      shift[d] += offset * scale[d];
+      scale[d] *= static_cast<double>(f[d]);
+      moved = moved || shift[d] != 0;
+    }
+    m.levels.push_back({name, scale, moved ? std::optional<std::vector<double>>(shift)
+                                           : std::nullopt});
+    lower = std::move(level);
+  }
+  return m;
+}
+
 }  // namespace turbozarr::ome

@@ -153,3 +153,48 @@ TEST(PyramidTest, MismatchedLevelsAreRefusedNamingTheArrays) {
 
 }  // namespace
 }  // namespace turbozarr::ome
+
+namespace turbozarr::ome {
+namespace {
+
+TEST(PyramidTest, BuildPyramidPlacesEachLevel) {
+  auto store = MakeMemoryStore();
+  auto base = Array::Create(store, "img/0", Level0({2, 40, 30}, {1, 16, 16}));
+  ASSERT_TRUE(base.ok());
+  const std::vector<uint16_t> pixels = Random(2 * 40 * 30, 9);
+  ASSERT_TRUE((*base)->Write(Selection::All({2, 40, 30}), pixels.data()).ok());
+  PyramidOptions options;
+  options.factors = {{1, 2, 2}, {2, 2, 2}};
+  options.axes = {{"z", "space", "micrometer"}, {"y", "space", "micrometer"},
+                  {"x", "space", "micrometer"}};
+  options.scale = {3.0, 0.5, 0.5};
+  for (DownsampleMethod method : {DownsampleMethod::kMean, DownsampleMethod::kNearest}) {
+    options.method = method;
+    options.overwrite = true;
+    auto m = BuildPyramid(**base, "img", options, pixels.data());
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    ASSERT_EQ(m->levels.size(), 3u);
+    EXPECT_EQ(m->levels[0], (Level{"0", {3.0, 0.5, 0.5}, std::nullopt}));
+    EXPECT_EQ(m->levels[1].scale, (std::vector<double>{3.0, 1.0, 1.0}));
+    EXPECT_EQ(m->levels[2].scale, (std::vector<double>{6.0, 2.0, 2.0}));
+    if (method == DownsampleMethod::kMean) {  // the centre of each window
+      EXPECT_EQ(*m->levels[1].translation, (std::vector<double>{0.0, 0.25, 0.25}));
+      EXPECT_EQ(*m->levels[2].translation, (std::vector<double>{1.5, 0.75, 0.75}));
+    } else {  // the pixel taken: the later of each pair
+      EXPECT_EQ(*m->levels[1].translation, (std::vector<double>{0.0, 0.5, 0.5}));
+      EXPECT_EQ(*m->levels[2].translation, (std::vector<double>{3.0, 1.5, 1.5}));
+    }
+    EXPECT_EQ(m->type, DownsampleMethodName(method));
+    auto level2 = Array::Open(store, "img/2");
+    ASSERT_TRUE(level2.ok());
+    EXPECT_EQ((*level2)->shape(), (std::vector<int64_t>{1, 10, 7}));
+    const std::vector<uint16_t> want =
+        Whole(Whole(pixels, {2, 40, 30}, {1, 2, 2}, method), {2, 20, 15}, {2, 2, 2}, method);
+    EXPECT_EQ(ReadAll(**level2), want);
+  }
+  options.factors = {{2, 2}};
+  EXPECT_EQ(BuildPyramid(**base, "img", options).status().code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace turbozarr::ome
