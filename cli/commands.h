@@ -29,5 +29,6 @@ Command AddFsckCommand(CLI::App& parent);
 // `command_line`: the arguments after the program's name, for the header
 // line `vcz view` stamps its output with.
 Command AddVczCommand(CLI::App& parent, const std::string& command_line);
+Command AddOmeCommand(CLI::App& parent);
 
 }  // namespace turbozarr::cli

@@ -6,6 +6,7 @@
 //   turbozarr cp SRC DST [...]     copy, converting format, chunks and codecs
 //   turbozarr fsck PATH            what interrupted writes left behind
 //   turbozarr vcz ...              VCF Zarr queries and outputs (vcz_command.cc)
+//   turbozarr ome ...              OME-Zarr images and pyramids (ome_command.cc)
 //
 // Exit status: 0 on success, 2 for usage errors, 1 for every other failure,
 // with "turbozarr: <message>" on stderr.
@@ -52,6 +53,7 @@ int main(int argc, char** argv) {
       turbozarr::cli::AddCpCommand(app),
       turbozarr::cli::AddFsckCommand(app),
       turbozarr::cli::AddVczCommand(app, command_line),
+      turbozarr::cli::AddOmeCommand(app),
   };
 
   try {

@@ -325,3 +325,62 @@ def test_what_is_not_an_image_gets_an_error_naming_the_field(tmp_path):
     with pytest.raises(ValueError, match="3 axes"):
         ome.create(image_data((8, 8)), tmp_path / "a.ome.zarr", axes="zyx")
     del g
+
+
+# -- the command line: turbozarr ome create | info | downsample --------------------
+
+CLI = __import__("os").environ.get("TURBOZARR_CLI", "")
+needs_cli = pytest.mark.skipif(
+    not CLI or not __import__("os").access(CLI, __import__("os").X_OK),
+    reason="TURBOZARR_CLI does not name the built turbozarr binary")
+
+
+def run_cli(*args, expect: int = 0) -> str:
+    import subprocess
+    proc = subprocess.run([CLI, *map(str, args)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == expect, (proc.returncode, proc.stdout, proc.stderr)
+    return proc.stdout + proc.stderr
+
+
+@needs_cli
+@pytest.mark.parametrize("zarr_format", [2, 3])
+def test_the_command_line_makes_the_pyramid_python_makes(tmp_path, zarr_format):
+    data = image_data((2, 3, 130, 101))
+    turbozarr.array(data, str(tmp_path / "src.zarr"), chunks=(1, 1, 32, 32),
+                    zarr_format=zarr_format)
+    run_cli("ome", "create", tmp_path / "src.zarr", tmp_path / "cli.ome.zarr", "--axes", "czyx",
+            "--levels", "3", "--pixel-size", "z=2,y=0.5,x=0.5", "--method", "mean",
+            "--no-progress")
+    made = ome.open(tmp_path / "cli.ome.zarr", mode="r+")
+    want = ome.create(data, tmp_path / "py.ome.zarr", axes="czyx", levels=3,
+                      pixel_sizes={"z": 2, "y": 0.5, "x": 0.5}, chunks=(1, 1, 32, 32),
+                      ngff_version="0.4" if zarr_format == 2 else "0.5")
+    assert made.version == want.version
+    assert made.axes == want.axes
+    for a, b in zip(made.levels, want.levels):
+        assert (a.shape, a.scale, a.translation) == (b.shape, b.scale, b.translation)
+        np.testing.assert_array_equal(a.array[...], b.array[...])
+    info = run_cli("ome", "info", tmp_path / "cli.ome.zarr")
+    assert "y (space, micrometer)" in info
+    assert "2  shape (2, 3, 32, 25)  chunks (1, 1, 32, 25)  scale (1, 2, 2, 2)" in info
+
+    # Level 0 changes behind the pyramid's back; downsample rebuilds it.
+    made.level(0)[...] = 7
+    run_cli("ome", "downsample", tmp_path / "cli.ome.zarr", "--no-progress")
+    assert (ome.open(tmp_path / "cli.ome.zarr").read(level=2) == 7).all()
+
+
+@needs_cli
+def test_the_command_line_names_what_is_wrong(tmp_path):
+    turbozarr.array(image_data((4, 40, 40)), str(tmp_path / "src.zarr"))
+    out = run_cli("ome", "create", tmp_path / "src.zarr", tmp_path / "o.zarr", "--axes", "yx",
+                  expect=2)
+    assert "--axes 'yx' names 2 axes" in out
+    out = run_cli("ome", "create", tmp_path / "src.zarr", tmp_path / "o.zarr", "--method",
+                  "gaussian", expect=2)
+    assert "unknown downsampling method 'gaussian'" in out
+    out = run_cli("ome", "info", tmp_path / "src.zarr", expect=1)
+    assert "no group" in out
+    turbozarr.group(str(tmp_path / "g.zarr"))
+    out = run_cli("ome", "info", tmp_path / "g.zarr", expect=2)
+    assert "not an OME-Zarr image" in out
