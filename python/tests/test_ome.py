@@ -384,3 +384,66 @@ def test_the_command_line_names_what_is_wrong(tmp_path):
     turbozarr.group(str(tmp_path / "g.zarr"))
     out = run_cli("ome", "info", tmp_path / "g.zarr", expect=2)
     assert "not an OME-Zarr image" in out
+
+
+# -- concurrent writers of one sharded image -----------------------------------------
+
+TILE = 16
+
+
+def _tiles_of(writer: int, writers: int, shape) -> list[tuple[int, int, int]]:
+    """The (z, y, x) tiles a writer owns: every writers-th, so that each
+    shard holds tiles of every writer."""
+    z, ny, nx = shape[1], shape[2] // TILE, shape[3] // TILE
+    all_tiles = [(k, ty, tx) for k in range(z) for ty in range(ny) for tx in range(nx)]
+    return [t for i, t in enumerate(all_tiles) if i % writers == writer]
+
+
+def _write_tiles(path: str, writer: int, writers: int, rounds: int, seed: int) -> dict:
+    """Writes random owned tiles `rounds` times; returns each tile's last value."""
+    import threading
+
+    image = ome.open(path, mode="r+")
+    tiles = _tiles_of(writer, writers, image.shape)
+    last: dict = {}
+    lock = threading.Lock()
+
+    def worker(part: list, value_base: int) -> None:
+        rng = np.random.default_rng(seed * 1000 + value_base)  # one per thread
+        for i in range(rounds):
+            k, ty, tx = part[int(rng.integers(0, len(part)))]
+            value = value_base + i + 1
+            image.level(0)[0, k, ty * TILE:(ty + 1) * TILE, tx * TILE:(tx + 1) * TILE] = value
+            with lock:
+                last[(k, ty, tx)] = value
+
+    # Two threads per process, each with its own half of the writer's tiles.
+    halves = [tiles[0::2], tiles[1::2]]
+    threads = [threading.Thread(target=worker, args=(h, (writer * 2 + j) * 1000))
+               for j, h in enumerate(halves)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return last
+
+
+def test_concurrent_region_writes_into_one_sharded_image_lose_nothing(tmp_path):
+    import concurrent.futures
+    import multiprocessing
+
+    path = str(tmp_path / "shared.ome.zarr")
+    ome.create(np.zeros((1, 4, 256, 256), np.uint16), path, axes="czyx", levels=2,
+               chunks=(1, 1, 32, 32), shards=(1, 2, 128, 128))
+    writers, rounds = 4, 150  # 4 processes x 2 threads x 150 writes into 8 shards
+    ctx = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(writers, mp_context=ctx) as pool:
+        results = list(pool.map(_write_tiles, [path] * writers, range(writers),
+                                [writers] * writers, [rounds] * writers, range(writers)))
+    want = np.zeros((1, 4, 256, 256), np.uint16)
+    for last in results:
+        for (k, ty, tx), value in last.items():
+            want[0, k, ty * TILE:(ty + 1) * TILE, tx * TILE:(tx + 1) * TILE] = value
+    got = ome.open(path).read()
+    assert int((got != want).sum()) == 0
+    assert sum(len(r) for r in results) > 100  # many tiles were written
