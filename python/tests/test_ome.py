@@ -447,3 +447,19 @@ def test_concurrent_region_writes_into_one_sharded_image_lose_nothing(tmp_path):
     got = ome.open(path).read()
     assert int((got != want).sum()) == 0
     assert sum(len(r) for r in results) > 100  # many tiles were written
+
+
+def test_a_straddling_roi_reads_only_the_chunks_it_overlaps(tmp_path):
+    data = image_data((1, 4, 512, 512))
+    ome.create(data, tmp_path / "roi.ome.zarr", axes="czyx", levels=2, chunks=(1, 1, 128, 128))
+    metrics = turbozarr.MetricsStore(str(tmp_path / "roi.ome.zarr"))
+    image = ome.open(metrics)
+    # Starting at chunk // 2 + 1 = 65, 128 pixels long: two chunks along y
+    # and two along x, on each of the 4 planes.
+    metrics.reset_metrics()
+    roi = image.read({"y": (65, 65 + 128), "x": (65, 65 + 128)})
+    np.testing.assert_array_equal(roi, data[:, :, 65:193, 65:193])
+    assert metrics.metrics()["gets"] == 4 * 2 * 2
+    metrics.reset_metrics()
+    image.read({"y": (0, 128), "x": (128, 256)})  # aligned: one chunk per plane
+    assert metrics.metrics()["gets"] == 4
