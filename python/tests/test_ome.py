@@ -15,6 +15,8 @@ import pytest
 import turbozarr
 from turbozarr import ome
 
+from test_pickle import http_root  # noqa: F401 (an HTTP server on loopback)
+
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = ROOT / ".deps" / "ngff-schemas"
 
@@ -463,3 +465,20 @@ def test_a_straddling_roi_reads_only_the_chunks_it_overlaps(tmp_path):
     metrics.reset_metrics()
     image.read({"y": (0, 128), "x": (128, 256)})  # aligned: one chunk per plane
     assert metrics.metrics()["gets"] == 4
+
+
+@pytest.mark.parametrize("version", ["0.4", "0.5"])
+def test_an_image_served_over_http_opens_and_reads(http_root, version):
+    root, url = http_root
+    data = image_data((2, 3, 96, 80))
+    local = ome.create(data, root / f"web{version}.ome.zarr", axes="czyx", levels=3,
+                       ngff_version=version, pixel_sizes={"y": 0.5, "x": 0.5})
+    local.create_label("cells", (data[0] > 1500).astype(np.uint8))
+    image = ome.open(f"{url}/web{version}.ome.zarr")
+    assert image.version == version and image.axis_names == "czyx"
+    assert [lv.shape for lv in image.levels] == [lv.shape for lv in local.levels]
+    np.testing.assert_array_equal(image.read({"y": (10, 40)}, level=1),
+                                  local.read(level=1)[:, :, 10:40])
+    assert image.labels == ["cells"]
+    np.testing.assert_array_equal(image.label("cells").read(level=2),
+                                  local.label("cells").read(level=2))
