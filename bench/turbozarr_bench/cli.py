@@ -36,10 +36,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(path: Path, list_only: bool) -> int:
-    from turbozarr_bench import vcz_runner
+    from turbozarr_bench import ome_runner, vcz_runner
 
     if vcz_runner.is_vcz_experiment(path):  # workload D: its own runner
         return vcz_runner.run(path, list_only)
+    if ome_runner.is_ome_experiment(path):  # workload E: its own runner
+        return ome_runner.run(path, list_only)
     from turbozarr_bench.config import ConfigError, load
     from turbozarr_bench.results_csv import SchemaError
     from turbozarr_bench.runner import Runner

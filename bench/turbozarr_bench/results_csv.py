@@ -161,3 +161,28 @@ def write_rows(path: Path, rows: Iterable[dict[str, Any]]) -> None:
     with Appender(path) as a:
         for r in rows:
             a.write(r)
+
+
+def append_rows(path: Path, rows: Iterable[dict[str, Any]], columns: list[str]) -> None:
+    """Appends `rows` to the CSV at `path` (its header `columns` written
+    when the file is new): the results file of a suite with its own columns
+    (workloads D and E)."""
+    import csv
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    new = not path.exists()
+    with path.open("a", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=columns)
+        if new:
+            w.writeheader()
+        w.writerows(rows)
+
+
+def timing_columns(runs: list[dict[str, Any]], seconds: float) -> dict[str, Any]:
+    """The columns every suite gives a side's runs: how many, the median
+    seconds (`seconds`), the median CPU seconds and the largest peak RSS."""
+    import statistics
+
+    return {"runs": len(runs), "seconds": round(seconds, 6),
+            "cpu": round(statistics.median(r["cpu"] for r in runs), 6),
+            "peak_rss_mb": round(max(r["peak_rss_mb"] for r in runs), 1)}

@@ -19,7 +19,6 @@ per core, no framework in between.
 from __future__ import annotations
 
 import contextlib
-import csv
 import hashlib
 import json
 import os
@@ -35,6 +34,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from turbozarr_bench.config import DEFAULT_DATA_DIR
+from turbozarr_bench.results_csv import append_rows, timing_columns
 from turbozarr_bench.datasets import ensure
 from turbozarr_bench.datasets.registry import resolve
 from turbozarr_bench.vcz_tasks import (BY_NAME, TASKS, Task, central_region,
@@ -274,9 +274,7 @@ def _task_rows(exp: dict, dataset: str, store: str, task: Task, path: str, regio
         rows.append({
             "run_id": run_id, "time": time.strftime("%Y-%m-%d %H:%M:%S"),
             "dataset": dataset, "store": store, "task": task.name, "impl": impl,
-            "runs": len(rs), "seconds": round(seconds, 6),
-            "cpu": round(statistics.median(r["cpu"] for r in rs), 6),
-            "peak_rss_mb": round(max(r["peak_rss_mb"] for r in rs), 1),
+            **timing_columns(rs, seconds),
             "records": rs[0]["records"], "bytes": rs[0]["bytes"],
             "digest": rs[0]["digest"], "agrees": agrees,
             # Four significant figures: a ratio of 0.0364 (27x) keeps its precision.
@@ -337,7 +335,7 @@ def run(path: Path, list_only: bool = False, log=print) -> int:
                     if got is None or not got[0]["agrees"]:
                         failed += 1
                     rows.extend(got or [])
-    _write_csv(exp["output"], rows)
+    append_rows(exp["output"], rows, COLUMNS)
     log(f"results: {exp['output']}")
     return 1 if failed else 0
 
@@ -353,16 +351,6 @@ def _line(rows: list[dict]) -> str:
     return (f"  {ours['task']:<32} turbozarr {ours['seconds']:9.4f} s  vcztools "
             f"{theirs['seconds']:9.4f} s  {1 / ours['ratio_to_vcztools']:6.1f}x  "
             f"peak {ours['peak_rss_mb']:.0f}/{theirs['peak_rss_mb']:.0f} MiB  {same}{extra}")
-
-
-def _write_csv(path: Path, rows: list[dict]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    new = not path.exists()
-    with path.open("a", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=COLUMNS)
-        if new:
-            w.writeheader()
-        w.writerows(rows)
 
 
 def markdown(rows: list[dict]) -> str:

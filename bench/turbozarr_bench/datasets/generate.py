@@ -121,11 +121,22 @@ def stored_files(root: Path) -> list[Path]:
     return sorted(p for p in root.rglob("*") if p.is_file())
 
 
-def generate(spec: DatasetSpec, directory: Path) -> dict[str, Any]:
-    """Writes the fixture into `directory` (which must be empty) and returns its stamp."""
+def write_stamp(directory: Path, stamp: dict[str, Any]) -> dict[str, Any]:
+    """Writes stamp.json (with the writing libraries' versions added) in one
+    rename, so that a fixture whose stamp is there was written whole."""
     import numcodecs
     import zarr
 
+    stamp = dict(stamp, writer=f"zarr-python {zarr.__version__}, numcodecs "
+                              f"{numcodecs.__version__}, numpy {np.__version__}")
+    tmp = directory / "stamp.json.tmp"
+    tmp.write_text(json.dumps(stamp, indent=1))
+    os.replace(tmp, directory / "stamp.json")
+    return stamp
+
+
+def generate(spec: DatasetSpec, directory: Path) -> dict[str, Any]:
+    """Writes the fixture into `directory` (which must be empty) and returns its stamp."""
     start = time.perf_counter()
     directory.mkdir(parents=True, exist_ok=True)
     if spec.kind == "npy":
@@ -154,14 +165,9 @@ def generate(spec: DatasetSpec, directory: Path) -> dict[str, Any]:
         "nbytes": spec.nbytes,
         "stored_bytes": sum(p.stat().st_size for p in files),
         "nfiles": len(files),
-        "writer": f"zarr-python {zarr.__version__}, numcodecs {numcodecs.__version__}, "
-                  f"numpy {np.__version__}",
         "seconds": round(time.perf_counter() - start, 3),
     }
-    tmp = directory / "stamp.json.tmp"
-    tmp.write_text(json.dumps(stamp, indent=1))
-    os.replace(tmp, directory / "stamp.json")
-    return stamp
+    return write_stamp(directory, stamp)
 
 
 def main(argv: list[str]) -> int:

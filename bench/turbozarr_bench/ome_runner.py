@@ -1,0 +1,409 @@
+"""Workload E: OME-Zarr image IO and pyramid creation, turbozarr beside
+ngio, ome-zarr-py, zarr-python and the other OME-Zarr libraries, on the
+images of ome_tasks.py.
+
+An experiment file with `suite = "ome"` selects this runner:
+
+    turbozarr-bench run bench/experiments/workload-e.toml
+
+Each operation runs `warmup + repeats` times per side, the sides in turn
+(turbozarr, ngio, ome-zarr-py, ...), every run in a process of its own
+(ome_child.py, which says what is timed). The figures are medians. Every
+side is run in the harness's interpreter: a peer that is not installed there
+reads `unavailable` with the reason, a side without a call for an operation
+`unsupported` with the reason; neither is left out of the results.
+
+Nobody is timed for less work, and nobody is checked by itself:
+- reads come from a fixture written once by plain zarr-python with NGFF
+  metadata written by hand (ome_fixture.py), and what each side returns
+  must have the digest of the pixels the generator made;
+- writes go into a fresh image and are read back with zarr-python; the
+  digest must be the pixels handed in;
+- a create is audited from what the side left on disk: as many levels as
+  asked, each of the shape that halving y and x gives, the image's dtype,
+  level 0 exactly the pixels handed in. The digest of the whole pyramid is
+  recorded beside it: equal for sides that round alike (nearest: all; mean:
+  turbozarr and the numpy reference round half to even, ngio and
+  ome-zarr-py truncate), and what each side was handed for the method is in
+  `method_native`.
+A turbozarr run that fails or any row that disagrees fails the command; a
+peer that fails is a finding in the table.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+import uuid
+from pathlib import Path
+from typing import Any
+
+from turbozarr_bench.config import DEFAULT_DATA_DIR
+from turbozarr_bench.results_csv import append_rows, timing_columns
+from turbozarr_bench.datasets.spec import DatasetSpec, SpecError
+from turbozarr_bench.ome_tasks import (BY_NAME, IMAGES, METHODS, OPERATIONS, Operation,
+                                       describe, level_shapes, region, resolve_image)
+
+ROOT = Path(__file__).resolve().parents[2]
+KEYS = {"suite", "title", "description", "repeats", "warmup", "image", "operation", "impl",
+        "method", "data_dir", "output", "images"}
+# Every side of the workload: the module that says it is installed, the
+# distribution whose version is recorded, and whether the harness drives it
+# (ome_child.py). A peer the harness does not drive yet reads `unsupported`
+# when installed, `unavailable` when not.
+IMPLS: dict[str, tuple[str, str, bool]] = {
+    "turbozarr": ("turbozarr", "turbozarr", True),
+    "ngio": ("ngio", "ngio", True),
+    "ome-zarr-py": ("ome_zarr", "ome-zarr", True),
+    "zarr-python": ("zarr", "zarr", True),
+    "tensorstore": ("tensorstore", "tensorstore", True),
+    "ngff-zarr": ("ngff_zarr", "ngff-zarr", False),
+    "bioio": ("bioio_ome_zarr", "bioio-ome-zarr", False),
+    "iohub": ("iohub", "iohub", False),
+    "acquire-zarr": ("acquire_zarr", "acquire-zarr", False),
+}
+COLUMNS = ["run_id", "time", "image", "operation", "method", "impl", "version", "status",
+           "reason", "runs", "seconds", "cpu", "peak_rss_mb", "bytes", "rate_mib_s", "digest",
+           "expected", "agrees", "ratio_to_turbozarr", "method_native", "levels",
+           "level_shapes", "pyramid_digest"]
+CHILD_TIMEOUT = 3600  # seconds one run may take before it counts as failed
+
+
+class OmeConfigError(ValueError):
+    pass
+
+
+def is_ome_experiment(path: Path) -> bool:
+    try:
+        return tomllib.loads(Path(path).read_text()).get("suite") == "ome"
+    except (OSError, tomllib.TOMLDecodeError):
+        return False
+
+
+def _names(path: Path, raw: dict, key: str, default: list[str], known) -> list[str]:
+    value = raw.get(key, default)
+    value = [value] if isinstance(value, str) else value
+    if not isinstance(value, list) or not value:
+        raise OmeConfigError(f"{path}: '{key}' must be a non-empty list, got {value!r}")
+    bad = [v for v in value if v not in known]
+    if bad:
+        raise OmeConfigError(f"{path}: unknown {key} {bad} (known: {sorted(known)})")
+    return value
+
+
+def load(path: Path) -> dict[str, Any]:
+    raw = tomllib.loads(path.read_text())
+    unknown = set(raw) - KEYS
+    if unknown:
+        raise OmeConfigError(f"{path}: unknown keys {sorted(unknown)} (known: {sorted(KEYS)})")
+    if raw.get("suite", "ome") != "ome":
+        raise OmeConfigError(f"{path}: suite must be \"ome\", got {raw['suite']!r}")
+    tables = raw.get("images", {})
+    if not isinstance(tables, dict) or not all(isinstance(t, dict) for t in tables.values()):
+        raise OmeConfigError(f"{path}: [images.<name>] must be tables")
+    names = _names(path, raw, "image", ["small"], set(IMAGES) | set(tables))
+    try:
+        images = [resolve_image(n, tables, str(path)) for n in names]
+    except SpecError as e:
+        raise OmeConfigError(str(e)) from None
+    operations = _names(path, raw, "operation", [op.name for op in OPERATIONS], BY_NAME)
+    impls = _names(path, raw, "impl", list(IMPLS), IMPLS)
+    if "turbozarr" not in impls:
+        raise OmeConfigError(f"{path}: impl must include turbozarr (the ratios are against it)")
+    base = path.parent
+    out = raw.get("output")
+    return {
+        "title": raw.get("title", path.stem),
+        "repeats": int(raw.get("repeats", 3)),
+        "warmup": int(raw.get("warmup", 1)),
+        "images": images,
+        "operations": [BY_NAME[o] for o in operations],
+        "impls": ["turbozarr"] + [i for i in impls if i != "turbozarr"],
+        "methods": _names(path, raw, "method", list(METHODS), METHODS),
+        "output": (base / out).resolve() if out else base / "results" / f"{path.stem}.csv",
+        "data_dir": Path(raw.get("data_dir", DEFAULT_DATA_DIR)).expanduser(),
+    }
+
+
+# -- the sides -------------------------------------------------------------------
+
+
+def _child_env() -> dict[str, str]:
+    return dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "python"), str(ROOT / "bench")]))
+
+
+def availability(impls: list[str]) -> dict[str, tuple[str, str]]:
+    """impl -> (version, "") when the children's interpreter has it, else
+    ("", why not), asked of that interpreter in the children's environment."""
+    probe = """
+import importlib.util, importlib.metadata, json, sys
+out = {}
+for impl, (module, dist) in json.loads(sys.argv[1]).items():
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        out[impl] = ["", f"{dist} is not installed in {sys.executable}"]
+        continue
+    try:
+        out[impl] = [importlib.metadata.version(dist), ""]
+    except importlib.metadata.PackageNotFoundError:
+        out[impl] = ["in-tree", ""]
+print(json.dumps(out))
+"""
+    doc = json.dumps({i: IMPLS[i][:2] for i in impls})
+    proc = subprocess.run([sys.executable, "-c", probe, doc], capture_output=True, text=True,
+                          env=_child_env())
+    if proc.returncode != 0:
+        raise RuntimeError(f"probing the sides failed: {proc.stderr[-2000:]}")
+    found = {k: (v[0], v[1]) for k, v in json.loads(proc.stdout).items()}
+    for impl in impls:
+        if found[impl][0] and not IMPLS[impl][2]:
+            found[impl] = (found[impl][0], "unsupported")
+    return found
+
+
+def _child(impl: str, op: Operation, spec: DatasetSpec, fixture: Path | None, method: str,
+           work: Path) -> dict[str, Any]:
+    run_dir = Path(tempfile.mkdtemp(prefix=f"{impl}-", dir=work))
+    doc = json.dumps({"impl": impl, "op": op.name, "image": spec.to_json(),
+                      "path": str(fixture) if fixture else "", "workdir": str(run_dir),
+                      "method": method})
+    try:
+        proc = subprocess.run([sys.executable, "-m", "turbozarr_bench.ome_child", doc],
+                              capture_output=True, text=True, env=_child_env(),
+                              timeout=CHILD_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        raise RuntimeError(f"{impl} {op.name}: more than {CHILD_TIMEOUT} s") from None
+    finally:
+        shutil.rmtree(run_dir, ignore_errors=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{impl} {op.name}: {proc.stderr.strip()[-2000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+# -- the checks ------------------------------------------------------------------
+
+
+def _expected_read(op: Operation, spec: DatasetSpec, fixture: Path) -> str:
+    """The digest of the pixels a read must return: the fixture's own for
+    the whole image, the generator's for a region."""
+    if op.region == "full":
+        return json.loads((fixture.parent / "stamp.json").read_text())["checksum"]
+    from turbozarr_bench.checksum import array_digest
+    from turbozarr_bench.datasets.pixels import make_generator
+
+    gen = make_generator("ome", spec.shape, spec.dtype, spec.seed)
+    return array_digest(gen(region(op, spec)))
+
+
+def _pyramid_problems(spec: DatasetSpec, audit: dict) -> list[str]:
+    want = level_shapes(spec)
+    levels = audit.get("levels", [])
+    problems = []
+    if len(levels) != len(want):
+        problems.append(f"{len(levels)} levels, not {len(want)}")
+    for k, (lv, shape) in enumerate(zip(levels, want)):
+        if lv["shape"] != shape:
+            problems.append(f"level {k} is {lv['shape']}, not {shape}")
+        if lv["dtype"] != spec.dtype:
+            problems.append(f"level {k} is {lv['dtype']}, not {spec.dtype}")
+        # zstd, or nothing: a side that skipped the codec did less work.
+        codec = [] if spec.values["codec"] == "none" else [
+            "Zstd" if spec.zarr_format == 2 else "ZstdCodec"]
+        if lv.get("compressors") != codec:
+            problems.append(f"level {k} is compressed by {lv.get('compressors')}, not {codec}")
+    if audit.get("zarr_format") != spec.zarr_format:
+        problems.append(f"Zarr v{audit.get('zarr_format')}, not v{spec.zarr_format}")
+    return problems
+
+
+# -- the run ---------------------------------------------------------------------
+
+
+def _case_rows(exp: dict, spec: DatasetSpec, op: Operation, method: str,
+               fixture: Path | None, expected: str, found: dict, work: Path, run_id: str,
+               log) -> list[dict]:
+    """One operation on every side (A B C A B C ...), as CSV rows,
+    turbozarr's first."""
+    status: dict[str, str] = {}
+    reason: dict[str, str] = {}
+    runs: dict[str, list[dict]] = {}
+    for impl in exp["impls"]:
+        version, why = found[impl]
+        if not version:
+            status[impl], reason[impl] = "unavailable", why
+        elif why == "unsupported":
+            status[impl] = "unsupported"
+            reason[impl] = f"the harness has no driver for {impl} {version} yet"
+        else:
+            status[impl], runs[impl] = "ok", []
+    for k in range(exp["warmup"] + exp["repeats"]):
+        for impl in [i for i in exp["impls"] if status[i] == "ok"]:
+            try:
+                r = _child(impl, op, spec, fixture, method, work)
+            except RuntimeError as e:
+                status[impl], reason[impl] = "failed", str(e).splitlines()[-1][:300]
+                log(f"    {impl}: FAILED {e}")
+                continue
+            if r.get("status") == "unsupported":
+                status[impl], reason[impl] = "unsupported", r["reason"]
+                continue
+            if k >= exp["warmup"]:
+                runs[impl].append(r)
+    ours = runs.get("turbozarr") if status["turbozarr"] == "ok" else None
+    ours_median = statistics.median(r["seconds"] for r in ours) if ours else None
+    rows = []
+    for impl in exp["impls"]:
+        row = {c: "" for c in COLUMNS}
+        row.update({"run_id": run_id, "time": time.strftime("%Y-%m-%d %H:%M:%S"),
+                    "image": spec.name, "operation": op.name,
+                    "method": method if op.kind == "create" else "", "impl": impl,
+                    "version": found[impl][0], "status": status[impl],
+                    "reason": reason.get(impl, "")})
+        rs = runs.get(impl) or []
+        if status[impl] == "ok" and rs:
+            seconds = statistics.median(r["seconds"] for r in rs)
+            first = rs[0]
+            want = expected or first["expected"]
+            digests = {r["digest"] for r in rs}
+            problems = [] if digests == {want} else [f"digest {sorted(digests)} != {want}"]
+            if op.kind == "create":
+                audit = first["audit"]
+                problems += _pyramid_problems(spec, audit)
+                row.update({"levels": len(audit["levels"]),
+                            "level_shapes": " ".join("x".join(map(str, lv["shape"][2:]))
+                                                     for lv in audit["levels"]),
+                            "pyramid_digest": audit["pyramid_digest"]})
+            if problems:
+                log(f"    {impl}: DISAGREES: {'; '.join(problems)}")
+            row.update({
+                **timing_columns(rs, seconds),
+                "bytes": first["bytes"],
+                "rate_mib_s": round(first["bytes"] / seconds / 2**20, 1) if seconds else "",
+                "digest": first["digest"], "expected": want, "agrees": not problems,
+                "ratio_to_turbozarr": (float(f"{seconds / ours_median:.4g}")
+                                       if ours_median else ""),
+                "method_native": first.get("method_native", ""),
+            })
+        rows.append(row)
+    log(_line(rows))
+    return rows
+
+
+def run(path: Path, list_only: bool = False, log=print) -> int:
+    try:
+        exp = load(Path(path))
+    except OmeConfigError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    found = availability(exp["impls"])
+    if list_only:
+        for spec in exp["images"]:
+            log(f"{spec.name}: {describe(spec)}")
+        log("operations: " + ", ".join(op.name for op in exp["operations"])
+            + "; create by " + ", ".join(exp["methods"]))
+        for impl in exp["impls"]:
+            version, why = found[impl]
+            log(f"  {impl}: {version or 'unavailable'}{f' ({why})' if why else ''}")
+        log(f"{exp['warmup']} warm-up + {exp['repeats']} runs per side, {sys.executable}")
+        return 0
+    from turbozarr_bench import ome_fixture
+
+    run_id, rows, failed = uuid.uuid4().hex[:8], [], 0
+    exp["data_dir"].mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=".ome-work-", dir=exp["data_dir"]))
+    try:
+        for spec in exp["images"]:
+            log(f"{spec.name}: {describe(spec)}")
+            fixture = None
+            if any(op.kind == "read" for op in exp["operations"]):
+                fixture = ome_fixture.ensure(spec, exp["data_dir"], log=log)
+            for op in exp["operations"]:
+                if op.kind != "create" and region(op, spec) is None:
+                    log(f"  {op.name}: skipped, the image has no ROI size")
+                    continue
+                expected = _expected_read(op, spec, fixture) if op.kind == "read" else ""
+                for method in (exp["methods"] if op.kind == "create" else [""]):
+                    got = _case_rows(exp, spec, op, method, fixture, expected, found, work,
+                                     run_id, log)
+                    ours = got[0]
+                    if ours["status"] != "ok" or any(r["agrees"] is False for r in got):
+                        failed += 1
+                    rows.extend(got)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    append_rows(exp["output"], rows, COLUMNS)
+    log("")
+    log(markdown(rows))
+    log(f"results: {exp['output']}")
+    return 1 if failed else 0
+
+
+def _line(rows: list[dict]) -> str:
+    """turbozarr beside each side that ran, and what the others say."""
+    ours = rows[0]
+    case = ours["operation"] + (f" ({ours['method']})" if ours["method"] else "")
+    parts = []
+    for r in rows:
+        if r["status"] == "ok":
+            parts.append(f"{r['impl']} {r['seconds']:.4f} s"
+                         + ("" if r["agrees"] else " DIFFERS"))
+        elif r["status"] != "unavailable":
+            parts.append(f"{r['impl']} {r['status']}")
+    return f"  {case:<30} " + "  ".join(parts)
+
+
+def markdown(rows: list[dict]) -> str:
+    """The rows of one run as a Markdown table: a line per image, operation
+    and method, a column per side that ran anywhere (seconds, or why not),
+    turbozarr's speed-up over the fastest peer; the sides that were
+    unavailable throughout below it, with the reason."""
+    impls: list[str] = []
+    for r in rows:
+        if r["impl"] not in impls:
+            impls.append(r["impl"])
+    shown = [i for i in impls if any(r["impl"] == i and r["status"] != "unavailable"
+                                     for r in rows)]
+    groups: dict[tuple[str, str, str], dict[str, dict]] = {}
+    for r in rows:
+        groups.setdefault((r["image"], r["operation"], r["method"]), {})[r["impl"]] = r
+    out = ["| image | operation | method | " + " | ".join(shown)
+           + " | speed-up vs fastest peer | peak MiB (tz / fastest peer) |",
+           "|---|---|---|" + "---|" * (len(shown) + 2)]
+    for (image, op, method), by in groups.items():
+        cells = []
+        for impl in shown:
+            r = by.get(impl)
+            if r is None:
+                cells.append("")
+            elif r["status"] == "ok":
+                mark = "" if str(r["agrees"]) == "True" else " (differs)"
+                cells.append(f"{float(r['seconds']):.4f} s{mark}")
+            else:
+                cells.append(r["status"])
+        ours = by.get("turbozarr")
+        peers = [r for i, r in by.items() if i != "turbozarr" and r["status"] == "ok"]
+        speed = peak = ""
+        if ours and ours["status"] == "ok" and peers:
+            best = min(peers, key=lambda r: float(r["seconds"]))
+            speed = f"{float(best['seconds']) / float(ours['seconds']):.1f}x ({best['impl']})"
+            peak = f"{float(ours['peak_rss_mb']):.0f} / {float(best['peak_rss_mb']):.0f}"
+        out.append(f"| {image} | {op} | {method} | " + " | ".join(cells) + f" | {speed} | {peak} |")
+    missing = {}
+    for i in impls:
+        if i not in shown:
+            missing[i] = next(r["reason"] for r in rows if r["impl"] == i)
+    if missing:
+        out.append("")
+        out.append("Unavailable: " + "; ".join(f"{i} ({why})" for i, why in missing.items())
+                   + ".")
+    return "\n".join(out) + "\n"
