@@ -166,7 +166,8 @@ TEST_F(ArrayOverS3Test, WritesTheSameObjectsAndReadsTheSameValues) {
 }
 
 // zarr-python (through obstore's S3 client) reads the three arrays turbozarr
-// wrote and writes one for turbozarr to read.
+// wrote and writes one for turbozarr to read. (No single quote in it: the
+// shell hands it over inside single quotes.)
 constexpr char kZarrPython[] = R"(
 import sys
 import numpy as np
@@ -189,6 +190,11 @@ b = zarr.create_array(store, name="from_python", shape=(50, 40), chunks=(16, 16)
                       shards=(32, 32), dtype="int32", fill_value=0)
 b[...] = np.arange(2000, dtype=np.int32).reshape(50, 40)
 print("wrote from_python")
+# Leave without the interpreter teardown: the obstore runtime threads now and
+# then abort the process while it shuts down, after everything above is done.
+import os
+sys.stdout.flush()
+os._exit(0)
 )";
 
 TEST_F(ArrayOverS3Test, ZarrPythonReadsWhatTurbozarrWroteAndTheOtherWayRound) {
