@@ -482,3 +482,12 @@ def test_an_image_served_over_http_opens_and_reads(http_root, version):
     assert image.labels == ["cells"]
     np.testing.assert_array_equal(image.label("cells").read(level=2),
                                   local.label("cells").read(level=2))
+
+
+def test_a_mask_image_gets_a_window_of_zero_to_one(tmp_path):
+    mask = np.zeros((64, 64), bool)
+    mask[10:40, 5:30] = True
+    image = ome.create(mask, tmp_path / "mask.ome.zarr", levels=2, method="nearest")
+    window = image.omero["channels"][0]["window"]
+    assert (window["min"], window["max"]) == (0.0, 1.0)
+    np.testing.assert_array_equal(image.read(level=1), mask[1::2, 1::2])

@@ -335,20 +335,23 @@ def _default_chunks(axes: list[Axis], shape: Sequence[int]) -> list[int]:
     return [min(n, 256) if a.name in ("y", "x") else 1 for a, n in zip(axes, shape)]
 
 
-def _omero(source: Image, channel_names: Sequence[str] | None,
-           channel_colors: Sequence[str] | None, contrast: tuple[float, float] | None) -> dict:
+def _omero(axes: list[Axis], shape: Sequence[int], coarse: np.ndarray,
+           channel_names: Sequence[str] | None, channel_colors: Sequence[str] | None,
+           contrast: tuple[float, float] | None) -> dict:
     """Channels: names, colours and display windows from percentiles of
-    the coarsest level (a faithful sample of the pixels, read cheaply)."""
-    c = [a.type for a in source.axes].index("channel") if any(
-        a.type == "channel" for a in source.axes) else None
-    n = source.shape[c] if c is not None else 1
+    `coarse`, the coarsest level (a faithful sample of the pixels, read
+    cheaply)."""
+    c = [a.type for a in axes].index("channel") if any(
+        a.type == "channel" for a in axes) else None
+    n = shape[c] if c is not None else 1
     names = list(channel_names) if channel_names else [f"channel {i}" for i in range(n)]
     if len(names) != n:
         raise ValueError(f"{len(names)} channel names for {n} channels")
-    coarse = source.levels[-1].array[...]
-    dtype = coarse.dtype
-    if np.issubdtype(dtype, np.integer):
-        lo, hi = float(np.iinfo(dtype).min), float(np.iinfo(dtype).max)
+    if coarse.dtype == np.bool_:  # masks: a window of 0 to 1
+        coarse = coarse.astype(np.uint8)
+        lo, hi = 0.0, 1.0
+    elif np.issubdtype(coarse.dtype, np.integer):
+        lo, hi = float(np.iinfo(coarse.dtype).min), float(np.iinfo(coarse.dtype).max)
     else:
         lo, hi = float(np.nanmin(coarse)), float(np.nanmax(coarse))
     channels = []
@@ -455,18 +458,18 @@ def create(data: Any, store: Any, *, path: str = "", axes: Any = None,
             image_label["colors"] = [{"label-value": int(v), "rgba": [int(x) for x in rgba]}
                                      for v, rgba in _label["colors"].items()]
         keys["image-label"] = image_label
+    else:
+        coarse = root[multiscale["datasets"][-1]["path"]][...]
+        keys["omero"] = _omero(image_axes, shape, coarse, channel_names, channel_colors,
+                               contrast)
+    # The group's attributes written once, then the image opened once.
     attributes = json.loads(_core.ome_write_multiscale(json.dumps(multiscale), "{}"))
     if zarr_format == 3:
         attributes["ome"].update(keys)
     else:
         attributes.update(keys)
     root.attrs.update(attributes)
-    image = Image(_open_group(root.store, "r+", path=root.path))
-    if _label is None:
-        omero = _omero(image, channel_names, channel_colors, contrast)
-        _set_ome_keys(image.group, ngff_version, {"omero": omero})
-        image = Image(_open_group(root.store, "r+", path=root.path))
-    return image
+    return Image(_open_group(root.store, "r+", path=root.path))
 
 
 def open(store: Any, *, path: str = "", mode: str = "r") -> Image:  # noqa: A001

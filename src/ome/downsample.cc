@@ -105,14 +105,15 @@ void DownsampleTyped(const T* in, const std::vector<int64_t>& in_shape,
   int64_t out_rows = 1;
   for (size_t d = 0; d + 1 < rank; ++d) out_rows *= out_shape[d];
   std::vector<int64_t> index(rank - 1, 0);  // the output row's coordinates
-  std::vector<int64_t> rows;                // its input rows' offsets
+  // The output row's input rows' offsets, built axis by axis in two buffers
+  // that every row reuses (no allocation per row).
+  std::vector<int64_t> rows, next;
   std::vector<T> scratch;
   for (int64_t row = 0; row < out_rows; ++row) {
     rows.assign(1, 0);
     for (size_t d = 0; d + 1 < rank; ++d) {
       const Span s = Select(index[d], factors[d], in_shape[d], method);
-      std::vector<int64_t> next;
-      next.reserve(rows.size() * static_cast<size_t>(s.count));
+      next.clear();
       for (int64_t r : rows) {
         for (int64_t k = 0; k < s.count; ++k) next.push_back(r + (s.first + k) * stride[d]);
       }
