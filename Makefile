@@ -23,7 +23,7 @@ export CCACHE_BASEDIR
 
 .PHONY: setup build demo test test-cpp test-python test-install test-wheel test-sanitize \
         tsan-build test-tsan test-concurrency test-vcz soak test-zarr-python test-zarr-python-full fuzz fuzz-build \
-        fuzz-all fuzz-merge micro-bench fixtures clean
+        fuzz-all fuzz-merge micro-bench bench-ome-env fixtures clean
 
 setup:
 	@bash scripts/setup.sh
@@ -135,6 +135,12 @@ test: test-cpp test-python test-install test-wheel test-zarr-python test-sanitiz
 # The C++ micro-benchmarks (codecs, copy kernels, per-chunk cost), on demand:
 #   make micro-bench FILTER=DecodeInto
 FILTER ?= .
+# Workload E's OME-Zarr peers beyond ngio and ome-zarr-py (tensorstore,
+# ngff-zarr, bioio, iohub, acquire-zarr) in .venv-ome; run workload E with
+# .venv-ome/bin/python to time them (bench/experiments/workload-e.toml).
+bench-ome-env: setup
+	@bash scripts/setup.sh --ome-peers
+
 micro-bench: build
 	$(BUILD)/bench/micro/tz_micro_bench --benchmark_filter='$(FILTER)' \
 	  --benchmark_repetitions=3 --benchmark_report_aggregates_only=true

@@ -5,7 +5,8 @@
 # .venv (the default python3, requirements-dev.txt), .venv312 (Python 3.12,
 # requirements-py312.txt: zarr-python 3.4, xarray and dask need 3.12) and
 # .venv-vcz (requirements-vcz.txt: vcztools and bio2zarr, the VCF Zarr peers,
-# kept apart so that their pins do not move the others').
+# kept apart so that their pins do not move the others'). `--ome-peers` adds
+# .venv-ome (requirements-ome-peers.txt: workload E's other OME-Zarr peers).
 # Re-running it when everything is present takes about a second.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -103,6 +104,11 @@ make_venv .venv-vcz "${PYTHON:-python3}" requirements-vcz.txt
 PY312=""
 [ -x .venv312/bin/python ] || require_py312
 make_venv .venv312 "$PY312" requirements-py312.txt
+# Workload E's other OME-Zarr peers, only when asked (make bench-ome-env).
+if [ "${1:-}" = "--ome-peers" ]; then
+  [ -n "$PY312" ] || require_py312
+  make_venv .venv-ome "$PY312" requirements-ome-peers.txt
+fi
 
 # c-blosc 1.21.7 from its release sources, which CMake prefers to Debian's.
 bash scripts/build_blosc.sh .venv/bin/python

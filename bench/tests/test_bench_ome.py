@@ -113,3 +113,71 @@ def test_the_workload_files_load_and_list(tmp_path):
     assert ome_runner.run(experiments / "workload-e-smoke.toml", list_only=True,
                           log=lines.append) == 0
     assert any(line.startswith("small: (1, 16, 512, 512) uint16 v3") for line in lines)
+
+
+OTHER_PEERS = {"tensorstore": "tensorstore", "ngff-zarr": "ngff_zarr", "bioio": "bioio_ome_zarr",
+               "iohub": "iohub", "acquire-zarr": "acquire_zarr"}
+
+
+@pytest.mark.skipif(not any(_installed(m) for m in OTHER_PEERS.values()),
+                    reason="none of the other OME-Zarr peers is installed (make bench-ome-env)")
+def test_the_other_peers_where_installed(write_toml, tmp_path):
+    """tensorstore, ngff-zarr, bioio, iohub and acquire-zarr, where this
+    interpreter has them (.venv-ome): what each can do agrees with the
+    generator's pixels; what it cannot reads `unsupported` with the reason."""
+    from turbozarr_bench import ome_runner
+
+    impls = ["turbozarr"] + [i for i, m in OTHER_PEERS.items() if _installed(m)]
+    exp = write_toml(f"""
+suite = "ome"
+repeats = 1
+warmup = 0
+image = ["tiny"]
+operation = ["read_roi_straddling", "write_roi_aligned", "create"]
+method = ["mean", "nearest"]
+impl = {impls!r}
+data_dir = "{tmp_path / 'data'}"
+output = "out.csv"
+{TINY}""")
+    lines: list[str] = []
+    ome_runner.run(exp, log=lines.append)
+    with (tmp_path / "out.csv").open() as f:
+        by = {(r["operation"], r["method"], r["impl"]): r for r in csv.DictReader(f)}
+    ours = {k: r for k, r in by.items() if k[2] == "turbozarr"}
+    assert all(r["status"] == "ok" and r["agrees"] == "True" for r in ours.values()), ours
+
+    def row(op, impl, method=""):
+        return by[(op, method, impl)]
+
+    if "tensorstore" in impls:
+        for op in ("read_roi_straddling", "write_roi_aligned"):
+            assert row(op, "tensorstore")["agrees"] == "True"
+        assert row("create", "tensorstore", "mean")["status"] == "unsupported"
+    if "ngff-zarr" in impls:
+        assert row("read_roi_straddling", "ngff-zarr")["agrees"] == "True"
+        assert "no call that writes into an existing" in row("write_roi_aligned",
+                                                             "ngff-zarr")["reason"]
+        for method, native in (("mean", "ITKWASM_BIN_SHRINK"), ("nearest", "DASK_IMAGE_NEAREST")):
+            r = row("create", "ngff-zarr", method)
+            assert r["agrees"] == "True" and native in r["method_native"], r
+            assert r["level_shapes"] == "128x128 64x64 32x32"
+    if "bioio" in impls:
+        assert row("read_roi_straddling", "bioio")["agrees"] == "True"
+        assert "every level" in row("write_roi_aligned", "bioio")["reason"]
+        assert "nearest-neighbour" in row("create", "bioio", "mean")["reason"]
+        nearest = row("create", "bioio", "nearest")
+        # resize(order=0) picks the pixel turbozarr's nearest picks.
+        assert nearest["agrees"] == "True"
+        assert nearest["pyramid_digest"] == row("create", "turbozarr", "nearest")["pyramid_digest"]
+    if "iohub" in impls:
+        for op in ("read_roi_straddling", "write_roi_aligned"):
+            assert row(op, "iohub")["agrees"] == "True"
+        # iohub writes blosc only: its create is timed but differs in codec.
+        r = row("create", "iohub", "mean")
+        assert r["status"] == "ok" and "blosc(zstd" in r["method_native"]
+        assert r["level_shapes"] == "128x128 64x64 32x32"
+    if "acquire-zarr" in impls:
+        for op, method in (("read_roi_straddling", ""), ("write_roi_aligned", ""),
+                           ("create", "mean")):
+            r = row(op, "acquire-zarr", method)
+            assert r["status"] == "unsupported" and r["reason"], r
