@@ -169,6 +169,8 @@ Status RunCreate(const CreateOptions& o) {
   TZ_ASSIGN_OR_RETURN(ome::DownsampleMethod method, ome::ParseDownsampleMethod(o.method));
   TZ_ASSIGN_OR_RETURN(Location from, OpenLocation(o.source, "", ReadOnly()));
   TZ_ASSIGN_OR_RETURN(std::shared_ptr<Array> source, Array::Open(from.store, from.path));
+  // A pyramid that cannot be built is refused before anything is written.
+  TZ_RETURN_NOT_OK(ome::CheckDownsampleType(source->dtype(), method));
   const size_t rank = source->shape().size();
   const std::string ngff = o.ngff.empty() ? (source->metadata().zarr_format == 2 ? "0.4" : "0.5")
                                           : o.ngff;
@@ -291,11 +293,7 @@ Status RunDownsample(const DownsampleOptions& o) {
   for (size_t k = 1; k < image.levels.size(); ++k) {
     const Array& lower = *image.levels[k - 1];
     Array& upper = *image.levels[k];
-    std::vector<int64_t> factors;
-    for (size_t d = 0; d < lower.shape().size(); ++d) {
-      factors.push_back(upper.shape()[d] ? std::max<int64_t>(1, lower.shape()[d] / upper.shape()[d])
-                                         : 1);
-    }
+    const std::vector<int64_t> factors = ome::FactorsBetween(lower.shape(), upper.shape());
     ome::DownsampleOptions options;
     options.memory_budget_bytes = o.memory_budget_mib << 20;
     options.progress = TileProgress(bar, Bytes(upper), before);

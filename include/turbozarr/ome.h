@@ -40,6 +40,12 @@ std::string_view DownsampleMethodName(DownsampleMethod method);
 // InvalidArgument naming the known methods for another name.
 Result<DownsampleMethod> ParseDownsampleMethod(std::string_view name);
 
+// OK when `method` can summarise pixels of `dtype`; InvalidArgument naming
+// both otherwise (strings, complex numbers and float16 take no method, bool
+// nearest and mode only). Callers check before they write level 0, so that
+// a create that cannot build its pyramid writes nothing.
+Status CheckDownsampleType(const DataType& dtype, DownsampleMethod method);
+
 // One axis: its name ("t", "c", "z", "y", "x", ...), its type ("time",
 // "channel", "space", or empty when unstated) and its unit (empty when
 // unstated; NGFF's names: "micrometer", "second", ...).
@@ -89,6 +95,12 @@ nlohmann::json WriteMultiscale(const Multiscale& multiscale,
 // at least 1, per axis (as ngio and ome-zarr-py size their levels).
 std::vector<int64_t> DownsampledShape(const std::vector<int64_t>& shape,
                                       const std::vector<int64_t>& factors);
+
+// The factors that make a level of shape `upper` from one of shape `lower`
+// (the inverse of DownsampledShape): lower / upper per axis, at least 1.
+// Shapes no factors relate are left to DownsampleInto to refuse.
+std::vector<int64_t> FactorsBetween(const std::vector<int64_t>& lower,
+                                    const std::vector<int64_t>& upper);
 
 // Level metadata derived from `base` (level 0's): the same data type,
 // codecs, fill value and format, `shape`, and chunks (or shards) no larger

@@ -92,6 +92,19 @@ void BindOme(nb::module_& m) {
       },
       nb::arg("multiscale"), nb::arg("attributes"));
 
+  m.def("ome_factors_between", &ome::FactorsBetween, nb::arg("lower"), nb::arg("upper"),
+        "The factors that make a level of shape `upper` from one of shape `lower`.");
+
+  m.def(
+      "ome_check_downsample",
+      [](const std::string& data_type, const std::string& method) {
+        const DataType dtype =
+            Unwrap(ParseV3DataType(ParseJsonArgument(data_type, "data type")));
+        Check(ome::CheckDownsampleType(dtype, Unwrap(ome::ParseDownsampleMethod(method))));
+      },
+      nb::arg("data_type"), nb::arg("method"),
+      "Raises unless `method` can downsample pixels of `data_type` (Zarr v3 JSON).");
+
   m.def(
       "ome_downsample_into",
       [](const Array& source, std::shared_ptr<Array> target, const std::vector<int64_t>& factors,

@@ -326,6 +326,11 @@ def test_what_is_not_an_image_gets_an_error_naming_the_field(tmp_path):
         ome.create(image_data((8, 8)), tmp_path / "g.ome.zarr", method="gaussian")
     with pytest.raises(ValueError, match="3 axes"):
         ome.create(image_data((8, 8)), tmp_path / "a.ome.zarr", axes="zyx")
+    # A pyramid it cannot build is refused before anything is written.
+    mask = image_data((16, 16)) > 2000
+    with pytest.raises(ValueError, match="cannot downsample bool pixels by mean"):
+        ome.create(mask, tmp_path / "m.ome.zarr")
+    assert not (tmp_path / "m.ome.zarr").exists()
     del g
 
 
@@ -383,6 +388,11 @@ def test_the_command_line_names_what_is_wrong(tmp_path):
     assert "unknown downsampling method 'gaussian'" in out
     out = run_cli("ome", "info", tmp_path / "src.zarr", expect=1)
     assert "no group" in out
+    turbozarr.array(image_data((4, 40, 40)) > 2000, str(tmp_path / "mask.zarr"))
+    out = run_cli("ome", "create", tmp_path / "mask.zarr", tmp_path / "m.zarr", "--method",
+                  "linear", expect=2)
+    assert "cannot downsample bool pixels by linear" in out
+    assert not (tmp_path / "m.zarr").exists()
     turbozarr.group(str(tmp_path / "g.zarr"))
     out = run_cli("ome", "info", tmp_path / "g.zarr", expect=2)
     assert "not an OME-Zarr image" in out

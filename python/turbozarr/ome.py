@@ -26,6 +26,7 @@ from turbozarr._api import create as _create_array
 from turbozarr._api import group as _group
 from turbozarr._api import open_group as _open_group
 from turbozarr._array import Array
+from turbozarr._dtypes import parse_dtype
 from turbozarr._codecs import AUTO
 from turbozarr._group import Group
 
@@ -209,7 +210,7 @@ class Image:
         for r in regions:
             box = None if r is None else (list(r[0]), list(r[1]))
             for lower, upper in zip(self.levels, self.levels[1:]):
-                factors = _factors_between(lower.shape, upper.shape)
+                factors = _core.ome_factors_between(lower.shape, upper.shape)
                 _core.ome_downsample_into(lower.array._core, upper.array._core, factors, method,
                                           region=box, memory_budget_bytes=memory_budget,
                                           progress=progress)
@@ -236,7 +237,7 @@ class Image:
         labels = self.group.require_group("labels")
         names = [n for n in self.labels if n != name] + [name]
         _set_ome_keys(labels, self.version, {"labels": names})
-        factors = [_factors_between(lo.shape, up.shape) for lo, up in
+        factors = [_core.ome_factors_between(lo.shape, up.shape) for lo, up in
                    zip(self.levels, self.levels[1:])]
         base_chunks = self.levels[0].array.chunks
         label = create(
@@ -254,15 +255,6 @@ class Image:
 
 def _join(parent: str, child: str) -> str:
     return f"{parent}/{child}" if parent else child
-
-
-def _factors_between(lower: Sequence[int], upper: Sequence[int]) -> list[int]:
-    """The factor per axis that makes `upper` from `lower` (floor sizes)."""
-    out = []
-    for lo, up in zip(lower, upper):
-        f = max(1, lo // up) if up else 1
-        out.append(f)
-    return out
 
 
 def _set_ome_keys(group: Group, version: str, keys: Mapping[str, Any]) -> None:
@@ -430,6 +422,8 @@ def create(data: Any, store: Any, *, path: str = "", axes: Any = None,
     dtype = np.dtype(dtype or data.dtype)
     if isinstance(data, np.ndarray) and data.dtype != dtype:
         data = data.astype(dtype)
+    # A pyramid that cannot be built is refused before anything is written.
+    _core.ome_check_downsample(json.dumps(parse_dtype(dtype).v3_data_type()), method)
     image_axes = _axes_of(axes, len(shape))
     steps = _level_factors(image_axes, shape, levels, min_size, downsample, factors)
     sizes = [float((pixel_sizes or {}).get(a.name, 1.0)) for a in image_axes]

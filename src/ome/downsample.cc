@@ -145,6 +145,7 @@ Status Downsample(const DataType& dtype, const void* in, const std::vector<int64
   for (int64_t n : in_shape) {
     if (n == 0) return Status::OK();  // nothing in, nothing out
   }
+  TZ_RETURN_NOT_OK(CheckDownsampleType(dtype, method));
 #define TZ_DOWNSAMPLE(ID, TYPE)                                                        \
   case DataTypeId::ID:                                                                 \
     DownsampleTyped(static_cast<const TYPE*>(in), in_shape, factors, method,           \
@@ -161,24 +162,54 @@ Status Downsample(const DataType& dtype, const void* in, const std::vector<int64
     TZ_DOWNSAMPLE(kUInt64, uint64_t)
     TZ_DOWNSAMPLE(kFloat32, float)
     TZ_DOWNSAMPLE(kFloat64, double)
+    TZ_DOWNSAMPLE(kBool, uint8_t)  // nearest or mode (CheckDownsampleType)
+    default:
+      break;
+  }
+#undef TZ_DOWNSAMPLE
+  return Status::Unsupported("no kernel for " + dtype.ToString() + " pixels");
+}
+
+}  // namespace turbozarr::ome::internal
+
+namespace turbozarr::ome {
+
+Status CheckDownsampleType(const DataType& dtype, DownsampleMethod method) {
+  switch (dtype.id()) {
+    case DataTypeId::kInt8:
+    case DataTypeId::kInt16:
+    case DataTypeId::kInt32:
+    case DataTypeId::kInt64:
+    case DataTypeId::kUInt8:
+    case DataTypeId::kUInt16:
+    case DataTypeId::kUInt32:
+    case DataTypeId::kUInt64:
+    case DataTypeId::kFloat32:
+    case DataTypeId::kFloat64:
+      return Status::OK();
     case DataTypeId::kBool:
       if (method == DownsampleMethod::kNearest || method == DownsampleMethod::kMode) {
-        DownsampleTyped(static_cast<const uint8_t*>(in), in_shape, factors, method,
-                        static_cast<uint8_t*>(out));
         return Status::OK();
       }
       break;
     default:
       break;
   }
-#undef TZ_DOWNSAMPLE
   return Status::InvalidArgument("cannot downsample " + dtype.ToString() + " pixels by " +
-                                 std::string(DownsampleMethodName(method)));
+                                 std::string(DownsampleMethodName(method)) +
+                                 (dtype.id() == DataTypeId::kBool
+                                      ? " (bool pixels take nearest or mode)"
+                                      : ""));
 }
 
-}  // namespace turbozarr::ome::internal
-
-namespace turbozarr::ome {
+std::vector<int64_t> FactorsBetween(const std::vector<int64_t>& lower,
+                                    const std::vector<int64_t>& upper) {
+  std::vector<int64_t> factors(lower.size(), 1);
+  for (size_t d = 0; d < lower.size() && d < upper.size(); ++d) {
+    if (upper[d] > 0) factors[d] = std::max<int64_t>(1, lower[d] / upper[d]);
+  }
+  return factors;
+}
 
 std::vector<int64_t> DownsampledShape(const std::vector<int64_t>& shape,
                                       const std::vector<int64_t>& factors) {

@@ -207,6 +207,9 @@ Result<Multiscale> BuildPyramid(const Array& level0, std::string_view image_path
                                    " axes, " + std::to_string(options.scale.size()) +
                                    " scales");
   }
+  if (Status s = CheckDownsampleType(level0.dtype(), options.method); !s.ok()) {
+    return Status::InvalidArgument(level0.Describe() + ": " + s.message());
+  }
   Multiscale m;
   m.version = options.version;
   m.name = options.name;

@@ -196,5 +196,48 @@ TEST(PyramidTest, BuildPyramidPlacesEachLevel) {
   EXPECT_EQ(BuildPyramid(**base, "img", options).status().code(), StatusCode::kInvalidArgument);
 }
 
+TEST(PyramidTest, FactorsBetweenLevelsInvertDownsampledShape) {
+  EXPECT_EQ(FactorsBetween({1, 64, 1024, 1023}, {1, 64, 512, 511}),
+            (std::vector<int64_t>{1, 1, 2, 2}));
+  for (const std::vector<int64_t>& shape : {std::vector<int64_t>{7, 9, 1},
+                                            std::vector<int64_t>{5, 3, 2}}) {
+    for (int64_t f : {2, 3, 4}) {
+      const std::vector<int64_t> factors(shape.size(), f);
+      const std::vector<int64_t> upper = DownsampledShape(shape, factors);
+      EXPECT_EQ(DownsampledShape(shape, FactorsBetween(shape, upper)), upper);
+    }
+  }
+  EXPECT_EQ(FactorsBetween({4, 0}, {2, 0}), (std::vector<int64_t>{2, 1}));
+}
+
+TEST(PyramidTest, APyramidItCannotBuildIsRefusedBeforeAnyLevelIsMade) {
+  EXPECT_TRUE(CheckDownsampleType(DataType(DataTypeId::kUInt16), DownsampleMethod::kMean).ok());
+  EXPECT_TRUE(CheckDownsampleType(DataType(DataTypeId::kBool), DownsampleMethod::kMode).ok());
+  EXPECT_TRUE(CheckDownsampleType(DataType(DataTypeId::kBool), DownsampleMethod::kNearest).ok());
+  Status s = CheckDownsampleType(DataType(DataTypeId::kBool), DownsampleMethod::kLinear);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("bool pixels take nearest or mode"), std::string::npos)
+      << s.ToString();
+  EXPECT_FALSE(CheckDownsampleType(DataType(DataTypeId::kComplex64), DownsampleMethod::kNearest)
+                   .ok());
+
+  auto store = MakeMemoryStore();
+  ArrayMetadata mask = Level0({1, 8, 8}, {1, 4, 4});
+  mask.dtype = DataType(DataTypeId::kBool);
+  mask.fill_value = DefaultFillValue(mask.dtype);
+  auto base = Array::Create(store, "mask/0", mask);
+  ASSERT_TRUE(base.ok());
+  PyramidOptions options;
+  options.factors = {{1, 2, 2}};
+  options.axes = {{"z", "space", ""}, {"y", "space", ""}, {"x", "space", ""}};
+  options.scale = {1.0, 1.0, 1.0};
+  options.method = DownsampleMethod::kMean;
+  auto m = BuildPyramid(**base, "mask", options);
+  EXPECT_EQ(m.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(m.status().message().find("cannot downsample bool pixels by mean"), std::string::npos)
+      << m.status().ToString();
+  EXPECT_FALSE(Array::Open(store, "mask/1").ok());  // no level was made
+}
+
 }  // namespace
 }  // namespace turbozarr::ome
