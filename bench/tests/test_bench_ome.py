@@ -181,3 +181,46 @@ output = "out.csv"
                            ("create", "mean")):
             r = row(op, "acquire-zarr", method)
             assert r["status"] == "unsupported" and r["reason"], r
+
+
+@pytest.mark.parametrize("layout", ["chunks", "shards", "v2"])
+def test_the_codec_ceiling_works_on_the_chunks_the_operation_touches(tmp_path, layout):
+    """The payloads a read's ceiling decodes are the stored chunks the region
+    overlaps (inner chunks of a shard), decoding to the image's pixels; the
+    chunks a write's ceiling encodes are what a write stores."""
+    import numcodecs
+    import numpy as np
+
+    from turbozarr_bench import ome_ceiling, ome_fixture, ome_tasks
+    from turbozarr_bench.datasets.pixels import make_generator
+
+    extra = {"chunks": {}, "shards": {"chunks": [1, 1, 32, 32], "shards": [1, 2, 64, 64]},
+             "v2": {"zarr_format": 2}}[layout]
+    tables = {"tiny": {"base": "small", "shape": [1, 4, 128, 128], "chunks": [1, 1, 64, 64],
+                       "roi_size": 64, **extra}}
+    spec = ome_tasks.resolve_image("tiny", tables, "test")
+    fixture = ome_fixture.ensure(spec, tmp_path, log=lambda *_: None)
+    pixels = make_generator("ome", spec.shape, spec.dtype, spec.seed)
+    index = ome_tasks.region(ome_tasks.BY_NAME["read_roi_straddling"], spec)
+    coords = ome_ceiling.chunk_grid(spec, index)
+    # 64 x 64 from chunk // 2 + 1 over 4 planes: 2 x 2 chunks a plane (3 x 3 of 32).
+    assert len(coords) == 4 * (9 if layout == "shards" else 4)
+    stored = ome_ceiling.payloads(fixture / "0", spec, coords)
+    assert len(stored) == len(coords)
+    codec = numcodecs.Zstd()
+    for c, payload in zip(coords, stored):
+        box = tuple(slice(i * n, (i + 1) * n) for i, n in zip(c, spec.chunks))
+        got = np.frombuffer(codec.decode(payload), dtype=spec.dtype).reshape(spec.chunks)
+        np.testing.assert_array_equal(got, pixels(box))
+    assert ome_ceiling.read_seconds(fixture, spec, index) > 0
+
+    write = ome_tasks.region(ome_tasks.BY_NAME["write_roi_straddling"], spec)
+    data = pixels(write)
+    chunks = ome_ceiling.write_chunks(spec, write, data)
+    assert len(chunks) == len(coords)
+    whole = np.full(spec.shape, spec.fill_value, dtype=spec.dtype)
+    whole[write] = data
+    for c, chunk in zip(coords, chunks):
+        box = tuple(slice(i * n, (i + 1) * n) for i, n in zip(c, spec.chunks))
+        np.testing.assert_array_equal(chunk, whole[box])
+    assert ome_ceiling.write_seconds(spec, write, data) > 0

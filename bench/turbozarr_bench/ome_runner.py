@@ -30,7 +30,9 @@ Nobody is timed for less work, and nobody is checked by itself:
   numpy reference round half to even, ngio and ome-zarr-py truncate), and
   what each side was handed for the method is in `method_native`.
 A turbozarr run that fails or any row that disagrees fails the command; a
-peer that fails is a finding in the table.
+peer that fails is a finding in the table. Beside every read and write
+stands its codec ceiling (ome_ceiling.py): the codec's own time for the
+chunks the operation decodes or encodes, on every core.
 """
 
 from __future__ import annotations
@@ -75,7 +77,7 @@ IMPLS: dict[str, tuple[str, str, bool]] = {
 COLUMNS = ["run_id", "time", "image", "operation", "method", "impl", "version", "status",
            "reason", "runs", "seconds", "cpu", "peak_rss_mb", "bytes", "rate_mib_s", "digest",
            "expected", "agrees", "ratio_to_turbozarr", "method_native", "levels",
-           "level_shapes", "pyramid_digest"]
+           "level_shapes", "pyramid_digest", "ceiling_s", "of_ceiling"]
 CHILD_TIMEOUT = 3600  # seconds one run may take before it counts as failed
 SETTLE_SECONDS = 6  # after deleting a case's outputs (_clear says why)
 
@@ -319,6 +321,33 @@ def _case_rows(exp: dict, spec: DatasetSpec, op: Operation, method: str,
     return rows
 
 
+def _add_ceiling(rows: list[dict], op: Operation, spec: DatasetSpec, fixture: Path | None,
+                 log) -> None:
+    """The codec ceiling of a read or write (ome_ceiling.py) on every row,
+    and each side's time as a share of it."""
+    from turbozarr_bench import ome_ceiling
+
+    index = region(op, spec)
+    if op.kind == "read":
+        ceiling = ome_ceiling.read_seconds(fixture, spec, index)
+    elif op.kind == "write":
+        from turbozarr_bench.datasets.pixels import make_generator
+
+        data = make_generator("ome", spec.shape, spec.dtype, spec.seed)(index)
+        ceiling = ome_ceiling.write_seconds(spec, index, data)
+    else:
+        return
+    if ceiling is None:
+        return
+    for r in rows:
+        r["ceiling_s"] = round(ceiling, 6)
+        if r["status"] == "ok" and r["seconds"]:
+            r["of_ceiling"] = round(ceiling / r["seconds"], 3)
+    ours = rows[0]
+    log(f"  {'':<30} codec ceiling {ceiling:.4f} s"
+        + (f", turbozarr at {ours['of_ceiling']:.0%} of it" if ours["of_ceiling"] else ""))
+
+
 def run(path: Path, list_only: bool = False, log=print) -> int:
     try:
         exp = load(Path(path))
@@ -355,6 +384,7 @@ def run(path: Path, list_only: bool = False, log=print) -> int:
                 for method in (exp["methods"] if op.kind == "create" else [""]):
                     got = _case_rows(exp, spec, op, method, fixture, expected, found, work,
                                      run_id, log)
+                    _add_ceiling(got, op, spec, fixture, log)
                     ours = got[0]
                     if ours["status"] != "ok" or any(r["agrees"] is False for r in got):
                         failed += 1
@@ -397,8 +427,8 @@ def markdown(rows: list[dict]) -> str:
     for r in rows:
         groups.setdefault((r["image"], r["operation"], r["method"]), {})[r["impl"]] = r
     out = ["| image | operation | method | " + " | ".join(shown)
-           + " | speed-up vs fastest peer | peak MiB (tz / fastest peer) |",
-           "|---|---|---|" + "---|" * (len(shown) + 2)]
+           + " | speed-up vs fastest peer | peak MiB (tz / fastest peer) | codec ceiling |",
+           "|---|---|---|" + "---|" * (len(shown) + 3)]
     for (image, op, method), by in groups.items():
         cells = []
         for impl in shown:
@@ -417,7 +447,13 @@ def markdown(rows: list[dict]) -> str:
             best = min(peers, key=lambda r: float(r["seconds"]))
             speed = f"{float(best['seconds']) / float(ours['seconds']):.1f}x ({best['impl']})"
             peak = f"{float(ours['peak_rss_mb']):.0f} / {float(best['peak_rss_mb']):.0f}"
-        out.append(f"| {image} | {op} | {method} | " + " | ".join(cells) + f" | {speed} | {peak} |")
+        ceiling = ""
+        if ours and ours.get("ceiling_s") not in (None, ""):
+            ceiling = f"{float(ours['ceiling_s']):.4f} s"
+            if ours.get("of_ceiling") not in (None, ""):
+                ceiling += f" (tz at {float(ours['of_ceiling']):.0%})"
+        out.append(f"| {image} | {op} | {method} | " + " | ".join(cells)
+                   + f" | {speed} | {peak} | {ceiling} |")
     missing = {}
     for i in impls:
         if i not in shown:

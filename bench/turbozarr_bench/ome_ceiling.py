@@ -1,0 +1,147 @@
+"""The codec ceiling beside workload E's reads and writes: the seconds in
+which the codec alone, one process per core, decodes the level-0 chunks a
+read touches or encodes the chunks a write makes. No framework, no files,
+no copies into the output: the payloads are in memory before the clock
+starts, and numcodecs' thin wrapper over the C library (ceilings.py) does
+nothing but the codec's work. A side's time beside it says how much of that
+time is the codec's, which no implementation on this machine can undercut
+without skipping work.
+
+- read: the stored payloads of every chunk (the inner chunks of a sharded
+  image, located by the shard index) that the region overlaps, decoded;
+- write: every chunk the region overlaps, as it must be stored (the
+  region's pixels, the fill value around them in a chunk it only
+  straddles), encoded.
+Uncompressed images have no codec work: their ceiling is left empty.
+
+Runs in the harness, untimed for the sides, after a case.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import struct
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from turbozarr_bench.ceilings import _decode_parallel
+from turbozarr_bench.datasets.spec import DatasetSpec
+
+ROUNDS = 3  # the fastest of these
+
+
+def _codec(spec: DatasetSpec) -> Any | None:
+    if spec.values["codec"] == "none":
+        return None
+    import numcodecs
+
+    return numcodecs.Zstd(level=spec.values["level"])
+
+
+def chunk_grid(spec: DatasetSpec, index: tuple[slice, ...]) -> list[tuple[int, ...]]:
+    """The coordinates of every level-0 chunk (inner chunk) `index` overlaps."""
+    ranges = [range(s.start // c, -(-s.stop // c)) for s, c in zip(index, spec.chunks)]
+    return list(itertools.product(*ranges))
+
+
+def _key(spec: DatasetSpec, coords: tuple[int, ...]) -> str:
+    return "/".join(map(str, coords)) if spec.zarr_format == 2 else "c/" + "/".join(
+        map(str, coords))
+
+
+def payloads(level0: Path, spec: DatasetSpec, coords: list[tuple[int, ...]]) -> list[bytes]:
+    """The stored bytes of the chunks at `coords` of the level-0 array at
+    `level0` (inner chunks of a sharded one; chunks never written left out)."""
+    shards = spec.values.get("shards")
+    if not shards:
+        return [p.read_bytes() for p in (level0 / _key(spec, c) for c in coords) if p.exists()]
+    per = [s // c for s, c in zip(shards, spec.chunks)]
+    n = int(np.prod(per))
+    blobs: dict[tuple[int, ...], bytes] = {}
+    out = []
+    for c in coords:
+        shard = tuple(i // p for i, p in zip(c, per))
+        if shard not in blobs:
+            path = level0 / _key(spec, shard)
+            blobs[shard] = path.read_bytes() if path.exists() else b""
+        blob = blobs[shard]
+        if not blob:
+            continue
+        index = blob[len(blob) - (n * 16 + 4):]  # at the end, crc32c after it
+        k = int(np.ravel_multi_index(tuple(i % p for i, p in zip(c, per)), per))
+        offset, length = struct.unpack_from("<QQ", index, 16 * k)
+        if offset != 2**64 - 1:
+            out.append(blob[offset:offset + length])
+    return out
+
+
+def read_seconds(fixture: Path, spec: DatasetSpec, index: tuple[slice, ...]) -> float | None:
+    """The decode ceiling of reading `index` from the fixture's level 0."""
+    codec = _codec(spec)
+    if codec is None:
+        return None
+    stored = payloads(fixture / "0", spec, chunk_grid(spec, index))
+    chunk_bytes = int(np.prod(spec.chunks)) * np.dtype(spec.dtype).itemsize
+    procs = os.cpu_count() or 1
+    return min(_decode_parallel(stored, [codec], False, chunk_bytes, procs)
+               for _ in range(ROUNDS))
+
+
+def _encode_worker(conn, barrier, chunks, codec) -> None:
+    barrier.wait()
+    t0 = time.perf_counter()
+    for chunk in chunks:
+        codec.encode(chunk)
+    conn.send(time.perf_counter() - t0)
+    conn.close()
+
+
+def _encode_parallel(chunks: list[np.ndarray], codec: Any, procs: int) -> float:
+    """As ceilings._decode_parallel, encoding."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork")
+    barrier = ctx.Barrier(procs)
+    pipes, workers = [], []
+    for w in range(procs):
+        parent, child = ctx.Pipe(duplex=False)
+        p = ctx.Process(target=_encode_worker, args=(child, barrier, chunks[w::procs], codec))
+        p.start()
+        pipes.append(parent)
+        workers.append(p)
+    times = [c.recv() for c in pipes]
+    for p in workers:
+        p.join()
+    return max(times)
+
+
+def write_chunks(spec: DatasetSpec, index: tuple[slice, ...],
+                 data: np.ndarray) -> list[np.ndarray]:
+    """Every chunk a write of `data` at `index` into a fresh level 0 makes:
+    the data where the region covers it, the fill value elsewhere."""
+    chunks = []
+    for c in chunk_grid(spec, index):
+        box = tuple(slice(i * n, min((i + 1) * n, total))
+                    for i, n, total in zip(c, spec.chunks, spec.shape))
+        inside = tuple(slice(max(b.start, r.start), min(b.stop, r.stop))
+                       for b, r in zip(box, index))
+        chunk = np.full(spec.chunks, spec.fill_value, dtype=spec.dtype)
+        chunk[tuple(slice(s.start - b.start, s.stop - b.start) for s, b in zip(inside, box))] = \
+            data[tuple(slice(s.start - r.start, s.stop - r.start) for s, r in zip(inside, index))]
+        chunks.append(chunk)
+    return chunks
+
+
+def write_seconds(spec: DatasetSpec, index: tuple[slice, ...],
+                  data: np.ndarray) -> float | None:
+    """The encode ceiling of writing `data` at `index` into a fresh level 0."""
+    codec = _codec(spec)
+    if codec is None:
+        return None
+    chunks = write_chunks(spec, index, data)
+    procs = os.cpu_count() or 1
+    return min(_encode_parallel(chunks, codec, procs) for _ in range(ROUNDS))
