@@ -130,18 +130,18 @@ def _worker(conn, barrier, payloads, chain, crc, chunk_bytes) -> None:
     conn.close()
 
 
-def _decode_parallel(payloads, chain, crc, chunk_bytes, procs: int) -> float:
-    """Wall time for `procs` forked processes to decode the payloads between
-    them, each timed from a common barrier; returns the slowest."""
+def run_forked(worker, shares: list[tuple], procs: int) -> float:
+    """Wall time for `procs` forked processes, the k-th running
+    worker(conn, barrier, *shares[k]) and sending its time from the common
+    barrier on `conn`; returns the slowest."""
     import multiprocessing as mp
 
     ctx = mp.get_context("fork")
     barrier = ctx.Barrier(procs)
     pipes, workers = [], []
-    for w in range(procs):
+    for share in shares[:procs]:
         parent, child = ctx.Pipe(duplex=False)
-        p = ctx.Process(target=_worker,
-                        args=(child, barrier, payloads[w::procs], chain, crc, chunk_bytes))
+        p = ctx.Process(target=worker, args=(child, barrier, *share))
         p.start()
         pipes.append(parent)
         workers.append(p)
@@ -149,6 +149,13 @@ def _decode_parallel(payloads, chain, crc, chunk_bytes, procs: int) -> float:
     for p in workers:
         p.join()
     return max(times)
+
+
+def _decode_parallel(payloads, chain, crc, chunk_bytes, procs: int) -> float:
+    """Wall time for `procs` forked processes to decode the payloads between
+    them, each timed from a common barrier; returns the slowest."""
+    return run_forked(_worker, [(payloads[w::procs], chain, crc, chunk_bytes)
+                                for w in range(procs)], procs)
 
 
 class Driver(_Base):

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from turbozarr_bench.ceilings import _decode_parallel
+from turbozarr_bench.ceilings import _decode_parallel, run_forked
 from turbozarr_bench.datasets.spec import DatasetSpec
 
 ROUNDS = 3  # the fastest of these
@@ -102,21 +102,7 @@ def _encode_worker(conn, barrier, chunks, codec) -> None:
 
 def _encode_parallel(chunks: list[np.ndarray], codec: Any, procs: int) -> float:
     """As ceilings._decode_parallel, encoding."""
-    import multiprocessing as mp
-
-    ctx = mp.get_context("fork")
-    barrier = ctx.Barrier(procs)
-    pipes, workers = [], []
-    for w in range(procs):
-        parent, child = ctx.Pipe(duplex=False)
-        p = ctx.Process(target=_encode_worker, args=(child, barrier, chunks[w::procs], codec))
-        p.start()
-        pipes.append(parent)
-        workers.append(p)
-    times = [c.recv() for c in pipes]
-    for p in workers:
-        p.join()
-    return max(times)
+    return run_forked(_encode_worker, [(chunks[w::procs], codec) for w in range(procs)], procs)
 
 
 def write_chunks(spec: DatasetSpec, index: tuple[slice, ...],
