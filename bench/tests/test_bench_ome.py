@@ -27,27 +27,39 @@ def _installed(module: str) -> bool:
     return importlib.util.find_spec(module) is not None
 
 
-def test_every_side_agrees_and_a_missing_peer_says_why(write_toml, tmp_path, monkeypatch):
+def _run_tiny(write_toml, tmp_path, operations: list[str], methods: list[str],
+              impls: list[str]) -> tuple[int, list[str], list[dict]]:
+    """Workload E on the tiny image, one run per side: the exit code, the
+    log and the CSV rows."""
     from turbozarr_bench import ome_runner
 
-    # A peer no environment has: its rows must say why, whatever is installed.
-    monkeypatch.setitem(ome_runner.IMPLS, "absent-peer",
-                        ("turbozarr_bench_absent_peer", "absent-peer", True))
     exp = write_toml(f"""
 suite = "ome"
 repeats = 1
 warmup = 0
 image = ["tiny"]
-operation = ["read_roi_straddling", "write_roi_straddling", "create"]
-method = ["mean"]
-impl = ["turbozarr", "ngio", "ome-zarr-py", "zarr-python", "absent-peer"]
+operation = {operations!r}
+method = {methods!r}
+impl = {impls!r}
 data_dir = "{tmp_path / 'data'}"
 output = "out.csv"
 {TINY}""")
     lines: list[str] = []
-    assert ome_runner.run(exp, log=lines.append) == 0, lines
+    code = ome_runner.run(exp, log=lines.append)
     with (tmp_path / "out.csv").open() as f:
-        rows = list(csv.DictReader(f))
+        return code, lines, list(csv.DictReader(f))
+
+
+def test_every_side_agrees_and_a_missing_peer_says_why(write_toml, tmp_path, monkeypatch):
+    from turbozarr_bench import ome_runner
+
+    # A peer no environment has: its rows must say why, whatever is installed.
+    monkeypatch.setitem(ome_runner.IMPLS, "absent-peer",
+                        ("turbozarr_bench_absent_peer", "absent-peer"))
+    code, lines, rows = _run_tiny(
+        write_toml, tmp_path, ["read_roi_straddling", "write_roi_straddling", "create"],
+        ["mean"], ["turbozarr", "ngio", "ome-zarr-py", "zarr-python", "absent-peer"])
+    assert code == 0, lines
     by = {(r["operation"], r["impl"]): r for r in rows}
     assert len(rows) == 3 * 5
     for op in ("read_roi_straddling", "write_roi_straddling", "create"):
@@ -125,24 +137,11 @@ def test_the_other_peers_where_installed(write_toml, tmp_path):
     """tensorstore, ngff-zarr, bioio, iohub and acquire-zarr, where this
     interpreter has them (.venv-ome): what each can do agrees with the
     generator's pixels; what it cannot reads `unsupported` with the reason."""
-    from turbozarr_bench import ome_runner
-
     impls = ["turbozarr"] + [i for i, m in OTHER_PEERS.items() if _installed(m)]
-    exp = write_toml(f"""
-suite = "ome"
-repeats = 1
-warmup = 0
-image = ["tiny"]
-operation = ["read_roi_straddling", "write_roi_aligned", "create"]
-method = ["mean", "nearest"]
-impl = {impls!r}
-data_dir = "{tmp_path / 'data'}"
-output = "out.csv"
-{TINY}""")
-    lines: list[str] = []
-    ome_runner.run(exp, log=lines.append)
-    with (tmp_path / "out.csv").open() as f:
-        by = {(r["operation"], r["method"], r["impl"]): r for r in csv.DictReader(f)}
+    _, _, rows = _run_tiny(write_toml, tmp_path,
+                           ["read_roi_straddling", "write_roi_aligned", "create"],
+                           ["mean", "nearest"], impls)
+    by = {(r["operation"], r["method"], r["impl"]): r for r in rows}
     ours = {k: r for k, r in by.items() if k[2] == "turbozarr"}
     assert all(r["status"] == "ok" and r["agrees"] == "True" for r in ours.values()), ours
 

@@ -97,20 +97,26 @@ def chunk_payloads(path: Path, meta: dict) -> tuple[list[bytes], list[Any], bool
         return [p.read_bytes() for p in files], chain, crc, math.prod(outer) * itemsize
     cfg = codecs[0]["configuration"]
     inner = cfg["chunk_shape"]
-    if cfg.get("index_location", "end") != "end":
-        raise Unsupported("shard index at the start")
     chain, crc = _codec_chain(cfg["codecs"])
     n = math.prod(o // i for o, i in zip(outer, inner))
-    index_bytes = n * 16 + (4 if any(c["name"] == "crc32c" for c in cfg["index_codecs"]) else 0)
     payloads = []
     for p in files:
-        blob = p.read_bytes()
-        index = blob[len(blob) - index_bytes:]
-        for k in range(n):
-            offset, length = struct.unpack_from("<QQ", index, 16 * k)
-            if offset != 2**64 - 1:
-                payloads.append(blob[offset:offset + length])
+        payloads += [c for c in shard_inner_chunks(p.read_bytes(), cfg, n) if c is not None]
     return payloads, chain, crc, math.prod(inner) * itemsize
+
+
+def shard_inner_chunks(blob: bytes, cfg: dict, n: int) -> list[bytes | None]:
+    """The `n` inner chunks of one stored shard (sharding_indexed
+    configuration `cfg`), in the index's order; None where one is absent."""
+    if cfg.get("index_location", "end") != "end":
+        raise Unsupported("shard index at the start")
+    index_bytes = n * 16 + (4 if any(c["name"] == "crc32c" for c in cfg["index_codecs"]) else 0)
+    index = blob[len(blob) - index_bytes:]
+    out: list[bytes | None] = []
+    for k in range(n):
+        offset, length = struct.unpack_from("<QQ", index, 16 * k)
+        out.append(None if offset == 2**64 - 1 else blob[offset:offset + length])
+    return out
 
 
 def _decode_all(payloads, chain, crc: bool, chunk_bytes: int) -> None:

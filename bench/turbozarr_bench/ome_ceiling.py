@@ -20,15 +20,15 @@ Runs in the harness, untimed for the sides, after a case.
 from __future__ import annotations
 
 import itertools
+import json
 import os
-import struct
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from turbozarr_bench.ceilings import _decode_parallel, run_forked
+from turbozarr_bench.ceilings import _decode_parallel, run_forked, shard_inner_chunks
 from turbozarr_bench.datasets.spec import DatasetSpec
 
 ROUNDS = 3  # the fastest of these
@@ -59,23 +59,19 @@ def payloads(level0: Path, spec: DatasetSpec, coords: list[tuple[int, ...]]) -> 
     shards = spec.values.get("shards")
     if not shards:
         return [p.read_bytes() for p in (level0 / _key(spec, c) for c in coords) if p.exists()]
+    cfg = json.loads((level0 / "zarr.json").read_text())["codecs"][0]["configuration"]
     per = [s // c for s, c in zip(shards, spec.chunks)]
-    n = int(np.prod(per))
-    blobs: dict[tuple[int, ...], bytes] = {}
+    inner: dict[tuple[int, ...], list[bytes | None]] = {}  # each shard read once
     out = []
     for c in coords:
         shard = tuple(i // p for i, p in zip(c, per))
-        if shard not in blobs:
+        if shard not in inner:
             path = level0 / _key(spec, shard)
-            blobs[shard] = path.read_bytes() if path.exists() else b""
-        blob = blobs[shard]
-        if not blob:
-            continue
-        index = blob[len(blob) - (n * 16 + 4):]  # at the end, crc32c after it
+            inner[shard] = (shard_inner_chunks(path.read_bytes(), cfg, int(np.prod(per)))
+                            if path.exists() else [])
         k = int(np.ravel_multi_index(tuple(i % p for i, p in zip(c, per)), per))
-        offset, length = struct.unpack_from("<QQ", index, 16 * k)
-        if offset != 2**64 - 1:
-            out.append(blob[offset:offset + length])
+        if inner[shard] and inner[shard][k] is not None:
+            out.append(inner[shard][k])
     return out
 
 

@@ -276,8 +276,6 @@ def _create(impl: str, path: str, spec: DatasetSpec, data: np.ndarray, method: s
         ngff_zarr.to_ngff_zarr(path, multiscales, **options)
         return f"Methods.{native.name}"
     if impl == "bioio":
-        if method != "mean" and method != "nearest":
-            raise Unsupported(f"bioio has no method {method}")
         if method == "mean":
             raise Unsupported("bioio's OMEZarrWriter downsamples by nearest-neighbour resize "
                               "(order 0) only")

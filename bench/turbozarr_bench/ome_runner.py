@@ -59,20 +59,18 @@ from turbozarr_bench.ome_tasks import (BY_NAME, IMAGES, METHODS, OPERATIONS, Ope
 ROOT = Path(__file__).resolve().parents[2]
 KEYS = {"suite", "title", "description", "repeats", "warmup", "image", "operation", "impl",
         "method", "data_dir", "output", "images"}
-# Every side of the workload: the module that says it is installed, the
-# distribution whose version is recorded, and whether the harness drives it
-# (ome_child.py). A peer the harness does not drive yet reads `unsupported`
-# when installed, `unavailable` when not.
-IMPLS: dict[str, tuple[str, str, bool]] = {
-    "turbozarr": ("turbozarr", "turbozarr", True),
-    "ngio": ("ngio", "ngio", True),
-    "ome-zarr-py": ("ome_zarr", "ome-zarr", True),
-    "zarr-python": ("zarr", "zarr", True),
-    "tensorstore": ("tensorstore", "tensorstore", True),
-    "ngff-zarr": ("ngff_zarr", "ngff-zarr", True),
-    "bioio": ("bioio_ome_zarr", "bioio-ome-zarr", True),
-    "iohub": ("iohub", "iohub", True),
-    "acquire-zarr": ("acquire_zarr", "acquire-zarr", True),
+# Every side of the workload (ome_child.py drives each): the module that
+# says it is installed and the distribution whose version is recorded.
+IMPLS: dict[str, tuple[str, str]] = {
+    "turbozarr": ("turbozarr", "turbozarr"),
+    "ngio": ("ngio", "ngio"),
+    "ome-zarr-py": ("ome_zarr", "ome-zarr"),
+    "zarr-python": ("zarr", "zarr"),
+    "tensorstore": ("tensorstore", "tensorstore"),
+    "ngff-zarr": ("ngff_zarr", "ngff-zarr"),
+    "bioio": ("bioio_ome_zarr", "bioio-ome-zarr"),
+    "iohub": ("iohub", "iohub"),
+    "acquire-zarr": ("acquire_zarr", "acquire-zarr"),
 }
 COLUMNS = ["run_id", "time", "image", "operation", "method", "impl", "version", "status",
            "reason", "runs", "seconds", "cpu", "peak_rss_mb", "bytes", "rate_mib_s", "digest",
@@ -165,16 +163,12 @@ for impl, (module, dist) in json.loads(sys.argv[1]).items():
         out[impl] = ["in-tree", ""]
 print(json.dumps(out))
 """
-    doc = json.dumps({i: IMPLS[i][:2] for i in impls})
+    doc = json.dumps({i: IMPLS[i] for i in impls})
     proc = subprocess.run([sys.executable, "-c", probe, doc], capture_output=True, text=True,
                           env=_child_env())
     if proc.returncode != 0:
         raise RuntimeError(f"probing the sides failed: {proc.stderr[-2000:]}")
-    found = {k: (v[0], v[1]) for k, v in json.loads(proc.stdout).items()}
-    for impl in impls:
-        if found[impl][0] and not IMPLS[impl][2]:
-            found[impl] = (found[impl][0], "unsupported")
-    return found
+    return {k: (v[0], v[1]) for k, v in json.loads(proc.stdout).items()}
 
 
 def _child(impl: str, op: Operation, spec: DatasetSpec, fixture: Path | None, method: str,
@@ -244,10 +238,13 @@ def _clear(work: Path) -> None:
     past each, so a run that starts right after another's image was deleted
     pays for that deletion (up to a second of a medium create). Syncing and
     then waiting out the 5 seconds leaves the next case none."""
+    wrote = False
     for entry in list(work.iterdir()):
+        wrote = wrote or any(entry.iterdir())
         shutil.rmtree(entry, ignore_errors=True)
-    os.sync()
-    time.sleep(SETTLE_SECONDS)
+    if wrote:  # reads leave empty run directories: nothing to settle
+        os.sync()
+        time.sleep(SETTLE_SECONDS)
 
 
 def _case_rows(exp: dict, spec: DatasetSpec, op: Operation, method: str,
@@ -262,9 +259,6 @@ def _case_rows(exp: dict, spec: DatasetSpec, op: Operation, method: str,
         version, why = found[impl]
         if not version:
             status[impl], reason[impl] = "unavailable", why
-        elif why == "unsupported":
-            status[impl] = "unsupported"
-            reason[impl] = f"the harness has no driver for {impl} {version} yet"
         else:
             status[impl], runs[impl] = "ok", []
     for k in range(exp["warmup"] + exp["repeats"]):

@@ -46,6 +46,7 @@ class DataType {
   DataTypeId id() const { return id_; }
   // Bytes per element in memory.
   size_t size() const { return size_; }
+  bool is_integer() const { return id_ >= DataTypeId::kInt8 && id_ <= DataTypeId::kUInt64; }
   bool is_variable_length() const {
     return id_ == DataTypeId::kString || id_ == DataTypeId::kBytes;
   }

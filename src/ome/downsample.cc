@@ -175,25 +175,13 @@ Status Downsample(const DataType& dtype, const void* in, const std::vector<int64
 namespace turbozarr::ome {
 
 Status CheckDownsampleType(const DataType& dtype, DownsampleMethod method) {
-  switch (dtype.id()) {
-    case DataTypeId::kInt8:
-    case DataTypeId::kInt16:
-    case DataTypeId::kInt32:
-    case DataTypeId::kInt64:
-    case DataTypeId::kUInt8:
-    case DataTypeId::kUInt16:
-    case DataTypeId::kUInt32:
-    case DataTypeId::kUInt64:
-    case DataTypeId::kFloat32:
-    case DataTypeId::kFloat64:
-      return Status::OK();
-    case DataTypeId::kBool:
-      if (method == DownsampleMethod::kNearest || method == DownsampleMethod::kMode) {
-        return Status::OK();
-      }
-      break;
-    default:
-      break;
+  const DataTypeId id = dtype.id();
+  if (dtype.is_integer() || id == DataTypeId::kFloat32 || id == DataTypeId::kFloat64) {
+    return Status::OK();
+  }
+  if (id == DataTypeId::kBool &&
+      (method == DownsampleMethod::kNearest || method == DownsampleMethod::kMode)) {
+    return Status::OK();
   }
   return Status::InvalidArgument("cannot downsample " + dtype.ToString() + " pixels by " +
                                  std::string(DownsampleMethodName(method)) +
