@@ -1,0 +1,207 @@
+// A matrix in a store: written tile by tile, opened, read back; and the
+// stores and writers that went wrong.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include "turbozarr/array.h"
+#include "turbozarr/group.h"
+#include "turbozarr/sparse.h"
+#include "turbozarr/store.h"
+
+namespace turbozarr::sparse {
+namespace {
+
+struct Source {
+  int64_t cells = 0, genes = 0;
+  std::vector<int64_t> indptr{0};
+  std::vector<int32_t> indices;
+  std::vector<uint32_t> values;
+
+  CsrRows Rows(int64_t first, int64_t count) const {
+    CsrRows r;
+    r.rows = count;
+    r.indptr = indptr.data() + first;
+    r.indptr_type = DataType(DataTypeId::kInt64);
+    r.indices = indices.data();
+    r.indices_type = DataType(DataTypeId::kInt32);
+    r.values = values.data();
+    r.values_type = DataType(DataTypeId::kUInt32);
+    return r;
+  }
+};
+
+// Cells in [empty_from, empty_to) have no counts (an empty tile when it
+// covers one).
+Source MakeSource(int64_t cells, int64_t genes, int64_t empty_from, int64_t empty_to) {
+  Source s;
+  s.cells = cells;
+  s.genes = genes;
+  std::mt19937 rng(11);
+  for (int64_t c = 0; c < cells; ++c) {
+    if (c < empty_from || c >= empty_to) {
+      for (int32_t g = 0; g < genes; ++g) {
+        // Popular low genes, rare high ones.
+        if (rng() % (1 + g) < 3) {
+          s.indices.push_back(g);
+          const uint32_t x = rng() % 500;
+          s.values.push_back(x == 0 ? 100000 + rng() % 1000 : 1 + rng() % 3);
+        }
+      }
+    }
+    s.indptr.push_back(static_cast<int64_t>(s.indices.size()));
+  }
+  return s;
+}
+
+Status Write(const std::shared_ptr<Store>& store, const Source& s, int64_t tile_cells,
+             bool finish = true) {
+  Layout layout;
+  layout.cells = s.cells;
+  layout.genes = s.genes;
+  layout.tile_cells = tile_cells;
+  layout.counts = DataType(DataTypeId::kUInt32);
+  layout.chunks_per_tile = 3;
+  CountStats stats(s.genes);
+  TZ_RETURN_NOT_OK(stats.Add(s.Rows(0, s.cells), 0));
+  stats.ChooseValueTypes(layout);
+  TZ_ASSIGN_OR_RETURN(std::unique_ptr<MatrixWriter> writer,
+                      MatrixWriter::Create(store, "X", layout, GeneOrder(stats.gene_totals()),
+                                           /*overwrite=*/true));
+  for (int64_t t = 0; t < layout.tiles(); ++t) {
+    TZ_RETURN_NOT_OK(writer->WriteTile(t, s.Rows(t * tile_cells, layout.TileCells(t))));
+  }
+  return finish ? writer->Finish() : Status::OK();
+}
+
+// Every tile read back sorted, concatenated.
+void ExpectSame(const Matrix& m, const Source& s) {
+  const Layout& l = m.layout();
+  ASSERT_EQ(m.nonzeros(), static_cast<int64_t>(s.indices.size()));
+  for (int64_t t = 0; t < l.tiles(); ++t) {
+    const int64_t cells = l.TileCells(t), nnz = m.tile_size(t).nonzeros;
+    std::vector<int32_t> indptr(static_cast<size_t>(cells) + 1), indices(static_cast<size_t>(nnz));
+    std::vector<uint32_t> values(static_cast<size_t>(nnz));
+    Result<int64_t> n = m.ReadTile(t, {indptr.data(), indices.data(), values.data(), nnz},
+                                   {.sorted = true});
+    ASSERT_TRUE(n.ok()) << n.status().ToString();
+    ASSERT_EQ(*n, nnz);
+    const int64_t first = s.indptr[static_cast<size_t>(t * l.tile_cells)];
+    ASSERT_EQ(m.tile_offset(t), first);
+    for (int64_t c = 0; c <= cells; ++c) {
+      ASSERT_EQ(indptr[static_cast<size_t>(c)] + first, s.indptr[static_cast<size_t>(t * l.tile_cells + c)]);
+    }
+    EXPECT_TRUE(std::equal(indices.begin(), indices.end(), s.indices.begin() + first));
+    EXPECT_TRUE(std::equal(values.begin(), values.end(), s.values.begin() + first));
+  }
+}
+
+TEST(SparseMatrix, TilesRoundTripWithAnEmptyTileAndAPartialLastOne) {
+  auto store = MakeMemoryStore();
+  // 1,050 cells in tiles of 200: tile 2 empty, tile 5 holds 50 cells.
+  const Source s = MakeSource(1050, 120, 400, 600);
+  ASSERT_TRUE(Write(store, s, 200).ok());
+  Result<std::shared_ptr<Matrix>> m = Matrix::Open(store, "X");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ((*m)->layout().tiles(), 6);
+  EXPECT_EQ((*m)->tile_size(2).nonzeros, 0);
+  EXPECT_EQ((*m)->layout().stored_values.id(), DataTypeId::kUInt8);
+  EXPECT_GT((*m)->tile_size(0).exceptions, 0);
+  ExpectSame(**m, s);
+}
+
+TEST(SparseMatrix, TheArraysArePlainZarrThatAnyReaderOpens) {
+  auto store = MakeMemoryStore();
+  const Source s = MakeSource(300, 50, 0, 0);
+  ASSERT_TRUE(Write(store, s, 100).ok());
+  Result<std::shared_ptr<Group>> g = Group::Open(store, "X");
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(g.value()->attributes()["sparse_matrix"]["shape"], nlohmann::json({300, 50}));
+  Result<std::shared_ptr<Array>> deltas = Array::Open(store, "X/tiles/1/gene_deltas");
+  ASSERT_TRUE(deltas.ok());
+  EXPECT_EQ(deltas.value()->dtype().id(), DataTypeId::kUInt16);
+  EXPECT_EQ(deltas.value()->metadata().codecs[1]["name"], "zstd");
+  Result<std::shared_ptr<Array>> indptr = Array::Open(store, "X/tiles/2/indptr");
+  ASSERT_TRUE(indptr.ok());
+  EXPECT_EQ(indptr.value()->shape(), std::vector<int64_t>{101});
+}
+
+TEST(SparseMatrix, AMissingOrDamagedChunkIsAnErrorNamingTheTileAndChunk) {
+  auto store = MakeMemoryStore();
+  const Source s = MakeSource(300, 50, 0, 0);
+  ASSERT_TRUE(Write(store, s, 100).ok());
+  Result<std::shared_ptr<Matrix>> m = Matrix::Open(store, "X");
+  ASSERT_TRUE(m.ok());
+  const int64_t nnz = (*m)->tile_size(1).nonzeros;
+  std::vector<int32_t> indptr(101), indices(static_cast<size_t>(nnz));
+  std::vector<uint32_t> values(static_cast<size_t>(nnz));
+  TileTarget target{indptr.data(), indices.data(), values.data(), nnz};
+
+  ASSERT_TRUE(store->Erase("X/tiles/1/values/c/0").ok());
+  Result<int64_t> n = (*m)->ReadTile(1, target);
+  EXPECT_EQ(n.status().code(), StatusCode::kCorruption);
+  EXPECT_NE(n.status().message().find("tile 1: chunk 'X/tiles/1/values/c/0' is missing"),
+            std::string::npos)
+      << n.status().message();
+
+  ASSERT_TRUE(store->Set("X/tiles/1/values/c/0", AsBytes("not zstd at all")).ok());
+  n = (*m)->ReadTile(1, target);
+  EXPECT_FALSE(n.ok());
+  EXPECT_NE(n.status().message().find("tile 1: chunk 'X/tiles/1/values/c/0'"), std::string::npos)
+      << n.status().message();
+  // The other tiles still read.
+  const int64_t nnz0 = (*m)->tile_size(0).nonzeros;
+  std::vector<int32_t> i0(static_cast<size_t>(nnz0));
+  std::vector<uint32_t> v0(static_cast<size_t>(nnz0));
+  EXPECT_TRUE((*m)->ReadTile(0, {indptr.data(), i0.data(), v0.data(), nnz0}).ok());
+}
+
+TEST(SparseMatrix, AnUnfinishedMatrixOrAnotherGroupIsRefusedClearly) {
+  auto store = MakeMemoryStore();
+  const Source s = MakeSource(300, 50, 0, 0);
+  ASSERT_TRUE(Write(store, s, 100, /*finish=*/false).ok());
+  Result<std::shared_ptr<Matrix>> m = Matrix::Open(store, "X");
+  EXPECT_EQ(m.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(m.status().message().find("was not finished"), std::string::npos);
+
+  ASSERT_TRUE(Group::Create(store, "plain").ok());
+  m = Matrix::Open(store, "plain");
+  EXPECT_NE(m.status().message().find("not a sparse matrix"), std::string::npos);
+
+  nlohmann::json attrs = {{"sparse_matrix", {{"version", 99}}}};
+  GroupCreateOptions options;
+  options.attributes = attrs;
+  ASSERT_TRUE(Group::Create(store, "future", options).ok());
+  m = Matrix::Open(store, "future");
+  EXPECT_NE(m.status().message().find("version 99 is not one this reader knows"),
+            std::string::npos)
+      << m.status().message();
+}
+
+TEST(SparseMatrix, AWriterRefusesTilesOfTheWrongSizeAndUnwrittenTiles) {
+  auto store = MakeMemoryStore();
+  const Source s = MakeSource(300, 50, 0, 0);
+  Layout layout;
+  layout.cells = 300;
+  layout.genes = 50;
+  layout.tile_cells = 100;
+  layout.counts = DataType(DataTypeId::kUInt32);
+  std::vector<int32_t> order(50);
+  for (int32_t g = 0; g < 50; ++g) order[static_cast<size_t>(g)] = 49 - g;
+  auto writer = MatrixWriter::Create(store, "X", layout, order, false);
+  ASSERT_TRUE(writer.ok());
+  Status st = (*writer)->WriteTile(0, s.Rows(0, 99));
+  EXPECT_NE(st.message().find("tile 0: 99 rows given; the tile holds 100 cells"),
+            std::string::npos)
+      << st.message();
+  ASSERT_TRUE((*writer)->WriteTile(0, s.Rows(0, 100)).ok());
+  st = (*writer)->Finish();
+  EXPECT_NE(st.message().find("tile 1 was not written"), std::string::npos);
+  order[0] = 0;  // not a permutation any more
+  EXPECT_FALSE(MatrixWriter::Create(store, "Y", layout, order, false).ok());
+}
+
+}  // namespace
+}  // namespace turbozarr::sparse

@@ -1,0 +1,553 @@
+// The tile codec. Both directions split a tile's rows into parts of about
+// equal nonzeros, one thread each; a part's nonzeros sit at the same offsets
+// in the stored arrays and in the decoded ones (a gene subset compacts the
+// parts afterwards), so the threads never share an output byte.
+//
+// Renumbered genes lose the order of the source's rows: the encoder sorts
+// each row by rank with a bitmap of the genes (one pass over the row, one
+// over the bitmap's words), which beats a comparison sort at the thousands of
+// genes per cell that single-cell rows carry; short rows of wide matrices
+// take the sort instead.
+#include "tile_codec.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <type_traits>
+
+#include "count_types.h"
+#include "turbozarr/config.h"
+
+namespace turbozarr::sparse::internal {
+namespace {
+
+template <typename F>
+void VisitDeltaType(DataTypeId id, F&& f) {
+  if (id == DataTypeId::kUInt16) {
+    f(uint16_t{});
+  } else {
+    f(uint32_t{});
+  }
+}
+
+// Runs fn(part) for every part in [0, parts), the calling thread one of the
+// workers; a thread the system refuses runs its part inline.
+template <typename F>
+void RunParts(int parts, F&& fn) {
+  std::vector<std::thread> workers;
+  for (int p = 1; p < parts; ++p) {
+    try {
+      workers.emplace_back([&fn, p] { fn(p); });
+    } catch (const std::system_error&) {
+      fn(p);
+    }
+  }
+  fn(0);
+  for (std::thread& w : workers) w.join();
+}
+
+// Row boundaries that cut [0, rows) into `parts` runs of about equal
+// nonzeros (ptr: rows + 1 offsets).
+template <typename P>
+std::vector<int64_t> SplitRows(const P* ptr, int64_t rows, int parts) {
+  std::vector<int64_t> cut(static_cast<size_t>(parts) + 1, rows);
+  cut[0] = 0;
+  const int64_t total = static_cast<int64_t>(ptr[rows]);
+  for (int p = 1; p < parts; ++p) {
+    const int64_t want = total * p / parts;
+    cut[static_cast<size_t>(p)] = std::max<int64_t>(
+        cut[static_cast<size_t>(p) - 1],
+        std::lower_bound(ptr, ptr + rows + 1, static_cast<P>(want)) - ptr);
+    cut[static_cast<size_t>(p)] = std::min(cut[static_cast<size_t>(p)], rows);
+  }
+  return cut;
+}
+
+int PartsFor(int threads, int64_t nonzeros) {
+  const int wanted = threads > 0 ? threads : Threads();
+  const int64_t by_size = std::max<int64_t>(1, nonzeros / (int64_t{1} << 16));
+  return static_cast<int>(std::clamp<int64_t>(by_size, 1, wanted));
+}
+
+// The first failure of several parts, by part.
+struct PartErrors {
+  explicit PartErrors(int parts) : status(static_cast<size_t>(parts)) {}
+  Status First() const {
+    for (const Status& s : status) {
+      if (!s.ok()) return s;
+    }
+    return Status::OK();
+  }
+  std::vector<Status> status;
+};
+
+// ---- encoding --------------------------------------------------------------
+
+// Pass A over rows [begin, end): each row's genes renumbered, sorted, and
+// delta-coded into `deltas`; perm[j] = the source position (from the tile's
+// first nonzero) of the j-th stored nonzero.
+template <typename Index, typename Delta>
+Status SortRows(const int64_t* ptr, int64_t begin, int64_t end, const Index* indices,
+                const int32_t* rank_of_gene, int64_t genes, int64_t first_cell,
+                Delta* deltas, uint32_t* perm) {
+  const size_t words = static_cast<size_t>((genes + 63) / 64);
+  std::vector<uint64_t> bitmap(words, 0);
+  std::vector<uint32_t> slot(static_cast<size_t>(genes));
+  std::vector<std::pair<int32_t, uint32_t>> short_row;
+  for (int64_t r = begin; r < end; ++r) {
+    const int64_t a = ptr[r], b = ptr[r + 1];
+    if (a == b) continue;
+    const bool sort_small = static_cast<size_t>(b - a) * 16 < words;
+    short_row.clear();
+    for (int64_t k = a; k < b; ++k) {
+      const Index g = indices[k];
+      if (g < 0 || static_cast<int64_t>(g) >= genes) {
+        return Status::InvalidArgument("cell " + std::to_string(first_cell + r) +
+                                       ": gene index " + std::to_string(g) +
+                                       " is outside [0, " + std::to_string(genes) + ")");
+      }
+      const int32_t rank = rank_of_gene[static_cast<size_t>(g)];
+      uint64_t& word = bitmap[static_cast<size_t>(rank) >> 6];
+      const uint64_t bit = uint64_t{1} << (rank & 63);
+      if (word & bit) {
+        return Status::InvalidArgument(
+            "cell " + std::to_string(first_cell + r) + ": gene " + std::to_string(g) +
+            " appears twice in the row (sum duplicates first)");
+      }
+      word |= bit;
+      slot[static_cast<size_t>(rank)] = static_cast<uint32_t>(k);
+      if (sort_small) short_row.emplace_back(rank, static_cast<uint32_t>(k));
+    }
+    int64_t j = a;
+    uint32_t previous = 0;
+    if (sort_small) {
+      std::sort(short_row.begin(), short_row.end());
+      for (const auto& [rank, k] : short_row) {
+        bitmap[static_cast<size_t>(rank) >> 6] = 0;
+        deltas[j] = static_cast<Delta>(static_cast<uint32_t>(rank) - previous);
+        previous = static_cast<uint32_t>(rank);
+        perm[j++] = k;
+      }
+      continue;
+    }
+    for (size_t w = 0; w < words; ++w) {
+      uint64_t bits = bitmap[w];
+      if (!bits) continue;
+      bitmap[w] = 0;
+      while (bits) {
+        const uint32_t rank = static_cast<uint32_t>(w * 64 + std::countr_zero(bits));
+        bits &= bits - 1;
+        deltas[j] = static_cast<Delta>(rank - previous);
+        previous = rank;
+        perm[j++] = slot[rank];
+      }
+    }
+  }
+  return Status::OK();
+}
+
+// The cell of stored position j (for errors only).
+int64_t CellOf(const int64_t* ptr, int64_t rows, int64_t j) {
+  return std::upper_bound(ptr, ptr + rows + 1, j) - ptr - 1;
+}
+
+// Pass B over stored positions [begin, end): values narrowed into `stored`,
+// those beyond its range into the exceptions.
+template <typename Src, typename Dst>
+Status NarrowValues(const Src* src, const uint32_t* perm, int64_t begin, int64_t end,
+                    Dst* stored, std::vector<uint32_t>& exception_positions,
+                    std::vector<uint64_t>& exception_values, const int64_t* ptr, int64_t rows,
+                    int64_t first_cell) {
+  auto cell = [&](int64_t j) { return std::to_string(first_cell + CellOf(ptr, rows, j)); };
+  if constexpr (std::is_floating_point_v<Dst>) {
+    for (int64_t j = begin; j < end; ++j) {
+      const Src v = src[perm[j]];
+      stored[j] = static_cast<Dst>(v);
+      if constexpr (sizeof(Dst) < sizeof(Src)) {
+        if (static_cast<Src>(stored[j]) != v && !std::isnan(v)) {
+          return Status::InvalidArgument("cell " + cell(j) + ": the value " +
+                                         std::to_string(v) +
+                                         " needs float64, but the layout stores float32");
+        }
+      }
+    }
+  } else {
+    constexpr uint64_t kMax = std::numeric_limits<Dst>::max();
+    for (int64_t j = begin; j < end; ++j) {
+      const Src v = src[perm[j]];
+      if constexpr (std::is_floating_point_v<Src>) {
+        if (!(v >= 0 && v == std::floor(v) && !std::signbit(v) && v < 0x1p64)) {
+          return Status::InvalidArgument(
+              "cell " + cell(j) + ": the value " + std::to_string(v) +
+              " is not a whole count, but the layout stores whole counts");
+        }
+      } else if constexpr (std::is_signed_v<Src>) {
+        if (v < 0) {
+          return Status::InvalidArgument("cell " + cell(j) + ": negative count " +
+                                         std::to_string(v) + " (counts are stored unsigned)");
+        }
+      }
+      const uint64_t u = static_cast<uint64_t>(v);
+      if (u > kMax) {
+        stored[j] = static_cast<Dst>(kMax);
+        exception_positions.push_back(static_cast<uint32_t>(j));
+        exception_values.push_back(u);
+      } else {
+        stored[j] = static_cast<Dst>(u);
+      }
+    }
+  }
+  return Status::OK();
+}
+
+template <typename F>
+void VisitStoredType(DataTypeId id, F&& f) {
+  switch (id) {
+    case DataTypeId::kUInt8: f(uint8_t{}); break;
+    case DataTypeId::kUInt16: f(uint16_t{}); break;
+    case DataTypeId::kUInt32: f(uint32_t{}); break;
+    case DataTypeId::kFloat32: f(float{}); break;
+    default: f(double{}); break;
+  }
+}
+
+}  // namespace
+
+Status EncodeTile(const Layout& layout, const std::vector<int32_t>& rank_of_gene,
+                  const CsrRows& rows, int64_t first_cell, int threads, TileArrays& out) {
+  const int64_t n = rows.rows;
+  std::vector<int64_t> ptr(static_cast<size_t>(n) + 1);
+  int64_t base = 0;
+  Status status;
+  const bool known_ptr = VisitIndexType(rows.indptr_type.id(), [&](auto tag) {
+    using P = decltype(tag);
+    const P* p = static_cast<const P*>(rows.indptr);
+    base = static_cast<int64_t>(p[0]);
+    if (base < 0) status = Status::InvalidArgument("the first row pointer is negative");
+    for (int64_t i = 0; i <= n && status.ok(); ++i) {
+      ptr[static_cast<size_t>(i)] = static_cast<int64_t>(p[i]) - base;
+      if (i > 0 && p[i] < p[i - 1]) {
+        status = Status::InvalidArgument("cell " + std::to_string(first_cell + i - 1) +
+                                         ": the row pointers go backwards");
+      }
+    }
+  });
+  if (!known_ptr) {
+    return Status::InvalidArgument("row pointers of type " + rows.indptr_type.ToString() +
+                                   "; expected int32, int64, uint32 or uint64");
+  }
+  TZ_RETURN_NOT_OK(status);
+  const int64_t nnz = ptr[static_cast<size_t>(n)];
+  if (nnz > std::numeric_limits<int32_t>::max()) {
+    return Status::InvalidArgument(std::to_string(nnz) +
+                                   " nonzeros in one tile; at most 2147483647 (lower tile_cells)");
+  }
+  if (rows.values_type != layout.counts) {
+    return Status::InvalidArgument("values of type " + rows.values_type.ToString() +
+                                   "; the matrix holds " + layout.counts.ToString());
+  }
+  if (!layout.integral() && layout.counts.is_integer()) {
+    return Status::InvalidArgument("integer counts need an integer stored type");
+  }
+
+  uint32_t* indptr = out.indptr.Reserve(static_cast<size_t>(n) + 1);
+  for (int64_t i = 0; i <= n; ++i) indptr[i] = static_cast<uint32_t>(ptr[static_cast<size_t>(i)]);
+  std::byte* deltas = out.gene_deltas.Reserve(static_cast<size_t>(nnz) * layout.gene_deltas.size());
+  std::byte* stored = out.values.Reserve(static_cast<size_t>(nnz) * layout.stored_values.size());
+  std::unique_ptr<uint32_t[]> perm(new uint32_t[static_cast<size_t>(std::max<int64_t>(nnz, 1))]);
+
+  const int parts = PartsFor(threads, nnz);
+  const std::vector<int64_t> cut = SplitRows(ptr.data(), n, parts);
+  PartErrors errors(parts);
+  std::vector<std::vector<uint32_t>> exc_pos(static_cast<size_t>(parts));
+  std::vector<std::vector<uint64_t>> exc_val(static_cast<size_t>(parts));
+  bool known_types = true;
+  RunParts(parts, [&](int p) {
+    const int64_t r0 = cut[static_cast<size_t>(p)], r1 = cut[static_cast<size_t>(p) + 1];
+    Status& s = errors.status[static_cast<size_t>(p)];
+    bool known_index = VisitIndexType(rows.indices_type.id(), [&](auto index_tag) {
+      using Index = decltype(index_tag);
+      const Index* indices = static_cast<const Index*>(rows.indices) + base;
+      VisitDeltaType(layout.gene_deltas.id(), [&](auto delta_tag) {
+        using Delta = decltype(delta_tag);
+        s = SortRows(ptr.data(), r0, r1, indices, rank_of_gene.data(), layout.genes,
+                     first_cell, reinterpret_cast<Delta*>(deltas), perm.get());
+      });
+    });
+    if (!known_index) {
+      s = Status::InvalidArgument("gene indices of type " + rows.indices_type.ToString() +
+                                  "; expected int32, int64, uint32 or uint64");
+      return;
+    }
+    if (!s.ok()) return;
+    const bool known = VisitCountType(layout.counts.id(), [&](auto src_tag) {
+      using Src = decltype(src_tag);
+      const Src* src = static_cast<const Src*>(rows.values) + base;
+      VisitStoredType(layout.stored_values.id(), [&](auto dst_tag) {
+        using Dst = decltype(dst_tag);
+        if constexpr (std::is_floating_point_v<Dst> && !std::is_floating_point_v<Src>) {
+          s = Status::InvalidArgument("integer counts need an integer stored type");
+        } else {
+          s = NarrowValues(src, perm.get(), ptr[static_cast<size_t>(r0)],
+                           ptr[static_cast<size_t>(r1)], reinterpret_cast<Dst*>(stored),
+                           exc_pos[static_cast<size_t>(p)], exc_val[static_cast<size_t>(p)],
+                           ptr.data(), n, first_cell);
+        }
+      });
+    });
+    if (!known) known_types = false;
+  });
+  if (!known_types) {
+    return Status::InvalidArgument("counts of type " + layout.counts.ToString() +
+                                   "; expected an integer or float32/float64 type");
+  }
+  TZ_RETURN_NOT_OK(errors.First());
+
+  size_t exceptions = 0;
+  for (const auto& v : exc_pos) exceptions += v.size();
+  uint32_t* positions = out.exception_positions.Reserve(exceptions);
+  std::byte* values = out.exception_values.Reserve(exceptions * layout.exception_values.size());
+  size_t e = 0;
+  const bool wide = layout.exception_values.id() == DataTypeId::kUInt64;
+  for (int p = 0; p < parts; ++p) {
+    for (size_t i = 0; i < exc_pos[static_cast<size_t>(p)].size(); ++i, ++e) {
+      const uint64_t v = exc_val[static_cast<size_t>(p)][i];
+      positions[e] = exc_pos[static_cast<size_t>(p)][i];
+      if (wide) {
+        std::memcpy(values + e * 8, &v, 8);
+      } else if (v > std::numeric_limits<uint32_t>::max()) {
+        return Status::InvalidArgument(
+            "cell " + std::to_string(first_cell + CellOf(ptr.data(), n, positions[e])) +
+            ": the count " + std::to_string(v) +
+            " needs 64-bit exceptions, but the layout chose 32-bit ones");
+      } else {
+        const uint32_t narrow = static_cast<uint32_t>(v);
+        std::memcpy(values + e * 4, &narrow, 4);
+      }
+    }
+  }
+  out.size = TileSize{nnz, static_cast<int64_t>(exceptions)};
+  return Status::OK();
+}
+
+// ---- decoding --------------------------------------------------------------
+
+namespace {
+
+struct DecodeShape {
+  const uint32_t* ptr;
+  int64_t cells;
+  int64_t nnz;
+  const int32_t* gene_order;
+  int64_t genes;
+  const uint32_t* exc_pos;
+  int64_t exceptions;
+  const int32_t* gene_map;  // may be null
+  int64_t columns;          // output columns (genes, or the subset's)
+  bool sorted;
+};
+
+// Rows [r0, r1) of a tile into `indices`/`values` from out_begin on (the
+// part's first stored position, or less after compaction never: parts write
+// where they read). Returns the nonzeros written, or -1 for a gene number
+// beyond the matrix (corrupt deltas).
+template <typename Delta, typename Stored, typename Exc, typename Out>
+int64_t RebuildRows(const DecodeShape& d, int64_t r0, int64_t r1, const Delta* deltas,
+                    const Stored* stored, const Exc* exc_val, int32_t* out_ptr,
+                    int32_t* indices, Out* values) {
+  const int64_t first = d.ptr[r0];
+  // The next exception at or after this part's first nonzero.
+  int64_t e = std::lower_bound(d.exc_pos, d.exc_pos + d.exceptions,
+                               static_cast<uint32_t>(first)) - d.exc_pos;
+  int64_t next_exc = e < d.exceptions ? d.exc_pos[e] : d.nnz;
+  const bool plain = d.gene_map == nullptr && !d.sorted;
+
+  if (plain) {
+    for (int64_t r = r0; r < r1; ++r) {
+      uint64_t run = 0;
+      const int64_t b = d.ptr[r + 1];
+      for (int64_t k = d.ptr[r]; k < b; ++k) {
+        run += deltas[k];
+        if (run >= static_cast<uint64_t>(d.genes)) return -1;
+        indices[k] = d.gene_order[run];
+        values[k] = static_cast<Out>(stored[k]);
+      }
+      out_ptr[r + 1] = static_cast<int32_t>(b);
+    }
+    for (; e < d.exceptions && d.exc_pos[e] < static_cast<uint32_t>(d.ptr[r1]); ++e) {
+      values[d.exc_pos[e]] = static_cast<Out>(exc_val[e]);
+    }
+    return d.ptr[r1] - first;
+  }
+
+  // A subset, a sort, or both: each row compacts (and sorts) in place.
+  const size_t words = static_cast<size_t>((d.columns + 63) / 64);
+  std::vector<uint64_t> bitmap(d.sorted ? words : 0, 0);
+  std::vector<Out> dense(d.sorted ? static_cast<size_t>(d.columns) : 0);
+  int64_t w = first;
+  for (int64_t r = r0; r < r1; ++r) {
+    uint64_t run = 0;
+    const int64_t row_start = w;
+    const int64_t b = d.ptr[r + 1];
+    for (int64_t k = d.ptr[r]; k < b; ++k) {
+      run += deltas[k];
+      if (run >= static_cast<uint64_t>(d.genes)) return -1;
+      Out v = static_cast<Out>(stored[k]);
+      if (k == next_exc) {
+        v = static_cast<Out>(exc_val[e]);
+        ++e;
+        next_exc = e < d.exceptions ? d.exc_pos[e] : d.nnz;
+      }
+      const int32_t gene = d.gene_order[run];
+      const int32_t column = d.gene_map ? d.gene_map[gene] : gene;
+      if (column < 0) continue;
+      if (d.sorted) {
+        bitmap[static_cast<size_t>(column) >> 6] |= uint64_t{1} << (column & 63);
+        dense[static_cast<size_t>(column)] = v;
+        ++w;
+      } else {
+        indices[w] = column;
+        values[w] = v;
+        ++w;
+      }
+    }
+    if (d.sorted && w > row_start) {
+      int64_t o = row_start;
+      if (static_cast<size_t>(w - row_start) * 16 < words) {
+        // A short row of a wide matrix: its columns, found again, then sorted.
+        // (Walking the deltas once more costs less than the bitmap's words.)
+        run = 0;
+        for (int64_t k = d.ptr[r]; k < b; ++k) {
+          run += deltas[k];
+          const int32_t gene = d.gene_order[run];
+          const int32_t column = d.gene_map ? d.gene_map[gene] : gene;
+          if (column >= 0) indices[o++] = column;
+        }
+        std::sort(indices + row_start, indices + w);
+        for (int64_t i = row_start; i < w; ++i) {
+          const int32_t column = indices[i];
+          values[i] = dense[static_cast<size_t>(column)];
+          bitmap[static_cast<size_t>(column) >> 6] = 0;
+        }
+      } else {
+        for (size_t word = 0; word < words; ++word) {
+          uint64_t bits = bitmap[word];
+          if (!bits) continue;
+          bitmap[word] = 0;
+          while (bits) {
+            const int32_t column = static_cast<int32_t>(word * 64 + std::countr_zero(bits));
+            bits &= bits - 1;
+            indices[o] = column;
+            values[o] = dense[static_cast<size_t>(column)];
+            ++o;
+          }
+        }
+      }
+    }
+    out_ptr[r + 1] = static_cast<int32_t>(w);
+  }
+  return w - first;
+}
+
+}  // namespace
+
+Result<int64_t> DecodeTile(const Layout& layout, const std::vector<int32_t>& gene_order,
+                           const TileArrays& in, int64_t cells, const TileTarget& target,
+                           const DecodeOptions& options, std::string_view where) {
+  const int64_t nnz = in.size.nonzeros;
+  const uint32_t* ptr = in.indptr.data();
+  auto corrupt = [&](const std::string& what) {
+    return Status::Corruption(std::string(where) + ": " + what);
+  };
+  if (ptr[0] != 0) return corrupt("indptr does not start at 0");
+  for (int64_t r = 0; r < cells; ++r) {
+    if (ptr[r + 1] < ptr[r]) {
+      return corrupt("indptr goes backwards at cell " + std::to_string(r) + " of the tile");
+    }
+  }
+  if (static_cast<int64_t>(ptr[cells]) != nnz) {
+    return corrupt("indptr ends at " + std::to_string(ptr[cells]) + ", but the tile holds " +
+                   std::to_string(nnz) + " nonzeros");
+  }
+  const uint32_t* exc_pos = in.exception_positions.data();
+  for (int64_t e = 0; e < in.size.exceptions; ++e) {
+    if (static_cast<int64_t>(exc_pos[e]) >= nnz || (e > 0 && exc_pos[e] <= exc_pos[e - 1])) {
+      return corrupt("exception position " + std::to_string(exc_pos[e]) +
+                     " is out of order or beyond the tile");
+    }
+  }
+  if (target.capacity < nnz) {
+    return Status::InvalidArgument(std::string(where) + ": the target holds " +
+                                   std::to_string(target.capacity) + " nonzeros; the tile " +
+                                   std::to_string(nnz));
+  }
+
+  DecodeShape shape{ptr,     cells,         nnz,          gene_order.data(), layout.genes,
+                    exc_pos, in.size.exceptions, options.gene_map, layout.genes,
+                    options.sorted};
+  if (options.gene_map) {
+    int32_t top = -1;
+    for (int64_t g = 0; g < layout.genes; ++g) top = std::max(top, options.gene_map[g]);
+    shape.columns = int64_t{top} + 1;
+  }
+
+  const int parts = PartsFor(options.threads, nnz);
+  const std::vector<int64_t> cut = SplitRows(ptr, cells, parts);
+  std::vector<int64_t> written(static_cast<size_t>(parts), 0);
+  target.indptr[0] = 0;
+  VisitDeltaType(layout.gene_deltas.id(), [&](auto delta_tag) {
+    using Delta = decltype(delta_tag);
+    VisitStoredType(layout.stored_values.id(), [&](auto stored_tag) {
+      using Stored = decltype(stored_tag);
+      VisitCountType(layout.counts.id(), [&](auto out_tag) {
+        using Out = decltype(out_tag);
+        auto run = [&](const auto* exc_val) {
+          RunParts(parts, [&](int p) {
+            written[static_cast<size_t>(p)] = RebuildRows<Delta, Stored>(
+                shape, cut[static_cast<size_t>(p)], cut[static_cast<size_t>(p) + 1],
+                reinterpret_cast<const Delta*>(in.gene_deltas.data()),
+                reinterpret_cast<const Stored*>(in.values.data()), exc_val, target.indptr,
+                target.indices, static_cast<Out*>(target.values));
+          });
+        };
+        if (layout.exception_values.id() == DataTypeId::kUInt64) {
+          run(reinterpret_cast<const uint64_t*>(in.exception_values.data()));
+        } else {
+          run(reinterpret_cast<const uint32_t*>(in.exception_values.data()));
+        }
+      });
+    });
+  });
+  for (int64_t w : written) {
+    if (w < 0) return corrupt("a gene delta runs beyond the matrix's " +
+                              std::to_string(layout.genes) + " genes");
+  }
+  if (!options.gene_map) return nnz;  // parts wrote where they read
+
+  // Close the gaps the subset left between parts.
+  int64_t at = written[0];
+  const size_t value_size = layout.counts.size();
+  auto* values = static_cast<std::byte*>(target.values);
+  for (int p = 1; p < parts; ++p) {
+    const int64_t r0 = cut[static_cast<size_t>(p)], r1 = cut[static_cast<size_t>(p) + 1];
+    const int64_t from = ptr[r0];
+    const int64_t n = written[static_cast<size_t>(p)];
+    if (from != at) {
+      std::memmove(target.indices + at, target.indices + from, static_cast<size_t>(n) * 4);
+      std::memmove(values + at * value_size, values + from * value_size,
+                   static_cast<size_t>(n) * value_size);
+      const int32_t shift = static_cast<int32_t>(from - at);
+      for (int64_t r = r0; r < r1; ++r) target.indptr[r + 1] -= shift;
+    }
+    at += n;
+  }
+  return at;
+}
+
+}  // namespace turbozarr::sparse::internal

@@ -1,0 +1,61 @@
+// The tile codec: CSR rows to the stored arrays of one tile (genes renumbered
+// and delta-coded within each row, values narrowed with exceptions) and back.
+// No store is involved; sparse_matrix.cc moves the arrays in and out.
+//
+// Thread safety: free functions over caller memory; each call splits its rows
+// over threads of its own.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "turbozarr/sparse.h"
+#include "turbozarr/status.h"
+
+namespace turbozarr::sparse::internal {
+
+// A vector that only grows, so that a buffer reused across tiles costs no
+// zeroing or page faults once it is large enough.
+template <typename T>
+class GrowOnly {
+ public:
+  T* Reserve(size_t n) {
+    if (n > data_.size()) data_.resize(n);
+    size_ = n;
+    return data_.data();
+  }
+  T* data() { return data_.data(); }
+  const T* data() const { return data_.data(); }
+  size_t size() const { return size_; }
+
+ private:
+  std::vector<T> data_;
+  size_t size_ = 0;
+};
+
+// One tile's stored arrays, in memory.
+struct TileArrays {
+  GrowOnly<uint32_t> indptr;                // cells + 1
+  GrowOnly<std::byte> gene_deltas;          // nonzeros of Layout::gene_deltas
+  GrowOnly<std::byte> values;               // nonzeros of Layout::stored_values
+  GrowOnly<uint32_t> exception_positions;   // ascending positions in the tile
+  GrowOnly<std::byte> exception_values;     // of Layout::exception_values
+  TileSize size;
+};
+
+// Encodes `rows` (a whole tile; `first_cell` is its first row's cell, named
+// in errors) for `layout`, whose genes are renumbered by `rank_of_gene`.
+// InvalidArgument naming the cell and gene for a row the layout cannot hold.
+Status EncodeTile(const Layout& layout, const std::vector<int32_t>& rank_of_gene,
+                  const CsrRows& rows, int64_t first_cell, int threads, TileArrays& out);
+
+// Decodes `in` (a tile of `cells` cells) into `target`; returns the
+// nonzeros written. Corruption (prefixed with `where`) for arrays that
+// contradict each other or the layout.
+Result<int64_t> DecodeTile(const Layout& layout, const std::vector<int32_t>& gene_order,
+                           const TileArrays& in, int64_t cells, const TileTarget& target,
+                           const DecodeOptions& options, std::string_view where);
+
+}  // namespace turbozarr::sparse::internal

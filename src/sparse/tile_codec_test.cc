@@ -1,0 +1,286 @@
+// The tile codec alone: rows encoded and decoded back in memory, every
+// stored type, gene subsets, sorting, and the rows and bytes it must refuse.
+#include "sparse/tile_codec.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <numeric>
+#include <random>
+#include <vector>
+
+namespace turbozarr::sparse::internal {
+namespace {
+
+// A CSR block with sorted genes per row, values from `value`.
+template <typename V>
+struct Csr {
+  std::vector<int64_t> indptr{0};
+  std::vector<int32_t> indices;
+  std::vector<V> values;
+  CsrRows Rows() const {
+    CsrRows r;
+    r.rows = static_cast<int64_t>(indptr.size()) - 1;
+    r.indptr = indptr.data();
+    r.indptr_type = DataType(DataTypeId::kInt64);
+    r.indices = indices.data();
+    r.indices_type = DataType(DataTypeId::kInt32);
+    r.values = values.data();
+    r.values_type = DataType(*DataTypeIdOf<V>());
+    return r;
+  }
+};
+
+template <typename V, typename F>
+Csr<V> RandomCsr(int64_t cells, int64_t genes, double density, unsigned seed, F value) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  Csr<V> m;
+  for (int64_t c = 0; c < cells; ++c) {
+    if (c % 7 == 3) {  // empty rows
+      m.indptr.push_back(m.indptr.back());
+      continue;
+    }
+    for (int32_t g = 0; g < genes; ++g) {
+      if (u(rng) < density) {
+        m.indices.push_back(g);
+        m.values.push_back(value(rng));
+      }
+    }
+    m.indptr.push_back(static_cast<int64_t>(m.indices.size()));
+  }
+  return m;
+}
+
+// Rows as maps gene -> value, the order-free content of a CSR.
+template <typename V, typename P>
+std::vector<std::map<int32_t, V>> RowMaps(const P* indptr, const int32_t* indices, const V* values,
+                                          int64_t rows) {
+  std::vector<std::map<int32_t, V>> out(static_cast<size_t>(rows));
+  for (int64_t r = 0; r < rows; ++r) {
+    for (auto k = indptr[r]; k < indptr[r + 1]; ++k) out[static_cast<size_t>(r)][indices[k]] = values[k];
+  }
+  return out;
+}
+
+template <typename V>
+Layout LayoutFor(const Csr<V>& m, int64_t genes, std::vector<int32_t>& order,
+                 std::vector<int32_t>& rank) {
+  Layout layout;
+  layout.cells = static_cast<int64_t>(m.indptr.size()) - 1;
+  layout.genes = genes;
+  layout.counts = DataType(*DataTypeIdOf<V>());
+  CountStats stats(genes);
+  EXPECT_TRUE(stats.Add(m.Rows(), 0).ok());
+  stats.ChooseValueTypes(layout);
+  order = GeneOrder(stats.gene_totals());
+  rank.assign(order.size(), 0);
+  for (size_t r = 0; r < order.size(); ++r) rank[static_cast<size_t>(order[r])] = static_cast<int32_t>(r);
+  return layout;
+}
+
+struct Decoded {
+  std::vector<int32_t> indptr, indices;
+  std::vector<std::byte> values;
+  int64_t nnz = 0;
+};
+
+template <typename V>
+Decoded Decode(const Layout& layout, const std::vector<int32_t>& order, const TileArrays& arrays,
+               int64_t cells, const DecodeOptions& options) {
+  Decoded d;
+  d.indptr.resize(static_cast<size_t>(cells) + 1);
+  d.indices.resize(static_cast<size_t>(arrays.size.nonzeros) + 1);
+  d.values.resize((static_cast<size_t>(arrays.size.nonzeros) + 1) * sizeof(V));
+  TileTarget target{d.indptr.data(), d.indices.data(), d.values.data(), arrays.size.nonzeros};
+  Result<int64_t> n = DecodeTile(layout, order, arrays, cells, target, options, "tile 0");
+  EXPECT_TRUE(n.ok()) << n.status().ToString();
+  d.nnz = n.ok() ? *n : -1;
+  return d;
+}
+
+TEST(TileCodec, WholeCountsRoundTripThroughANarrowTypeAndExceptions) {
+  auto value = [](std::mt19937& rng) -> int32_t {
+    const uint32_t x = rng() % 1000;
+    if (x == 0) return 70000 + static_cast<int32_t>(rng() % 100000);  // beyond uint16
+    if (x < 10) return 300 + static_cast<int32_t>(rng() % 1000);      // beyond uint8
+    return 1 + static_cast<int32_t>(rng() % 3);
+  };
+  const Csr<int32_t> m = RandomCsr<int32_t>(500, 300, 0.1, 1, value);
+  std::vector<int32_t> order, rank;
+  Layout layout = LayoutFor(m, 300, order, rank);
+  EXPECT_EQ(layout.stored_values.id(), DataTypeId::kUInt8);
+  EXPECT_EQ(layout.gene_deltas.id(), DataTypeId::kUInt16);
+  for (int threads : {1, 3}) {
+    TileArrays arrays;
+    ASSERT_TRUE(EncodeTile(layout, rank, m.Rows(), 0, threads, arrays).ok());
+    EXPECT_EQ(arrays.size.nonzeros, static_cast<int64_t>(m.values.size()));
+    const int64_t beyond = std::count_if(m.values.begin(), m.values.end(),
+                                         [](int32_t v) { return v > 255; });
+    EXPECT_EQ(arrays.size.exceptions, beyond);
+    for (bool sorted : {false, true}) {
+      DecodeOptions options;
+      options.threads = threads;
+      options.sorted = sorted;
+      Decoded d = Decode<int32_t>(layout, order, arrays, 500, options);
+      ASSERT_EQ(d.nnz, arrays.size.nonzeros);
+      const auto* values = reinterpret_cast<const int32_t*>(d.values.data());
+      EXPECT_EQ(RowMaps(d.indptr.data(), d.indices.data(), values, 500),
+                RowMaps(m.indptr.data(), m.indices.data(), m.values.data(), 500));
+      if (sorted) {
+        // Sorted rows give back the source's arrays exactly.
+        EXPECT_TRUE(std::equal(m.indices.begin(), m.indices.end(), d.indices.begin()));
+        EXPECT_TRUE(std::equal(m.values.begin(), m.values.end(), values));
+      }
+    }
+  }
+}
+
+TEST(TileCodec, StoredOrderIsByDecreasingTotalAndDeltaCoded) {
+  // Gene 2 has the most counts, then gene 0, then gene 1.
+  Csr<uint16_t> m;
+  m.indices = {0, 1, 2, 0, 2};
+  m.values = {5, 1, 9, 5, 9};
+  m.indptr = {0, 3, 5};
+  std::vector<int32_t> order, rank;
+  Layout layout = LayoutFor(m, 3, order, rank);
+  EXPECT_EQ(order, (std::vector<int32_t>{2, 0, 1}));
+  TileArrays arrays;
+  ASSERT_TRUE(EncodeTile(layout, rank, m.Rows(), 0, 1, arrays).ok());
+  const auto* deltas = reinterpret_cast<const uint16_t*>(arrays.gene_deltas.data());
+  EXPECT_EQ(std::vector<uint16_t>(deltas, deltas + 5), (std::vector<uint16_t>{0, 1, 1, 0, 1}));
+  const auto* stored = reinterpret_cast<const uint8_t*>(arrays.values.data());
+  EXPECT_EQ(std::vector<uint8_t>(stored, stored + 5), (std::vector<uint8_t>{9, 5, 1, 9, 5}));
+  // Unsorted decoding hands rows back in storage order, original numbers.
+  Decoded d = Decode<uint16_t>(layout, order, arrays, 2, {});
+  EXPECT_EQ(std::vector<int32_t>(d.indices.begin(), d.indices.begin() + 5),
+            (std::vector<int32_t>{2, 0, 1, 2, 0}));
+}
+
+TEST(TileCodec, FractionalCountsStayFloat32AndDoublesThatNeedItFloat64) {
+  auto frac = [](std::mt19937& rng) { return static_cast<float>(rng() % 1000) / 8.0f + 0.125f; };
+  const Csr<float> f = RandomCsr<float>(50, 40, 0.3, 2, frac);
+  std::vector<int32_t> order, rank;
+  Layout layout = LayoutFor(f, 40, order, rank);
+  EXPECT_EQ(layout.stored_values.id(), DataTypeId::kFloat32);
+  TileArrays arrays;
+  ASSERT_TRUE(EncodeTile(layout, rank, f.Rows(), 0, 2, arrays).ok());
+  EXPECT_EQ(arrays.size.exceptions, 0);
+  Decoded d = Decode<float>(layout, order, arrays, 50, {.sorted = true});
+  EXPECT_EQ(std::memcmp(d.values.data(), f.values.data(), f.values.size() * 4), 0);
+
+  auto tenth = [](std::mt19937& rng) { return static_cast<double>(rng() % 100) * 0.1 + 0.1; };
+  const Csr<double> g = RandomCsr<double>(50, 40, 0.3, 3, tenth);
+  layout = LayoutFor(g, 40, order, rank);
+  EXPECT_EQ(layout.stored_values.id(), DataTypeId::kFloat64);
+
+  // Whole counts held as floats are narrowed like integers, and come back
+  // as the same floats.
+  auto whole = [](std::mt19937& rng) { return static_cast<float>(1 + rng() % 4); };
+  const Csr<float> w = RandomCsr<float>(50, 40, 0.3, 4, whole);
+  layout = LayoutFor(w, 40, order, rank);
+  EXPECT_EQ(layout.stored_values.id(), DataTypeId::kUInt8);
+  ASSERT_TRUE(EncodeTile(layout, rank, w.Rows(), 0, 1, arrays).ok());
+  d = Decode<float>(layout, order, arrays, 50, {.sorted = true});
+  EXPECT_EQ(std::memcmp(d.values.data(), w.values.data(), w.values.size() * 4), 0);
+}
+
+TEST(TileCodec, GeneSubsetsKeepTheirColumnsInEveryPart) {
+  auto value = [](std::mt19937& rng) -> int64_t { return rng() % 50 == 0 ? 1000 : 1 + rng() % 3; };
+  const Csr<int64_t> m = RandomCsr<int64_t>(2000, 100, 0.5, 5, value);
+  std::vector<int32_t> order, rank;
+  Layout layout = LayoutFor(m, 100, order, rank);
+  TileArrays arrays;
+  ASSERT_TRUE(EncodeTile(layout, rank, m.Rows(), 0, 2, arrays).ok());
+  // Genes 90, 3 and 40 as columns 0, 1, 2.
+  std::vector<int32_t> map(100, -1);
+  map[90] = 0;
+  map[3] = 1;
+  map[40] = 2;
+  for (bool sorted : {false, true}) {
+    for (int threads : {1, 4}) {
+      Decoded d = Decode<int64_t>(layout, order, arrays, 2000,
+                                  {.gene_map = map.data(), .sorted = sorted, .threads = threads});
+      auto got = RowMaps(d.indptr.data(), d.indices.data(),
+                         reinterpret_cast<const int64_t*>(d.values.data()), 2000);
+      auto all = RowMaps(m.indptr.data(), m.indices.data(), m.values.data(), 2000);
+      int64_t total = 0;
+      for (size_t r = 0; r < all.size(); ++r) {
+        std::map<int32_t, int64_t> want;
+        for (auto [gene, v] : all[r]) {
+          if (map[static_cast<size_t>(gene)] >= 0) want[map[static_cast<size_t>(gene)]] = v;
+        }
+        total += static_cast<int64_t>(want.size());
+        ASSERT_EQ(got[r], want) << "row " << r;
+      }
+      EXPECT_EQ(d.nnz, total);
+      if (sorted) {
+        for (size_t r = 0; r + 1 < d.indptr.size(); ++r) {
+          EXPECT_TRUE(std::is_sorted(d.indices.begin() + d.indptr[r], d.indices.begin() + d.indptr[r + 1]));
+        }
+      }
+    }
+  }
+}
+
+TEST(TileCodec, RowsTheLayoutCannotHoldAreRefusedNamingTheCell) {
+  Csr<int32_t> m;
+  m.indices = {0, 1, 1};
+  m.values = {1, 2, 3};
+  m.indptr = {0, 1, 3};
+  std::vector<int32_t> rank = {0, 1};
+  Layout layout;
+  layout.cells = 2;
+  layout.genes = 2;
+  TileArrays arrays;
+  Status s = EncodeTile(layout, rank, m.Rows(), 100, 1, arrays);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("cell 101: gene 1 appears twice"), std::string::npos) << s.message();
+
+  m.indices = {0, 5, 1};
+  s = EncodeTile(layout, rank, m.Rows(), 0, 1, arrays);
+  EXPECT_NE(s.message().find("cell 1: gene index 5 is outside [0, 2)"), std::string::npos) << s.message();
+
+  m.indices = {0, 0, 1};
+  m.values = {1, -4, 3};
+  s = EncodeTile(layout, rank, m.Rows(), 0, 1, arrays);
+  EXPECT_NE(s.message().find("cell 1: negative count -4"), std::string::npos) << s.message();
+
+  CountStats stats(2);
+  s = stats.Add(m.Rows(), 10);
+  EXPECT_NE(s.message().find("cell 11, gene 0: negative count -4"), std::string::npos) << s.message();
+
+  m.indptr = {0, 2, 1};
+  s = EncodeTile(layout, rank, m.Rows(), 0, 1, arrays);
+  EXPECT_NE(s.message().find("row pointers go backwards"), std::string::npos) << s.message();
+}
+
+TEST(TileCodec, BytesThatContradictTheLayoutAreCorruptionNotACrash) {
+  auto value = [](std::mt19937& rng) -> int32_t { return 1 + static_cast<int32_t>(rng() % 3); };
+  const Csr<int32_t> m = RandomCsr<int32_t>(100, 60, 0.2, 6, value);
+  std::vector<int32_t> order, rank;
+  Layout layout = LayoutFor(m, 60, order, rank);
+  TileArrays arrays;
+  ASSERT_TRUE(EncodeTile(layout, rank, m.Rows(), 0, 1, arrays).ok());
+  std::vector<int32_t> indptr(101), indices(static_cast<size_t>(arrays.size.nonzeros));
+  std::vector<int32_t> values(indices.size());
+  TileTarget target{indptr.data(), indices.data(), values.data(), arrays.size.nonzeros};
+
+  auto* deltas = reinterpret_cast<uint16_t*>(arrays.gene_deltas.data());
+  const uint16_t saved = deltas[5];
+  deltas[5] = 60000;  // runs past the 60 genes
+  Result<int64_t> n = DecodeTile(layout, order, arrays, 100, target, {}, "tile 7");
+  EXPECT_EQ(n.status().code(), StatusCode::kCorruption);
+  EXPECT_NE(n.status().message().find("tile 7: a gene delta runs beyond"), std::string::npos);
+  deltas[5] = saved;
+
+  arrays.indptr.data()[50] = 100000;
+  n = DecodeTile(layout, order, arrays, 100, target, {}, "tile 7");
+  EXPECT_EQ(n.status().code(), StatusCode::kCorruption);
+  EXPECT_NE(n.status().message().find("indptr"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace turbozarr::sparse::internal
