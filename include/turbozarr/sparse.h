@@ -3,10 +3,10 @@
 //
 // Per tile of `tile_cells` cells the group holds the row pointers, the gene
 // indices (genes renumbered by decreasing total counts over the whole matrix,
-// then delta-coded within each row) and the values (the narrowest unsigned
-// type that holds most of them, larger ones in an exceptions list), each an
-// array of its own cut into a few zstd chunks, so that one tile decodes on
-// all cores. The renumbering is stored, and readers hand genes back in their
+// then delta-coded within each row) and the values; deltas and values each
+// take the narrowest unsigned type that holds most of them, the larger ones
+// in an exceptions list. Each is an array of its own cut into a few zstd
+// chunks, so that one tile decodes on all cores. The renumbering is stored, and readers hand genes back in their
 // original numbering.
 //
 // This header has what the Python package (turbozarr.sparse) and the command
@@ -53,7 +53,7 @@ struct Layout {
   // Each tile's index and value arrays are cut into this many chunks (fewer
   // for tiles with fewer nonzeros than chunks).
   int64_t chunks_per_tile = 8;
-  int zstd_level = 3;
+  int zstd_level = 9;
   // The values' type as the source had it, and as readers hand them back.
   DataType counts{DataTypeId::kInt32};
   // The values as stored: uint8, uint16 or uint32 for whole counts (larger
@@ -61,8 +61,6 @@ struct Layout {
   DataType stored_values{DataTypeId::kUInt8};
   // The exceptions' values: uint32 or uint64.
   DataType exception_values{DataTypeId::kUInt32};
-  // The delta-coded gene indices: uint16 up to 65,536 genes, else uint32.
-  DataType gene_deltas{DataTypeId::kUInt16};
 
   int64_t tiles() const { return (cells + tile_cells - 1) / tile_cells; }
   int64_t TileCells(int64_t tile) const;
@@ -125,11 +123,28 @@ std::vector<int32_t> GeneOrder(const std::vector<double>& gene_totals);
 // reader opens a tile's arrays without reading their metadata.
 struct TileSize {
   int64_t nonzeros = 0;
-  int64_t exceptions = 0;
+  int64_t exceptions = 0;  // values beyond the stored value type
+  // The delta-coded genes' type in bytes (1, 2 or 4: uint8, uint16 or
+  // uint32, the one that stores the tile in the fewest bytes), and the
+  // deltas beyond it.
+  int64_t delta_bytes = 2;
+  int64_t delta_exceptions = 0;
+  DataType gene_deltas() const;
+  bool operator==(const TileSize&) const = default;
 };
+// The columns of the group's tile index, one row per tile.
+inline constexpr int64_t kTileIndexColumns = 4;
 
 // The arrays of one tile (group "tiles/<t>"), as named in the store.
-enum class TileArray { kIndptr, kGeneDeltas, kValues, kExceptionPositions, kExceptionValues };
+enum class TileArray {
+  kIndptr,
+  kGeneDeltas,
+  kValues,
+  kExceptionPositions,
+  kExceptionValues,
+  kDeltaExceptionPositions,
+  kDeltaExceptionValues,
+};
 std::string_view TileArrayName(TileArray which);
 // The metadata of one of a tile's arrays: its type from `layout`, its length
 // from `size`, chunks of about 1/chunks_per_tile of it, bytes + zstd.
@@ -198,6 +213,7 @@ class Matrix {
   // version this reader knows, or its arrays disagree with the layout.
   static Result<std::shared_ptr<Matrix>> Open(std::shared_ptr<Store> store,
                                                std::string_view path);
+  ~Matrix();
   const Layout& layout() const { return layout_; }
   // gene_order()[rank] = gene.
   const std::vector<int32_t>& gene_order() const { return gene_order_; }
@@ -232,11 +248,15 @@ class Matrix {
   mutable std::vector<std::unique_ptr<Stored>> scratch_;
 };
 
-// Copies rows of a decoded tile (CSR in `indptr`/`indices`/`values` of
-// `value_size`-byte elements) into `out`, in the order `rows` lists them:
-// out's indptr continues from `out_indptr[0]` (which the caller sets). The
-// caller sizes `out` (the rows' nonzeros). Returns the nonzeros copied.
+// Copies rows of a CSR block (`indptr`, `indices`, `values` of `value_size`-
+// byte elements) into `out`, in the order `rows` lists them: out's indptr
+// continues from `out_indptr[0]` (which the caller sets). The caller sizes
+// `out` (the rows' nonzeros). Returns the nonzeros copied. The int32 form
+// serves decoded tiles, the int64 one blocks gathered from several tiles.
 int64_t GatherRows(const int32_t* indptr, const int32_t* indices, const void* values,
+                   size_t value_size, const int64_t* rows, int64_t count, int64_t* out_indptr,
+                   int32_t* out_indices, void* out_values);
+int64_t GatherRows(const int64_t* indptr, const int32_t* indices, const void* values,
                    size_t value_size, const int64_t* rows, int64_t count, int64_t* out_indptr,
                    int32_t* out_indices, void* out_values);
 

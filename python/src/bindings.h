@@ -27,6 +27,7 @@ void BindBlockIterator(nanobind::module_& m);
 void BindCodecs(nanobind::module_& m);
 void BindVcz(nanobind::module_& m);
 void BindOme(nanobind::module_& m);
+void BindSparse(nanobind::module_& m);
 
 // The Python package's names for element types ("int16", "string"; see
 // _dtypes.py).

@@ -19,4 +19,5 @@ NB_MODULE(_core, m) {
   turbozarr::python::BindCodecs(m);
   turbozarr::python::BindVcz(m);
   turbozarr::python::BindOme(m);
+  turbozarr::python::BindSparse(m);
 }

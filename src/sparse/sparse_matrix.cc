@@ -43,8 +43,7 @@ json Layout::ToJson() const {
               {"zstd_level", zstd_level},
               {"counts", counts.ToV3Json()},
               {"stored_values", stored_values.ToV3Json()},
-              {"exception_values", exception_values.ToV3Json()},
-              {"gene_deltas", gene_deltas.ToV3Json()}};
+              {"exception_values", exception_values.ToV3Json()}};
 }
 
 Result<Layout> Layout::FromJson(const json& j, std::string_view where) {
@@ -100,11 +99,6 @@ Result<Layout> Layout::FromJson(const json& j, std::string_view where) {
   TZ_ASSIGN_OR_RETURN(l.stored_values,
                       type("stored_values", {kUInt8, kUInt16, kUInt32, kFloat32, kFloat64}));
   TZ_ASSIGN_OR_RETURN(l.exception_values, type("exception_values", {kUInt32, kUInt64}));
-  TZ_ASSIGN_OR_RETURN(l.gene_deltas, type("gene_deltas", {kUInt16, kUInt32}));
-  if (l.gene_deltas.id() == kUInt16 && l.genes > 65536) {
-    return Status::InvalidArgument(at + ": uint16 gene deltas cannot number " +
-                                   std::to_string(l.genes) + " genes");
-  }
   if (!l.integral() && l.counts.is_integer()) {
     return Status::InvalidArgument(at + ": integer counts stored as " +
                                    l.stored_values.ToString());
@@ -215,7 +209,6 @@ void CountStats::Merge(const CountStats& other) {
 }
 
 void CountStats::ChooseValueTypes(Layout& layout) const {
-  layout.gene_deltas = DataType(layout.genes > 65536 ? DataTypeId::kUInt32 : DataTypeId::kUInt16);
   layout.exception_values =
       DataType(above_u32_ > 0 ? DataTypeId::kUInt64 : DataTypeId::kUInt32);
   if (fractional_) {
@@ -252,15 +245,19 @@ std::string_view TileArrayName(TileArray which) {
     case TileArray::kValues: return "values";
     case TileArray::kExceptionPositions: return "exception_positions";
     case TileArray::kExceptionValues: return "exception_values";
+    case TileArray::kDeltaExceptionPositions: return "gene_delta_exception_positions";
+    case TileArray::kDeltaExceptionValues: return "gene_delta_exception_values";
   }
   return "";
 }
 
 namespace {
 
-constexpr TileArray kTileArrays[] = {TileArray::kIndptr, TileArray::kGeneDeltas,
-                                     TileArray::kValues, TileArray::kExceptionPositions,
-                                     TileArray::kExceptionValues};
+constexpr TileArray kTileArrays[] = {
+    TileArray::kIndptr,           TileArray::kGeneDeltas,
+    TileArray::kValues,           TileArray::kExceptionPositions,
+    TileArray::kExceptionValues,  TileArray::kDeltaExceptionPositions,
+    TileArray::kDeltaExceptionValues};
 // No chunk of the nonzeros' arrays is cut smaller than this, so that small
 // tiles do not become many tiny objects.
 constexpr int64_t kMinChunkElements = 4096;
@@ -299,6 +296,12 @@ WriteOptions StoreEveryChunk() {
 
 }  // namespace
 
+DataType TileSize::gene_deltas() const {
+  return DataType(delta_bytes == 1   ? DataTypeId::kUInt8
+                  : delta_bytes == 2 ? DataTypeId::kUInt16
+                                     : DataTypeId::kUInt32);
+}
+
 ArrayMetadata TileArrayMetadata(const Layout& layout, TileArray which, int64_t tile_cells,
                                 const TileSize& size) {
   switch (which) {
@@ -310,7 +313,7 @@ ArrayMetadata TileArrayMetadata(const Layout& layout, TileArray which, int64_t t
       const int64_t chunk = std::max(
           kMinChunkElements,
           (size.nonzeros + layout.chunks_per_tile - 1) / std::max<int64_t>(1, layout.chunks_per_tile));
-      return VectorMetadata(which == TileArray::kValues ? layout.stored_values : layout.gene_deltas,
+      return VectorMetadata(which == TileArray::kValues ? layout.stored_values : size.gene_deltas(),
                             size.nonzeros, std::min(chunk, std::max<int64_t>(1, size.nonzeros)),
                             layout.zstd_level);
     }
@@ -320,6 +323,10 @@ ArrayMetadata TileArrayMetadata(const Layout& layout, TileArray which, int64_t t
     case TileArray::kExceptionValues:
       return VectorMetadata(layout.exception_values, size.exceptions, size.exceptions,
                             layout.zstd_level);
+    case TileArray::kDeltaExceptionPositions:
+    case TileArray::kDeltaExceptionValues:
+      return VectorMetadata(DataType(DataTypeId::kUInt32), size.delta_exceptions,
+                            size.delta_exceptions, layout.zstd_level);
   }
   return {};
 }
@@ -390,8 +397,13 @@ Status MatrixWriter::WriteTile(int64_t tile, const CsrRows& rows) {
   GroupCreateOptions replace;
   replace.overwrite = true;
   TZ_RETURN_NOT_OK(Group::Create(store_, tile_path, replace).status());
-  const void* data[] = {encoded.indptr.data(), encoded.gene_deltas.data(), encoded.values.data(),
-                        encoded.exception_positions.data(), encoded.exception_values.data()};
+  const void* data[] = {encoded.indptr.data(),
+                        encoded.gene_deltas.data(),
+                        encoded.values.data(),
+                        encoded.exception_positions.data(),
+                        encoded.exception_values.data(),
+                        encoded.delta_exception_positions.data(),
+                        encoded.delta_exception_values.data()};
   for (size_t i = 0; i < std::size(kTileArrays); ++i) {
     ArrayMetadata m = TileArrayMetadata(layout_, kTileArrays[i], rows.rows, encoded.size);
     TZ_ASSIGN_OR_RETURN(std::shared_ptr<Array> array,
@@ -417,12 +429,15 @@ Status MatrixWriter::Finish() {
       }
       index.push_back(sizes_[t].nonzeros);
       index.push_back(sizes_[t].exceptions);
+      index.push_back(sizes_[t].delta_bytes);
+      index.push_back(sizes_[t].delta_exceptions);
     }
   }
   ArrayMetadata m = VectorMetadata(DataType(DataTypeId::kInt64), layout_.tiles(), 1,
                                    layout_.zstd_level);
-  m.shape = {layout_.tiles(), 2};
-  m.chunk_shape = {std::max<int64_t>(1, std::min<int64_t>(layout_.tiles(), 1 << 16)), 2};
+  m.shape = {layout_.tiles(), kTileIndexColumns};
+  m.chunk_shape = {std::max<int64_t>(1, std::min<int64_t>(layout_.tiles(), 1 << 16)),
+                   kTileIndexColumns};
   TZ_ASSIGN_OR_RETURN(std::shared_ptr<Array> array,
                       Array::Create(store_, Join(path_, "tile_index"), m));
   if (!index.empty()) {
@@ -439,6 +454,8 @@ struct Matrix::Stored {
   std::vector<Buffer> compressed;
   std::vector<Buffer> partial;  // the last chunk of each array, decoded whole
 };
+
+Matrix::~Matrix() = default;
 
 std::string Matrix::Describe() const {
   return "matrix '" + path_ + "' in " + store_->Describe();
@@ -483,23 +500,28 @@ Result<std::shared_ptr<Matrix>> Matrix::Open(std::shared_ptr<Store> store, std::
     }
     return index.status();
   }
-  if ((*index)->shape() != std::vector<int64_t>{l.tiles(), 2} ||
+  if ((*index)->shape() != std::vector<int64_t>{l.tiles(), kTileIndexColumns} ||
       (*index)->dtype().id() != DataTypeId::kInt64) {
     return Status::Corruption(where + ": tile_index is not int64 [" + std::to_string(l.tiles()) +
-                              ", 2]");
+                              ", " + std::to_string(kTileIndexColumns) + "]");
   }
-  std::vector<int64_t> sizes(static_cast<size_t>(l.tiles()) * 2);
+  std::vector<int64_t> sizes(static_cast<size_t>(l.tiles() * kTileIndexColumns));
   if (!sizes.empty()) {
     TZ_RETURN_NOT_OK((*index)->Read(Selection::All((*index)->shape()), std::span<int64_t>(sizes)));
   }
   m->offsets_.push_back(0);
   for (int64_t t = 0; t < l.tiles(); ++t) {
-    TileSize s{sizes[static_cast<size_t>(2 * t)], sizes[static_cast<size_t>(2 * t + 1)]};
+    const int64_t* row = sizes.data() + t * kTileIndexColumns;
+    TileSize s{row[0], row[1], row[2], row[3]};
     if (s.nonzeros < 0 || s.nonzeros > std::numeric_limits<int32_t>::max() || s.exceptions < 0 ||
-        s.exceptions > s.nonzeros || s.nonzeros > l.TileCells(t) * l.genes) {
-      return Status::Corruption(where + ": tile_index gives tile " + std::to_string(t) + " " +
-                                std::to_string(s.nonzeros) + " nonzeros and " +
-                                std::to_string(s.exceptions) + " exceptions");
+        s.exceptions > s.nonzeros || s.nonzeros > l.TileCells(t) * l.genes ||
+        (s.delta_bytes != 1 && s.delta_bytes != 2 && s.delta_bytes != 4) ||
+        s.delta_exceptions < 0 || s.delta_exceptions > s.nonzeros) {
+      return Status::Corruption(where + ": tile_index row " + std::to_string(t) + " [" +
+                                std::to_string(row[0]) + ", " + std::to_string(row[1]) + ", " +
+                                std::to_string(row[2]) + ", " + std::to_string(row[3]) +
+                                "] is not [nonzeros, exceptions, delta bytes (1, 2 or 4), "
+                                "delta exceptions] of a tile");
     }
     m->sizes_.push_back(s);
     m->offsets_.push_back(m->offsets_.back() + s.nonzeros);
@@ -529,14 +551,18 @@ Status Matrix::FetchTile(int64_t tile, Stored& stored) const {
   a.size = size;
   std::byte* targets[] = {
       reinterpret_cast<std::byte*>(a.indptr.Reserve(static_cast<size_t>(cells) + 1)),
-      a.gene_deltas.Reserve(static_cast<size_t>(size.nonzeros) * layout_.gene_deltas.size()),
+      a.gene_deltas.Reserve(static_cast<size_t>(size.nonzeros * size.delta_bytes)),
       a.values.Reserve(static_cast<size_t>(size.nonzeros) * layout_.stored_values.size()),
       reinterpret_cast<std::byte*>(
           a.exception_positions.Reserve(static_cast<size_t>(size.exceptions))),
       a.exception_values.Reserve(static_cast<size_t>(size.exceptions) *
-                                 layout_.exception_values.size())};
+                                 layout_.exception_values.size()),
+      reinterpret_cast<std::byte*>(
+          a.delta_exception_positions.Reserve(static_cast<size_t>(size.delta_exceptions))),
+      reinterpret_cast<std::byte*>(
+          a.delta_exception_values.Reserve(static_cast<size_t>(size.delta_exceptions)))};
 
-  // Every chunk of the five arrays, in one batch.
+  // Every chunk of the tile's arrays, in one batch.
   struct Chunk {
     const Array* array;
     std::string key;
@@ -637,9 +663,12 @@ Result<int64_t> Matrix::ReadTile(int64_t tile, const TileTarget& target,
   return n;
 }
 
-int64_t GatherRows(const int32_t* indptr, const int32_t* indices, const void* values,
-                   size_t value_size, const int64_t* rows, int64_t count, int64_t* out_indptr,
-                   int32_t* out_indices, void* out_values) {
+namespace {
+
+template <typename P>
+int64_t GatherRowsOf(const P* indptr, const int32_t* indices, const void* values,
+                     size_t value_size, const int64_t* rows, int64_t count, int64_t* out_indptr,
+                     int32_t* out_indices, void* out_values) {
   const auto* from = static_cast<const std::byte*>(values);
   auto* to = static_cast<std::byte*>(out_values);
   int64_t at = 0;
@@ -652,6 +681,22 @@ int64_t GatherRows(const int32_t* indptr, const int32_t* indices, const void* va
     out_indptr[i + 1] = out_indptr[0] + at;
   }
   return at;
+}
+
+}  // namespace
+
+int64_t GatherRows(const int32_t* indptr, const int32_t* indices, const void* values,
+                   size_t value_size, const int64_t* rows, int64_t count, int64_t* out_indptr,
+                   int32_t* out_indices, void* out_values) {
+  return GatherRowsOf(indptr, indices, values, value_size, rows, count, out_indptr, out_indices,
+                      out_values);
+}
+
+int64_t GatherRows(const int64_t* indptr, const int32_t* indices, const void* values,
+                   size_t value_size, const int64_t* rows, int64_t count, int64_t* out_indptr,
+                   int32_t* out_indices, void* out_values) {
+  return GatherRowsOf(indptr, indices, values, value_size, rows, count, out_indptr, out_indices,
+                      out_values);
 }
 
 }  // namespace turbozarr::sparse

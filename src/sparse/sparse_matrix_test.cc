@@ -121,7 +121,7 @@ TEST(SparseMatrix, TheArraysArePlainZarrThatAnyReaderOpens) {
   EXPECT_EQ(g.value()->attributes()["sparse_matrix"]["shape"], nlohmann::json({300, 50}));
   Result<std::shared_ptr<Array>> deltas = Array::Open(store, "X/tiles/1/gene_deltas");
   ASSERT_TRUE(deltas.ok());
-  EXPECT_EQ(deltas.value()->dtype().id(), DataTypeId::kUInt16);
+  EXPECT_EQ(deltas.value()->dtype().id(), DataTypeId::kUInt8);
   EXPECT_EQ(deltas.value()->metadata().codecs[1]["name"], "zstd");
   Result<std::shared_ptr<Array>> indptr = Array::Open(store, "X/tiles/2/indptr");
   ASSERT_TRUE(indptr.ok());

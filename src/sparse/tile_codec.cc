@@ -11,6 +11,7 @@
 #include "tile_codec.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -19,6 +20,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <type_traits>
 
 #include "count_types.h"
@@ -27,9 +29,12 @@
 namespace turbozarr::sparse::internal {
 namespace {
 
+// Calls f(T{}) for the gene deltas' type of `bytes` (1, 2 or 4).
 template <typename F>
-void VisitDeltaType(DataTypeId id, F&& f) {
-  if (id == DataTypeId::kUInt16) {
+void VisitDeltaType(int64_t bytes, F&& f) {
+  if (bytes == 1) {
+    f(uint8_t{});
+  } else if (bytes == 2) {
     f(uint16_t{});
   } else {
     f(uint32_t{});
@@ -91,11 +96,12 @@ struct PartErrors {
 
 // Pass A over rows [begin, end): each row's genes renumbered, sorted, and
 // delta-coded into `deltas`; perm[j] = the source position (from the tile's
-// first nonzero) of the j-th stored nonzero.
-template <typename Index, typename Delta>
+// first nonzero) of the j-th stored nonzero. Counts the deltas beyond uint8
+// and uint16 into `beyond`.
+template <typename Index>
 Status SortRows(const int64_t* ptr, int64_t begin, int64_t end, const Index* indices,
                 const int32_t* rank_of_gene, int64_t genes, int64_t first_cell,
-                Delta* deltas, uint32_t* perm) {
+                uint32_t* deltas, uint32_t* perm, int64_t (&beyond)[2]) {
   const size_t words = static_cast<size_t>((genes + 63) / 64);
   std::vector<uint64_t> bitmap(words, 0);
   std::vector<uint32_t> slot(static_cast<size_t>(genes));
@@ -130,7 +136,10 @@ Status SortRows(const int64_t* ptr, int64_t begin, int64_t end, const Index* ind
       std::sort(short_row.begin(), short_row.end());
       for (const auto& [rank, k] : short_row) {
         bitmap[static_cast<size_t>(rank) >> 6] = 0;
-        deltas[j] = static_cast<Delta>(static_cast<uint32_t>(rank) - previous);
+        const uint32_t delta = static_cast<uint32_t>(rank) - previous;
+        beyond[0] += delta > 0xff;
+        beyond[1] += delta > 0xffff;
+        deltas[j] = delta;
         previous = static_cast<uint32_t>(rank);
         perm[j++] = k;
       }
@@ -143,7 +152,10 @@ Status SortRows(const int64_t* ptr, int64_t begin, int64_t end, const Index* ind
       while (bits) {
         const uint32_t rank = static_cast<uint32_t>(w * 64 + std::countr_zero(bits));
         bits &= bits - 1;
-        deltas[j] = static_cast<Delta>(rank - previous);
+        const uint32_t delta = rank - previous;
+        beyond[0] += delta > 0xff;
+        beyond[1] += delta > 0xffff;
+        deltas[j] = delta;
         previous = rank;
         perm[j++] = slot[rank];
       }
@@ -258,7 +270,7 @@ Status EncodeTile(const Layout& layout, const std::vector<int32_t>& rank_of_gene
 
   uint32_t* indptr = out.indptr.Reserve(static_cast<size_t>(n) + 1);
   for (int64_t i = 0; i <= n; ++i) indptr[i] = static_cast<uint32_t>(ptr[static_cast<size_t>(i)]);
-  std::byte* deltas = out.gene_deltas.Reserve(static_cast<size_t>(nnz) * layout.gene_deltas.size());
+  std::unique_ptr<uint32_t[]> deltas(new uint32_t[static_cast<size_t>(std::max<int64_t>(nnz, 1))]);
   std::byte* stored = out.values.Reserve(static_cast<size_t>(nnz) * layout.stored_values.size());
   std::unique_ptr<uint32_t[]> perm(new uint32_t[static_cast<size_t>(std::max<int64_t>(nnz, 1))]);
 
@@ -267,6 +279,7 @@ Status EncodeTile(const Layout& layout, const std::vector<int32_t>& rank_of_gene
   PartErrors errors(parts);
   std::vector<std::vector<uint32_t>> exc_pos(static_cast<size_t>(parts));
   std::vector<std::vector<uint64_t>> exc_val(static_cast<size_t>(parts));
+  std::vector<std::array<int64_t, 2>> beyond(static_cast<size_t>(parts), {0, 0});
   bool known_types = true;
   RunParts(parts, [&](int p) {
     const int64_t r0 = cut[static_cast<size_t>(p)], r1 = cut[static_cast<size_t>(p) + 1];
@@ -274,11 +287,10 @@ Status EncodeTile(const Layout& layout, const std::vector<int32_t>& rank_of_gene
     bool known_index = VisitIndexType(rows.indices_type.id(), [&](auto index_tag) {
       using Index = decltype(index_tag);
       const Index* indices = static_cast<const Index*>(rows.indices) + base;
-      VisitDeltaType(layout.gene_deltas.id(), [&](auto delta_tag) {
-        using Delta = decltype(delta_tag);
-        s = SortRows(ptr.data(), r0, r1, indices, rank_of_gene.data(), layout.genes,
-                     first_cell, reinterpret_cast<Delta*>(deltas), perm.get());
-      });
+      int64_t counted[2] = {0, 0};
+      s = SortRows(ptr.data(), r0, r1, indices, rank_of_gene.data(), layout.genes, first_cell,
+                   deltas.get(), perm.get(), counted);
+      beyond[static_cast<size_t>(p)] = {counted[0], counted[1]};
     });
     if (!known_index) {
       s = Status::InvalidArgument("gene indices of type " + rows.indices_type.ToString() +
@@ -309,6 +321,47 @@ Status EncodeTile(const Layout& layout, const std::vector<int32_t>& rank_of_gene
   }
   TZ_RETURN_NOT_OK(errors.First());
 
+  // The deltas' width: the one that stores the fewest bytes, counting 8 per
+  // exception (its position and value).
+  int64_t beyond8 = 0, beyond16 = 0;
+  for (const auto& b : beyond) {
+    beyond8 += b[0];
+    beyond16 += b[1];
+  }
+  const int64_t cost1 = nnz + 8 * beyond8, cost2 = 2 * nnz + 8 * beyond16, cost4 = 4 * nnz;
+  const int64_t delta_bytes = cost1 <= std::min(cost2, cost4) ? 1 : cost2 <= cost4 ? 2 : 4;
+  std::byte* narrow_deltas = out.gene_deltas.Reserve(static_cast<size_t>(nnz * delta_bytes));
+  std::vector<std::vector<uint32_t>> delta_pos(static_cast<size_t>(parts));
+  std::vector<std::vector<uint32_t>> delta_val(static_cast<size_t>(parts));
+  VisitDeltaType(delta_bytes, [&](auto delta_tag) {
+    using Delta = decltype(delta_tag);
+    RunParts(parts, [&](int p) {
+      const int64_t j0 = ptr[static_cast<size_t>(cut[static_cast<size_t>(p)])];
+      const int64_t j1 = ptr[static_cast<size_t>(cut[static_cast<size_t>(p) + 1])];
+      auto* to = reinterpret_cast<Delta*>(narrow_deltas);
+      for (int64_t j = j0; j < j1; ++j) {
+        const uint32_t d = deltas[j];
+        if (d > std::numeric_limits<Delta>::max()) {
+          to[j] = 0;  // the exception holds the whole delta
+          delta_pos[static_cast<size_t>(p)].push_back(static_cast<uint32_t>(j));
+          delta_val[static_cast<size_t>(p)].push_back(d);
+        } else {
+          to[j] = static_cast<Delta>(d);
+        }
+      }
+    });
+  });
+  size_t delta_exceptions = 0;
+  for (const auto& v : delta_pos) delta_exceptions += v.size();
+  uint32_t* dpos = out.delta_exception_positions.Reserve(delta_exceptions);
+  uint32_t* dval = out.delta_exception_values.Reserve(delta_exceptions);
+  for (int p = 0; p < parts; ++p) {
+    dpos = std::copy(delta_pos[static_cast<size_t>(p)].begin(),
+                     delta_pos[static_cast<size_t>(p)].end(), dpos);
+    dval = std::copy(delta_val[static_cast<size_t>(p)].begin(),
+                     delta_val[static_cast<size_t>(p)].end(), dval);
+  }
+
   size_t exceptions = 0;
   for (const auto& v : exc_pos) exceptions += v.size();
   uint32_t* positions = out.exception_positions.Reserve(exceptions);
@@ -332,7 +385,8 @@ Status EncodeTile(const Layout& layout, const std::vector<int32_t>& rank_of_gene
       }
     }
   }
-  out.size = TileSize{nnz, static_cast<int64_t>(exceptions)};
+  out.size = TileSize{nnz, static_cast<int64_t>(exceptions), delta_bytes,
+                      static_cast<int64_t>(delta_exceptions)};
   return Status::OK();
 }
 
@@ -348,6 +402,9 @@ struct DecodeShape {
   int64_t genes;
   const uint32_t* exc_pos;
   int64_t exceptions;
+  const uint32_t* delta_exc_pos;
+  const uint32_t* delta_exc_val;
+  int64_t delta_exceptions;
   const int32_t* gene_map;  // may be null
   int64_t columns;          // output columns (genes, or the subset's)
   bool sorted;
@@ -366,6 +423,19 @@ int64_t RebuildRows(const DecodeShape& d, int64_t r0, int64_t r1, const Delta* d
   int64_t e = std::lower_bound(d.exc_pos, d.exc_pos + d.exceptions,
                                static_cast<uint32_t>(first)) - d.exc_pos;
   int64_t next_exc = e < d.exceptions ? d.exc_pos[e] : d.nnz;
+  // The same for the deltas beyond their stored type.
+  int64_t de = std::lower_bound(d.delta_exc_pos, d.delta_exc_pos + d.delta_exceptions,
+                                static_cast<uint32_t>(first)) - d.delta_exc_pos;
+  int64_t next_delta_exc = de < d.delta_exceptions ? d.delta_exc_pos[de] : d.nnz;
+  auto step = [&](int64_t k) -> uint64_t {
+    uint64_t delta = deltas[k];
+    if (k == next_delta_exc) {
+      delta += d.delta_exc_val[de];
+      ++de;
+      next_delta_exc = de < d.delta_exceptions ? d.delta_exc_pos[de] : d.nnz;
+    }
+    return delta;
+  };
   const bool plain = d.gene_map == nullptr && !d.sorted;
 
   if (plain) {
@@ -373,7 +443,7 @@ int64_t RebuildRows(const DecodeShape& d, int64_t r0, int64_t r1, const Delta* d
       uint64_t run = 0;
       const int64_t b = d.ptr[r + 1];
       for (int64_t k = d.ptr[r]; k < b; ++k) {
-        run += deltas[k];
+        run += step(k);
         if (run >= static_cast<uint64_t>(d.genes)) return -1;
         indices[k] = d.gene_order[run];
         values[k] = static_cast<Out>(stored[k]);
@@ -395,8 +465,9 @@ int64_t RebuildRows(const DecodeShape& d, int64_t r0, int64_t r1, const Delta* d
     uint64_t run = 0;
     const int64_t row_start = w;
     const int64_t b = d.ptr[r + 1];
+    const int64_t saved_de = de, saved_next = next_delta_exc;
     for (int64_t k = d.ptr[r]; k < b; ++k) {
-      run += deltas[k];
+      run += step(k);
       if (run >= static_cast<uint64_t>(d.genes)) return -1;
       Out v = static_cast<Out>(stored[k]);
       if (k == next_exc) {
@@ -423,12 +494,17 @@ int64_t RebuildRows(const DecodeShape& d, int64_t r0, int64_t r1, const Delta* d
         // A short row of a wide matrix: its columns, found again, then sorted.
         // (Walking the deltas once more costs less than the bitmap's words.)
         run = 0;
+        const int64_t end_de = de, end_next = next_delta_exc;
+        de = saved_de;
+        next_delta_exc = saved_next;
         for (int64_t k = d.ptr[r]; k < b; ++k) {
-          run += deltas[k];
+          run += step(k);
           const int32_t gene = d.gene_order[run];
           const int32_t column = d.gene_map ? d.gene_map[gene] : gene;
           if (column >= 0) indices[o++] = column;
         }
+        de = end_de;
+        next_delta_exc = end_next;
         std::sort(indices + row_start, indices + w);
         for (int64_t i = row_start; i < w; ++i) {
           const int32_t column = indices[i];
@@ -476,10 +552,16 @@ Result<int64_t> DecodeTile(const Layout& layout, const std::vector<int32_t>& gen
                    std::to_string(nnz) + " nonzeros");
   }
   const uint32_t* exc_pos = in.exception_positions.data();
-  for (int64_t e = 0; e < in.size.exceptions; ++e) {
-    if (static_cast<int64_t>(exc_pos[e]) >= nnz || (e > 0 && exc_pos[e] <= exc_pos[e - 1])) {
-      return corrupt("exception position " + std::to_string(exc_pos[e]) +
-                     " is out of order or beyond the tile");
+  const uint32_t* delta_exc_pos = in.delta_exception_positions.data();
+  for (auto [positions, n, what] :
+       {std::tuple{exc_pos, in.size.exceptions, "exception"},
+        std::tuple{delta_exc_pos, in.size.delta_exceptions, "delta exception"}}) {
+    for (int64_t e = 0; e < n; ++e) {
+      if (static_cast<int64_t>(positions[e]) >= nnz ||
+          (e > 0 && positions[e] <= positions[e - 1])) {
+        return corrupt(std::string(what) + " position " + std::to_string(positions[e]) +
+                       " is out of order or beyond the tile");
+      }
     }
   }
   if (target.capacity < nnz) {
@@ -488,8 +570,18 @@ Result<int64_t> DecodeTile(const Layout& layout, const std::vector<int32_t>& gen
                                    std::to_string(nnz));
   }
 
-  DecodeShape shape{ptr,     cells,         nnz,          gene_order.data(), layout.genes,
-                    exc_pos, in.size.exceptions, options.gene_map, layout.genes,
+  DecodeShape shape{ptr,
+                    cells,
+                    nnz,
+                    gene_order.data(),
+                    layout.genes,
+                    exc_pos,
+                    in.size.exceptions,
+                    delta_exc_pos,
+                    in.delta_exception_values.data(),
+                    in.size.delta_exceptions,
+                    options.gene_map,
+                    layout.genes,
                     options.sorted};
   if (options.gene_map) {
     int32_t top = -1;
@@ -501,7 +593,7 @@ Result<int64_t> DecodeTile(const Layout& layout, const std::vector<int32_t>& gen
   const std::vector<int64_t> cut = SplitRows(ptr, cells, parts);
   std::vector<int64_t> written(static_cast<size_t>(parts), 0);
   target.indptr[0] = 0;
-  VisitDeltaType(layout.gene_deltas.id(), [&](auto delta_tag) {
+  VisitDeltaType(in.size.delta_bytes, [&](auto delta_tag) {
     using Delta = decltype(delta_tag);
     VisitStoredType(layout.stored_values.id(), [&](auto stored_tag) {
       using Stored = decltype(stored_tag);

@@ -38,10 +38,12 @@ class GrowOnly {
 // One tile's stored arrays, in memory.
 struct TileArrays {
   GrowOnly<uint32_t> indptr;                // cells + 1
-  GrowOnly<std::byte> gene_deltas;          // nonzeros of Layout::gene_deltas
+  GrowOnly<std::byte> gene_deltas;          // nonzeros of size.gene_deltas()
   GrowOnly<std::byte> values;               // nonzeros of Layout::stored_values
   GrowOnly<uint32_t> exception_positions;   // ascending positions in the tile
   GrowOnly<std::byte> exception_values;     // of Layout::exception_values
+  GrowOnly<uint32_t> delta_exception_positions;  // ascending positions
+  GrowOnly<uint32_t> delta_exception_values;     // added to the stored delta
   TileSize size;
 };
 

@@ -112,11 +112,11 @@ TEST(TileCodec, WholeCountsRoundTripThroughANarrowTypeAndExceptions) {
   std::vector<int32_t> order, rank;
   Layout layout = LayoutFor(m, 300, order, rank);
   EXPECT_EQ(layout.stored_values.id(), DataTypeId::kUInt8);
-  EXPECT_EQ(layout.gene_deltas.id(), DataTypeId::kUInt16);
   for (int threads : {1, 3}) {
     TileArrays arrays;
     ASSERT_TRUE(EncodeTile(layout, rank, m.Rows(), 0, threads, arrays).ok());
     EXPECT_EQ(arrays.size.nonzeros, static_cast<int64_t>(m.values.size()));
+    EXPECT_EQ(arrays.size.delta_bytes, 1);  // 300 genes, dense rows: small steps
     const int64_t beyond = std::count_if(m.values.begin(), m.values.end(),
                                          [](int32_t v) { return v > 255; });
     EXPECT_EQ(arrays.size.exceptions, beyond);
@@ -149,8 +149,8 @@ TEST(TileCodec, StoredOrderIsByDecreasingTotalAndDeltaCoded) {
   EXPECT_EQ(order, (std::vector<int32_t>{2, 0, 1}));
   TileArrays arrays;
   ASSERT_TRUE(EncodeTile(layout, rank, m.Rows(), 0, 1, arrays).ok());
-  const auto* deltas = reinterpret_cast<const uint16_t*>(arrays.gene_deltas.data());
-  EXPECT_EQ(std::vector<uint16_t>(deltas, deltas + 5), (std::vector<uint16_t>{0, 1, 1, 0, 1}));
+  const auto* deltas = reinterpret_cast<const uint8_t*>(arrays.gene_deltas.data());
+  EXPECT_EQ(std::vector<uint8_t>(deltas, deltas + 5), (std::vector<uint8_t>{0, 1, 1, 0, 1}));
   const auto* stored = reinterpret_cast<const uint8_t*>(arrays.values.data());
   EXPECT_EQ(std::vector<uint8_t>(stored, stored + 5), (std::vector<uint8_t>{9, 5, 1, 9, 5}));
   // Unsorted decoding hands rows back in storage order, original numbers.
@@ -225,6 +225,67 @@ TEST(TileCodec, GeneSubsetsKeepTheirColumnsInEveryPart) {
   }
 }
 
+TEST(TileCodec, WideSparseRowsTakeWiderDeltasWithExceptions) {
+  // 100,000 genes, a few dozen per cell: steps of thousands, a few beyond
+  // uint16 (the first gene of a row can sit anywhere).
+  auto value = [](std::mt19937& rng) -> int32_t { return 1 + static_cast<int32_t>(rng() % 5); };
+  const Csr<int32_t> m = RandomCsr<int32_t>(300, 100000, 0.0003, 8, value);
+  std::vector<int32_t> order, rank;
+  Layout layout = LayoutFor(m, 100000, order, rank);
+  TileArrays arrays;
+  ASSERT_TRUE(EncodeTile(layout, rank, m.Rows(), 0, 2, arrays).ok());
+  EXPECT_EQ(arrays.size.delta_bytes, 2);
+  for (bool sorted : {false, true}) {
+    Decoded d = Decode<int32_t>(layout, order, arrays, 300, {.sorted = sorted, .threads = 2});
+    EXPECT_EQ(RowMaps(d.indptr.data(), d.indices.data(),
+                      reinterpret_cast<const int32_t*>(d.values.data()), 300),
+              RowMaps(m.indptr.data(), m.indices.data(), m.values.data(), 300));
+  }
+  // A subset through rows whose deltas carry exceptions.
+  std::vector<int32_t> map(100000, -1);
+  for (int32_t g = 0; g < 100000; g += 3) map[static_cast<size_t>(g)] = g / 3;
+  Decoded d = Decode<int32_t>(layout, order, arrays, 300, {.gene_map = map.data(), .sorted = true});
+  auto all = RowMaps(m.indptr.data(), m.indices.data(), m.values.data(), 300);
+  auto got = RowMaps(d.indptr.data(), d.indices.data(),
+                     reinterpret_cast<const int32_t*>(d.values.data()), 300);
+  for (size_t r = 0; r < all.size(); ++r) {
+    std::map<int32_t, int32_t> want;
+    for (auto [gene, v] : all[r]) {
+      if (gene % 3 == 0) want[gene / 3] = v;
+    }
+    ASSERT_EQ(got[r], want) << "row " << r;
+  }
+}
+
+TEST(TileCodec, ARareGeneFarDownTheOrderIsADeltaException) {
+  // Cell 0 holds 70,000 popular genes (steps of 1); cell 1 only gene 99,999,
+  // ranked beyond them all: its one step does not fit uint8 nor uint16.
+  Csr<int32_t> m;
+  for (int32_t g = 0; g < 70000; ++g) {
+    m.indices.push_back(g);
+    m.values.push_back(5);
+  }
+  m.indptr.push_back(70000);
+  m.indices.push_back(99999);
+  m.values.push_back(1);
+  m.indptr.push_back(70001);
+  std::vector<int32_t> order, rank;
+  Layout layout = LayoutFor(m, 100000, order, rank);
+  TileArrays arrays;
+  ASSERT_TRUE(EncodeTile(layout, rank, m.Rows(), 0, 2, arrays).ok());
+  EXPECT_EQ(arrays.size.delta_bytes, 1);
+  ASSERT_EQ(arrays.size.delta_exceptions, 1);
+  EXPECT_EQ(arrays.delta_exception_positions.data()[0], 70000u);
+  EXPECT_EQ(arrays.delta_exception_values.data()[0], 70000u);
+  for (bool sorted : {false, true}) {
+    Decoded d = Decode<int32_t>(layout, order, arrays, 2, {.sorted = sorted, .threads = 2});
+    EXPECT_EQ(d.indices[70000], 99999);
+    EXPECT_EQ(RowMaps(d.indptr.data(), d.indices.data(),
+                      reinterpret_cast<const int32_t*>(d.values.data()), 2),
+              RowMaps(m.indptr.data(), m.indices.data(), m.values.data(), 2));
+  }
+}
+
 TEST(TileCodec, RowsTheLayoutCannotHoldAreRefusedNamingTheCell) {
   Csr<int32_t> m;
   m.indices = {0, 1, 1};
@@ -268,9 +329,9 @@ TEST(TileCodec, BytesThatContradictTheLayoutAreCorruptionNotACrash) {
   std::vector<int32_t> values(indices.size());
   TileTarget target{indptr.data(), indices.data(), values.data(), arrays.size.nonzeros};
 
-  auto* deltas = reinterpret_cast<uint16_t*>(arrays.gene_deltas.data());
-  const uint16_t saved = deltas[5];
-  deltas[5] = 60000;  // runs past the 60 genes
+  auto* deltas = reinterpret_cast<uint8_t*>(arrays.gene_deltas.data());
+  const uint8_t saved = deltas[5];
+  deltas[5] = 250;  // runs past the 60 genes
   Result<int64_t> n = DecodeTile(layout, order, arrays, 100, target, {}, "tile 7");
   EXPECT_EQ(n.status().code(), StatusCode::kCorruption);
   EXPECT_NE(n.status().message().find("tile 7: a gene delta runs beyond"), std::string::npos);
