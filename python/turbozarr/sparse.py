@@ -30,8 +30,16 @@ from turbozarr._api import group as _create_group
 from turbozarr._api import open_group
 from turbozarr.errors import InvalidArgumentError
 
-__all__ = ["Dataset", "TileDecoder", "Table", "open", "write", "from_h5ad", "from_mtx",
-           "TILE_CELLS"]
+__all__ = ["Dataset", "TileDecoder", "Table", "CellLoader", "CellBatch", "open", "write",
+           "from_h5ad", "from_mtx", "TILE_CELLS"]
+
+
+def __getattr__(name: str) -> Any:
+    # The loader imports torch: only when asked for.
+    if name in ("CellLoader", "CellBatch"):
+        from turbozarr import _sparse_loader
+        return getattr(_sparse_loader, name)
+    raise AttributeError(f"module 'turbozarr.sparse' has no attribute {name!r}")
 
 TILE_CELLS = 10_000
 _MATRIX = "X"
@@ -64,11 +72,14 @@ class TileDecoder:
         genes in their original numbering (or columns of `genes`), values in
         the matrix's dtype. Rows list their genes in storage order unless
         `sorted`."""
+        return self._decode_map(tile, self._dataset._gene_map(genes), sorted, threads)
+
+    def _decode_map(self, tile: int, gene_map: np.ndarray | None, sorted_: bool,
+                    threads: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         d = self._dataset
         tile = d._check_tile(tile)
-        gene_map = d._gene_map(genes)
         n = d._core.read_tile(tile, self._indptr, self._indices, self._values, gene_map,
-                              bool(sorted), int(threads))
+                              bool(sorted_), int(threads))
         cells = d._tile_cells(tile)
         return self._indptr[:cells + 1], self._indices[:n], self._values[:n]
 
@@ -329,15 +340,7 @@ class Dataset:
         for run in np.split(np.arange(len(cells)), bounds) if len(cells) else []:
             t = int(by_tile[run[0]] // self.tile_cells)
             ptr, idx, val = self._decoder.decode(t, genes=genes, sorted=sorted_, threads=threads)
-            rows = np.ascontiguousarray(by_tile[run] - t * self.tile_cells)
-            lengths = ptr[rows + 1] - ptr[rows]
-            n = int(lengths.sum())
-            out_ptr = np.zeros(len(rows) + 1, np.int64)
-            out_idx = np.empty(max(n, 1), np.int32)
-            out_val = np.empty(max(n, 1), self._dtype)
-            _core.sparse_gather_rows(ptr, False, idx, val, self._dtype.itemsize, rows,
-                                     out_ptr, out_idx, out_val)
-            parts.append((out_ptr, out_idx[:n], out_val[:n]))
+            parts.append(_gather_rows(ptr, idx, val, by_tile[run] - t * self.tile_cells))
         block_ptr = np.zeros(len(cells) + 1, np.int64)
         if parts:
             lengths = np.concatenate([np.diff(p[0]) for p in parts])
@@ -380,7 +383,21 @@ class Dataset:
         index_type = np.int64 if indptr.dtype == np.int64 else np.int32
         return torch.sparse_csr_tensor(torch.from_numpy(np.ascontiguousarray(indptr)),
                                        torch.from_numpy(indices.astype(index_type, copy=False)),
-                                       torch.from_numpy(values), size=shape)
+                                       torch.from_numpy(values), size=shape,
+                                       check_invariants=False)
+
+
+def _gather_rows(ptr: np.ndarray, idx: np.ndarray, val: np.ndarray,
+                 rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows `rows` of a decoded tile, copied out in that order (indptr int64)."""
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    n = int((ptr[rows + 1] - ptr[rows]).sum())
+    out_ptr = np.zeros(len(rows) + 1, np.int64)
+    out_idx = np.empty(max(n, 1), np.int32)
+    out_val = np.empty(max(n, 1), val.dtype)
+    _core.sparse_gather_rows(ptr, False, idx, val, val.dtype.itemsize, rows, out_ptr, out_idx,
+                             out_val)
+    return out_ptr, out_idx[:n], out_val[:n]
 
 
 def _check_format(format: str) -> None:  # noqa: A002

@@ -1,0 +1,97 @@
+"""turbozarr.sparse.CellLoader: every cell exactly once per epoch, shuffled
+reproducibly, with 0, 1 and 2 worker processes, through a slow store, and a
+damaged tile reported by name."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+scipy_sparse = pytest.importorskip("scipy.sparse")
+
+import turbozarr  # noqa: E402
+from turbozarr import sparse  # noqa: E402
+from turbozarr.errors import CorruptionError  # noqa: E402
+
+pytestmark = pytest.mark.filterwarnings("ignore:Sparse CSR tensor support is in beta")
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory):
+    rng = np.random.default_rng(0)
+    X = scipy_sparse.random(2300, 120, density=0.05, format="csr", dtype=np.int32,
+                            random_state=2, data_rvs=lambda n: rng.integers(1, 9, n))
+    path = tmp_path_factory.mktemp("loader") / "d.zarr"
+    sparse.write(path, X, tile_cells=300)
+    return str(path), X
+
+
+def epoch(loader) -> tuple[list[np.ndarray], list]:
+    cells, batches = [], []
+    for batch in loader:
+        cells.append(batch.cells.numpy())
+        batches.append(batch)
+    return cells, batches
+
+
+@pytest.mark.parametrize("workers", [0, 1, 2])
+def test_every_cell_exactly_once_and_rows_match_their_cells(dataset, workers):
+    path, X = dataset
+    loader = sparse.CellLoader(path, batch_size=256, num_workers=workers, seed=3)
+    cells, batches = epoch(loader)
+    every = np.concatenate(cells)
+    np.testing.assert_array_equal(np.sort(every), np.arange(2300))
+    sizes = [len(c) for c in cells]
+    assert sizes.count(256) >= len(sizes) - max(workers, 1)
+    for batch in batches[:3]:
+        got = batch.X.to_dense().numpy()
+        np.testing.assert_array_equal(got, X[batch.cells.numpy()].toarray())
+        assert batch.X.layout == torch.sparse_csr
+
+
+def test_the_shuffle_is_reproducible_and_changes_with_the_epoch(dataset):
+    path, _ = dataset
+    first = np.concatenate(epoch(sparse.CellLoader(path, batch_size=100, seed=7))[0])
+    again = np.concatenate(epoch(sparse.CellLoader(path, batch_size=100, seed=7))[0])
+    np.testing.assert_array_equal(first, again)
+    loader = sparse.CellLoader(path, batch_size=100, seed=7)
+    one = np.concatenate(epoch(loader)[0])
+    two = np.concatenate(epoch(loader)[0])  # the next epoch
+    assert not np.array_equal(one, two)
+    np.testing.assert_array_equal(np.sort(two), np.arange(2300))
+    loader.set_epoch(0)
+    np.testing.assert_array_equal(np.concatenate(epoch(loader)[0]), first)
+    plain = np.concatenate(epoch(sparse.CellLoader(path, batch_size=100, shuffle=False))[0])
+    np.testing.assert_array_equal(plain, np.arange(2300))
+
+
+def test_gene_subsets_dense_batches_and_a_slow_store(dataset):
+    path, X = dataset
+    genes = [119, 3, 50]
+    slow = turbozarr.ThrottledStore(path, latency=0.01, bytes_per_second=50e6)
+    ds = sparse.open(slow)
+    loader = sparse.CellLoader(ds, batch_size=500, genes=genes, dense=True, prefetch_tiles=2)
+    cells, batches = epoch(loader)
+    np.testing.assert_array_equal(np.sort(np.concatenate(cells)), np.arange(2300))
+    for batch in batches:
+        np.testing.assert_array_equal(batch.X.numpy(), X[batch.cells.numpy()][:, genes].toarray())
+
+
+def test_a_damaged_tile_is_named_or_skipped(tmp_path):
+    rng = np.random.default_rng(1)
+    X = scipy_sparse.random(900, 40, density=0.1, format="csr", dtype=np.int32,
+                            random_state=3, data_rvs=lambda n: rng.integers(1, 5, n))
+    path = tmp_path / "d.zarr"
+    sparse.write(path, X, tile_cells=300)
+    (path / "X" / "tiles" / "1" / "values" / "c" / "0").write_bytes(b"damaged")
+    for workers in (0, 1):
+        with pytest.raises(CorruptionError, match="tile 1: chunk 'X/tiles/1/values/c/0'"):
+            epoch(sparse.CellLoader(str(path), batch_size=100, num_workers=workers))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        cells, _ = epoch(sparse.CellLoader(str(path), batch_size=100, skip_damaged_tiles=True))
+    assert any("skipping a damaged tile" in str(w.message) for w in caught)
+    np.testing.assert_array_equal(np.sort(np.concatenate(cells)),
+                                  np.r_[np.arange(300), np.arange(600, 900)])

@@ -1,0 +1,299 @@
+"""turbozarr.sparse.CellLoader: shuffled minibatches of cells for PyTorch.
+
+An epoch visits the tiles in a shuffled order, a window of `window_tiles`
+tiles at a time, and deals the window's cells at random into batches, so
+that every cell comes exactly once per epoch. Each worker process takes
+every k-th window; within a process a background thread fetches and decodes
+the next `prefetch_tiles` tiles while the current window is served (decoding
+releases the GIL and runs on the engine's threads). Batches leave the
+workers as plain tensors, which torch's DataLoader moves through shared
+memory; the main process wraps them as CSR tensors.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import warnings
+from typing import Any, Iterator, NamedTuple
+
+import numpy as np
+import torch
+import torch.utils.data
+
+from turbozarr import _core
+from turbozarr.errors import CorruptionError, InvalidArgumentError
+
+__all__ = ["CellLoader", "CellBatch"]
+
+
+class CellBatch(NamedTuple):
+    """One minibatch: `X` (cells x genes, a torch sparse CSR tensor, or a
+    dense tensor with ``dense=True``) and `cells`, the row of each cell in
+    the dataset (int64 tensor), in X's row order."""
+
+    X: torch.Tensor
+    cells: torch.Tensor
+
+
+def _epoch_windows(n_tiles: int, window_tiles: int, shuffle: bool, seed: int,
+                   epoch: int) -> list[list[int]]:
+    order = np.arange(n_tiles)
+    if shuffle:
+        order = np.random.default_rng([seed, epoch]).permutation(n_tiles)
+    return [order[i:i + window_tiles].tolist() for i in range(0, n_tiles, window_tiles)]
+
+
+def _empty(n: int, dtype: np.dtype, shared: bool) -> tuple[torch.Tensor, np.ndarray]:
+    """An uninitialised tensor of n elements and its numpy view; in shared
+    memory when `shared` (allocated there, not copied there)."""
+    torch_dtype = torch.from_numpy(np.empty(0, dtype)).dtype
+    if not shared:
+        t = torch.empty(n, dtype=torch_dtype)
+    elif hasattr(torch.UntypedStorage, "_new_shared"):
+        storage = torch.UntypedStorage._new_shared(n * dtype.itemsize)
+        t = torch.empty(0, dtype=torch_dtype).set_(storage, 0, (n,), (1,))
+    else:
+        t = torch.empty(n, dtype=torch_dtype).share_memory_()
+    return t, t.numpy()
+
+
+class _TilePrefetcher:
+    """Decodes tiles in order on a background thread, at most `ahead` tiles
+    beyond those the consumer holds; decoders are recycled, so memory stays
+    at (held + ahead) tiles whatever the epoch's length."""
+
+    def __init__(self, dataset: Any, tiles: list[int], held: int, ahead: int,
+                 gene_map: np.ndarray | None, sorted_: bool) -> None:
+        self._dataset = dataset
+        self._tiles = tiles
+        self._gene_map = gene_map
+        self._sorted = sorted_
+        self._free: queue.Queue = queue.Queue()
+        for _ in range(held + max(ahead, 0)):
+            self._free.put(dataset.decoder())
+        self._ready: queue.Queue = queue.Queue()
+        self._next = 0
+        self._stop = False
+        self._thread = None
+        if ahead > 0:
+            self._thread = threading.Thread(target=self._run, daemon=True)
+            self._thread.start()
+
+    def _decode(self, tile: int) -> tuple:
+        decoder = self._free.get()
+        try:
+            ptr, idx, val = decoder._decode_map(tile, self._gene_map, self._sorted)
+            return tile, decoder, (ptr, idx, val), None
+        except Exception as e:  # handed to the consumer, who decides
+            return tile, decoder, None, e
+
+    def _run(self) -> None:
+        for tile in self._tiles:
+            if self._stop:
+                return
+            self._ready.put(self._decode(tile))
+
+    def next(self) -> tuple:
+        """(tile, decoder, arrays or None, error or None) of the next tile."""
+        if self._thread is None:
+            tile = self._tiles[self._next]
+            self._next += 1
+            return self._decode(tile)
+        return self._ready.get()
+
+    def release(self, decoder: Any) -> None:
+        self._free.put(decoder)
+
+    def close(self) -> None:
+        self._stop = True
+        # Unblock a thread waiting for a free decoder.
+        for _ in range(2):
+            self._free.put(None)
+
+
+class _CellStream(torch.utils.data.IterableDataset):
+    """The batches of one epoch, split over DataLoader's workers by window."""
+
+    def __init__(self, dataset: Any, batch_size: int, window_tiles: int, shuffle: bool,
+                 seed: int, prefetch_tiles: int, gene_map: np.ndarray | None, sorted_: bool,
+                 skip_damaged_tiles: bool) -> None:
+        self.dataset = dataset
+        self.batch_size = batch_size
+        self.window_tiles = window_tiles
+        self.shuffle = shuffle
+        self.seed = seed
+        self.prefetch_tiles = prefetch_tiles
+        self.gene_map = gene_map
+        self.sorted = sorted_
+        self.skip_damaged_tiles = skip_damaged_tiles
+        self.epoch = 0
+
+    def __iter__(self) -> Iterator[tuple]:
+        info = torch.utils.data.get_worker_info()
+        worker, workers = (info.id, info.num_workers) if info is not None else (0, 1)
+        windows = _epoch_windows(self.dataset.n_tiles, self.window_tiles, self.shuffle,
+                                 self.seed, self.epoch)[worker::workers]
+        rng = np.random.default_rng([self.seed, self.epoch, worker, 1])
+        tiles = [t for w in windows for t in w]
+        fetcher = _TilePrefetcher(self.dataset, tiles, self.window_tiles, self.prefetch_tiles,
+                                  self.gene_map, self.sorted)
+        carry: list[tuple] = []  # rows of the last window not yet in a batch
+        try:
+            for window in windows:
+                decoded = {}
+                for _ in window:
+                    tile, decoder, arrays, error = fetcher.next()
+                    if error is not None:
+                        fetcher.release(decoder)
+                        if not (self.skip_damaged_tiles and isinstance(error, CorruptionError)):
+                            raise error
+                        warnings.warn(f"skipping a damaged tile: {error}", stacklevel=2)
+                        continue
+                    decoded[tile] = (decoder, arrays)
+                yield from self._deal(decoded, rng, carry)
+                for decoder, _ in decoded.values():
+                    fetcher.release(decoder)
+            if carry:
+                yield self._assemble(carry)
+        finally:
+            fetcher.close()
+
+    def _deal(self, decoded: dict, rng: np.random.Generator, carry: list) -> Iterator[tuple]:
+        """The window's cells dealt at random into batches. A batch's rows
+        are copied once, straight from the decoded tiles into its arrays
+        (grouped by tile: order within a batch carries no information); the
+        window's last cells are kept (copied) for the next batch."""
+        ds = self.dataset
+        tiles = sorted(decoded)
+        cells = np.concatenate([np.arange(t * ds.tile_cells, t * ds.tile_cells
+                                          + ds._tile_cells(t)) for t in tiles]) \
+            if tiles else np.empty(0, np.int64)
+        if self.shuffle:
+            cells = rng.permutation(cells)
+        start = 0
+        need = self.batch_size - sum(len(part[4]) for part in carry)
+        while len(cells) - start >= need:
+            sources = carry + self._sources(decoded, cells[start:start + need])
+            start += need
+            yield self._assemble(sources)
+            carry.clear()
+            need = self.batch_size
+        if start < len(cells):
+            kept = self._assemble(carry + self._sources(decoded, cells[start:]), tensors=False)
+            carry.clear()
+            indptr, indices, values, kept_cells = kept
+            carry.append((indptr, True, indices, values,
+                          np.arange(len(kept_cells), dtype=np.int64), kept_cells))
+
+    def _sources(self, decoded: dict, cells: np.ndarray) -> list[tuple]:
+        """Per tile: (indptr, wide, indices, values, rows in the tile, cells)."""
+        ds = self.dataset
+        out = []
+        tiles = cells // ds.tile_cells
+        for t in np.unique(tiles):
+            mine = np.ascontiguousarray(cells[tiles == t])
+            _, (ptr, idx, val) = decoded[int(t)]
+            out.append((ptr, False, idx, val, mine - int(t) * ds.tile_cells, mine))
+        return out
+
+    def _assemble(self, sources: list[tuple], tensors: bool = True) -> tuple:
+        total = sum(int((p[r + 1] - p[r]).sum()) for p, _, _, _, r, _ in sources)
+        if total > np.iinfo(np.int32).max:
+            raise InvalidArgumentError(f"a batch of {total} nonzeros exceeds int32 indices; "
+                                       "lower batch_size")
+        rows = sum(len(r) for *_, r, _ in sources)
+        indptr = np.zeros(rows + 1, np.int64)
+        # In a worker process the batch is built in shared memory, so that
+        # handing it to the main process copies nothing.
+        shared = tensors and torch.utils.data.get_worker_info() is not None
+        index_tensor, indices = _empty(max(total, 1), np.dtype(np.int32), shared)
+        value_tensor, values = _empty(max(total, 1), self.dataset.dtype, shared)
+        at_row = at = 0
+        for ptr, wide, idx, val, r, _ in sources:
+            n = _core.sparse_gather_rows(ptr, wide, idx, val, val.dtype.itemsize,
+                                         np.ascontiguousarray(r, np.int64),
+                                         indptr[at_row:at_row + len(r) + 1], indices[at:],
+                                         values[at:])
+            at_row += len(r)
+            at += n
+        cells = np.concatenate([c for *_, c in sources]) if sources else np.empty(0, np.int64)
+        if not tensors:
+            return indptr, indices[:total], values[:total], cells
+        return (torch.from_numpy(indptr.astype(np.int32)), index_tensor[:total],
+                value_tensor[:total], torch.from_numpy(cells.astype(np.int64)))
+
+
+class CellLoader:
+    """Shuffled minibatches of cells from a turbozarr.sparse dataset, for
+    training loops: ``for batch in CellLoader(ds, batch_size=5000): ...``
+    yields CellBatch(X, cells) with X a torch sparse CSR tensor of
+    ``len(cells)`` rows.
+
+    - Every cell comes exactly once per epoch; batches hold `batch_size`
+      cells but the epoch's last (per worker), which holds the rest.
+    - `shuffle`: tiles in a random order, cells dealt at random within a
+      window of `window_tiles` tiles (a wider window mixes more, at a tile's
+      memory per tile). Reproducible: the same `seed`, epoch and
+      `num_workers` give the same batches. Each pass over the loader is the
+      next epoch (or set one with `set_epoch`).
+    - `num_workers` processes (torch's DataLoader) each serve every k-th
+      window; batches cross to the main process through shared memory.
+    - `prefetch_tiles`: tiles each process decodes ahead on a background
+      thread, overlapping a slow store with the work on the current window.
+    - `genes`: a subset (and order) of genes as columns; `sorted`: genes
+      ascending within each row (torch's CSR kernels expect it; default).
+    - `dense=True` hands X as a dense tensor instead.
+    - A damaged tile raises its CorruptionError (naming the tile) in the
+      loop; with `skip_damaged_tiles` it is skipped with a warning.
+
+    Datasets on a ``memory://`` store or a store wrapper serve worker
+    processes by fork (Linux's default); open the dataset by URL elsewhere.
+    """
+
+    def __init__(self, dataset: Any, *, batch_size: int = 5000, shuffle: bool = True,
+                 seed: int = 0, window_tiles: int = 2, num_workers: int = 0,
+                 prefetch_tiles: int = 2, genes: Any = None, sorted: bool = True,  # noqa: A002
+                 dense: bool = False, skip_damaged_tiles: bool = False,
+                 **dataloader_options: Any) -> None:
+        from turbozarr.sparse import Dataset, open as open_dataset
+        if not isinstance(dataset, Dataset):
+            dataset = open_dataset(dataset)
+        if batch_size < 1:
+            raise InvalidArgumentError(f"batch_size must be at least 1, not {batch_size}")
+        if window_tiles < 1:
+            raise InvalidArgumentError(f"window_tiles must be at least 1, not {window_tiles}")
+        if prefetch_tiles < 0 or num_workers < 0:
+            raise InvalidArgumentError("prefetch_tiles and num_workers must be >= 0")
+        self.dataset = dataset
+        self._columns = dataset.n_genes if genes is None else len(np.asarray(genes).reshape(-1))
+        self._dense = dense
+        self._stream = _CellStream(dataset, int(batch_size), int(window_tiles), bool(shuffle),
+                                   int(seed), int(prefetch_tiles), dataset._gene_map(genes),
+                                   bool(sorted), bool(skip_damaged_tiles))
+        self._num_workers = int(num_workers)
+        self._options = dataloader_options
+        self._next_epoch = 0
+
+    def set_epoch(self, epoch: int) -> None:
+        """The epoch the next pass serves (its shuffle)."""
+        self._next_epoch = int(epoch)
+
+    def __len__(self) -> int:
+        """Batches per epoch (a worker's last batch may be short, so with k
+        workers up to k - 1 more than cells / batch_size rounded up)."""
+        full, rest = divmod(self.dataset.n_cells, self._stream.batch_size)
+        return full + (1 if rest else 0)
+
+    def __iter__(self) -> Iterator[CellBatch]:
+        self._stream.epoch = self._next_epoch
+        self._next_epoch += 1
+        loader = torch.utils.data.DataLoader(self._stream, batch_size=None,
+                                             num_workers=self._num_workers, **self._options)
+        for indptr, indices, values, cells in loader:
+            X = torch.sparse_csr_tensor(indptr, indices, values,
+                                        size=(len(cells), self._columns),
+                                        check_invariants=False)
+            if self._dense:
+                X = X.to_dense()
+            yield CellBatch(X, cells)
