@@ -7,6 +7,7 @@ import gzip
 import json
 import os
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -306,6 +307,57 @@ def test_a_10x_directory_converts_with_barcodes_and_features(tmp_path):
     (d / "matrix.mtx.gz").unlink()
     with pytest.raises(InvalidArgumentError, match="no matrix.mtx"):
         sparse.from_mtx(d, tmp_path / "e.zarr")
+
+
+def test_a_10x_matrix_in_any_order_streams_through_tile_scratch_files(tmp_path, monkeypatch):
+    X = counts(230, 40, seed=23)
+    coo = X.tocoo()
+    rng = np.random.default_rng(5)
+    order = rng.permutation(coo.nnz)
+    # Entry 0 is written a second time, split in two: repeated entries add up.
+    first = order[0]
+    lines = [f"{coo.col[i] + 1} {coo.row[i] + 1} {coo.data[i]}" for i in order[1:]]
+    lines += [f"{coo.col[first] + 1} {coo.row[first] + 1} 1",
+              f"{coo.col[first] + 1} {coo.row[first] + 1} {coo.data[first] - 1}"]
+    d = tmp_path / "10x"
+    d.mkdir()
+    (d / "matrix.mtx").write_text("%%MatrixMarket matrix coordinate integer general\n"
+                                  f"40 230 {coo.nnz + 1}\n" + "\n".join(lines) + "\n")
+    # Small blocks, so that every block scatters over every tile's file.
+    monkeypatch.setattr(sparse._MtxSource, "BLOCK_ENTRIES", 97)
+    seen_tiles = []
+    original = sparse._MtxSource._load_tile
+
+    def load_tile(self, t, a, b):
+        seen_tiles.append(t)
+        return original(self, t, a, b)
+
+    monkeypatch.setattr(sparse._MtxSource, "_load_tile", load_tile)
+    scratch = []
+    original_spill = sparse._MtxSource._spill
+
+    def spill(self):
+        original_spill(self)
+        scratch.append(Path(self._scratch.name))
+        assert sorted(p.name for p in scratch[0].iterdir()) == [f"tile-{t}.bin"
+                                                               for t in range(5)]
+
+    monkeypatch.setattr(sparse._MtxSource, "_spill", spill)
+    ds = sparse.from_mtx(d, tmp_path / "d.zarr", tile_cells=50)
+    assert_same_csr(ds.to_scipy(), X)
+    # Each tile was loaded once for the scan and once for the write, and the
+    # scratch files are gone.
+    assert seen_tiles == [0, 1, 2, 3, 4] * 2
+    assert not scratch[0].exists()
+    # A header that promises fewer entries than the file holds.
+    (d / "matrix.mtx").write_text("%%MatrixMarket matrix coordinate integer general\n"
+                                  "40 230 3\n" + "\n".join(lines[:5]) + "\n")
+    with pytest.raises(InvalidArgumentError, match="promises 3 entries; the file holds"):
+        sparse.from_mtx(d, tmp_path / "e.zarr", tile_cells=50)
+    (d / "matrix.mtx").write_text("%%MatrixMarket matrix coordinate integer general\n"
+                                  "40 230 1\n1 x 3\n")
+    with pytest.raises(InvalidArgumentError, match="not 'gene cell value'"):
+        sparse.from_mtx(d, tmp_path / "f.zarr", tile_cells=50)
 
 
 def test_bad_input_gets_a_clear_error(tmp_path):

@@ -67,6 +67,44 @@ def test_the_shuffle_is_reproducible_and_changes_with_the_epoch(dataset):
     np.testing.assert_array_equal(plain, np.arange(2300))
 
 
+def test_persistent_workers_follow_the_epoch_and_keep_their_buffers(dataset):
+    path, X = dataset
+    loader = sparse.CellLoader(path, batch_size=128, num_workers=2, seed=11)
+    assert loader._options["persistent_workers"] is True
+    runs = [epoch(loader) for _ in range(3)]  # epochs 0, 1, 2 on the same workers
+    for cells, batches in runs:
+        np.testing.assert_array_equal(np.sort(np.concatenate(cells)), np.arange(2300))
+        batch = batches[-1]
+        np.testing.assert_array_equal(batch.X.to_dense().numpy(),
+                                      X[batch.cells.numpy()].toarray())
+    # Each epoch is what a fresh loader set to that epoch serves.
+    for k, (cells, _) in enumerate(runs):
+        fresh = sparse.CellLoader(path, batch_size=128, num_workers=2, seed=11,
+                                  persistent_workers=False)
+        fresh.set_epoch(k)
+        np.testing.assert_array_equal(np.concatenate(epoch(fresh)[0]), np.concatenate(cells))
+    assert not np.array_equal(np.concatenate(runs[0][0]), np.concatenate(runs[1][0]))
+    loader.set_epoch(0)
+    np.testing.assert_array_equal(np.concatenate(epoch(loader)[0]),
+                                  np.concatenate(runs[0][0]))
+
+
+def test_a_process_decodes_into_the_same_buffers_every_epoch(dataset):
+    path, _ = dataset
+    loader = sparse.CellLoader(path, batch_size=300, prefetch_tiles=1, window_tiles=2)
+    epoch(loader)
+    pool = loader._stream._pool
+    assert len(pool) == 3  # the window's two tiles and one ahead
+    kept = sorted(id(d._indices) for d in pool)
+    epoch(loader)
+    # A broken-off epoch hands its decoders back too.
+    for _ in loader:
+        break
+    import gc
+    gc.collect()
+    assert sorted(id(d._indices) for d in loader._stream._pool) == kept
+
+
 def test_gene_subsets_dense_batches_and_a_slow_store(dataset):
     path, X = dataset
     genes = [119, 3, 50]

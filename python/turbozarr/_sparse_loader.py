@@ -12,6 +12,7 @@ memory; the main process wraps them as CSR tensors.
 
 from __future__ import annotations
 
+import multiprocessing
 import queue
 import threading
 import warnings
@@ -60,18 +61,23 @@ def _empty(n: int, dtype: np.dtype, shared: bool) -> tuple[torch.Tensor, np.ndar
 
 class _TilePrefetcher:
     """Decodes tiles in order on a background thread, at most `ahead` tiles
-    beyond those the consumer holds; decoders are recycled, so memory stays
-    at (held + ahead) tiles whatever the epoch's length."""
+    beyond those the consumer holds. Its decoders come from `pool` and go
+    back to it on close, so a process reuses the same buffers epoch after
+    epoch (no allocation, no page faults) and memory stays at (held + ahead)
+    tiles."""
 
-    def __init__(self, dataset: Any, tiles: list[int], held: int, ahead: int,
+    def __init__(self, dataset: Any, pool: list, tiles: list[int], held: int, ahead: int,
                  gene_map: np.ndarray | None, sorted_: bool) -> None:
         self._dataset = dataset
+        self._pool = pool
         self._tiles = tiles
         self._gene_map = gene_map
         self._sorted = sorted_
         self._free: queue.Queue = queue.Queue()
-        for _ in range(held + max(ahead, 0)):
-            self._free.put(dataset.decoder())
+        need = held + max(ahead, 0)
+        self._decoders = [pool.pop() if pool else dataset.decoder() for _ in range(need)]
+        for decoder in self._decoders:
+            self._free.put(decoder)
         self._ready: queue.Queue = queue.Queue()
         self._next = 0
         self._stop = False
@@ -80,8 +86,10 @@ class _TilePrefetcher:
             self._thread = threading.Thread(target=self._run, daemon=True)
             self._thread.start()
 
-    def _decode(self, tile: int) -> tuple:
+    def _decode(self, tile: int) -> tuple | None:
         decoder = self._free.get()
+        if decoder is None:  # closing
+            return None
         try:
             ptr, idx, val = decoder._decode_map(tile, self._gene_map, self._sorted)
             return tile, decoder, (ptr, idx, val), None
@@ -92,7 +100,10 @@ class _TilePrefetcher:
         for tile in self._tiles:
             if self._stop:
                 return
-            self._ready.put(self._decode(tile))
+            got = self._decode(tile)
+            if got is None:
+                return
+            self._ready.put(got)
 
     def next(self) -> tuple:
         """(tile, decoder, arrays or None, error or None) of the next tile."""
@@ -106,10 +117,15 @@ class _TilePrefetcher:
         self._free.put(decoder)
 
     def close(self) -> None:
+        """Stops the thread (after the tile it is decoding) and returns every
+        decoder to the pool: the consumer's batches are copies, so nothing
+        still points into them."""
         self._stop = True
-        # Unblock a thread waiting for a free decoder.
-        for _ in range(2):
-            self._free.put(None)
+        self._free.put(None)  # wakes a thread waiting for a free decoder
+        if self._thread is not None:
+            self._thread.join()
+        self._pool.extend(self._decoders)
+        self._decoders = []
 
 
 class _CellStream(torch.utils.data.IterableDataset):
@@ -127,7 +143,23 @@ class _CellStream(torch.utils.data.IterableDataset):
         self.gene_map = gene_map
         self.sorted = sorted_
         self.skip_damaged_tiles = skip_damaged_tiles
-        self.epoch = 0
+        # The epoch, shared with worker processes that outlive an epoch
+        # (persistent workers keep their copy of this object).
+        self._epoch = multiprocessing.get_context().Value("q", 0, lock=False)
+        self._pool: list = []  # this process's decoders, kept between epochs
+
+    @property
+    def epoch(self) -> int:
+        return int(self._epoch.value)
+
+    @epoch.setter
+    def epoch(self, value: int) -> None:
+        self._epoch.value = int(value)
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["_pool"] = []  # buffers stay in the process that made them
+        return state
 
     def __iter__(self) -> Iterator[tuple]:
         info = torch.utils.data.get_worker_info()
@@ -136,8 +168,8 @@ class _CellStream(torch.utils.data.IterableDataset):
                                  self.seed, self.epoch)[worker::workers]
         rng = np.random.default_rng([self.seed, self.epoch, worker, 1])
         tiles = [t for w in windows for t in w]
-        fetcher = _TilePrefetcher(self.dataset, tiles, self.window_tiles, self.prefetch_tiles,
-                                  self.gene_map, self.sorted)
+        fetcher = _TilePrefetcher(self.dataset, self._pool, tiles, self.window_tiles,
+                                  self.prefetch_tiles, self.gene_map, self.sorted)
         carry: list[tuple] = []  # rows of the last window not yet in a batch
         try:
             for window in windows:
@@ -238,7 +270,9 @@ class CellLoader:
       `num_workers` give the same batches. Each pass over the loader is the
       next epoch (or set one with `set_epoch`).
     - `num_workers` processes (torch's DataLoader) each serve every k-th
-      window; batches cross to the main process through shared memory.
+      window; batches cross to the main process through shared memory. The
+      workers persist from epoch to epoch with their decode buffers (pass
+      ``persistent_workers=False`` to start them afresh each epoch).
     - `prefetch_tiles`: tiles each process decodes ahead on a background
       thread, overlapping a slow store with the work on the current window.
     - `genes`: a subset (and order) of genes as columns; `sorted`: genes
@@ -272,7 +306,11 @@ class CellLoader:
                                    int(seed), int(prefetch_tiles), dataset._gene_map(genes),
                                    bool(sorted), bool(skip_damaged_tiles))
         self._num_workers = int(num_workers)
+        if self._num_workers > 0:
+            # Workers (and their decode buffers) live from epoch to epoch.
+            dataloader_options.setdefault("persistent_workers", True)
         self._options = dataloader_options
+        self._loader: torch.utils.data.DataLoader | None = None
         self._next_epoch = 0
 
     def set_epoch(self, epoch: int) -> None:
@@ -288,9 +326,11 @@ class CellLoader:
     def __iter__(self) -> Iterator[CellBatch]:
         self._stream.epoch = self._next_epoch
         self._next_epoch += 1
-        loader = torch.utils.data.DataLoader(self._stream, batch_size=None,
-                                             num_workers=self._num_workers, **self._options)
-        for indptr, indices, values, cells in loader:
+        if self._loader is None:
+            self._loader = torch.utils.data.DataLoader(self._stream, batch_size=None,
+                                                       num_workers=self._num_workers,
+                                                       **self._options)
+        for indptr, indices, values, cells in self._loader:
             X = torch.sparse_csr_tensor(indptr, indices, values,
                                         size=(len(cells), self._columns),
                                         check_invariants=False)
