@@ -23,7 +23,7 @@ export CCACHE_BASEDIR
 
 .PHONY: setup build demo test test-cpp test-python test-install test-wheel test-sanitize \
         tsan-build test-tsan test-concurrency test-vcz soak test-zarr-python test-zarr-python-full fuzz fuzz-build \
-        fuzz-all fuzz-merge micro-bench bench-ome-env fixtures clean
+        fuzz-all fuzz-merge micro-bench bench-ome-env bench-sparse-env fixtures clean
 
 setup:
 	@bash scripts/setup.sh
@@ -140,6 +140,9 @@ FILTER ?= .
 # .venv-ome/bin/python to time them (bench/experiments/workload-e.toml).
 bench-ome-env: setup
 	@bash scripts/setup.sh --ome-peers
+
+bench-sparse-env: setup
+	@bash scripts/setup.sh --sparse-peers
 
 micro-bench: build
 	$(BUILD)/bench/micro/tz_micro_bench --benchmark_filter='$(FILTER)' \

@@ -6,7 +6,8 @@
 # requirements-py312.txt: zarr-python 3.4, xarray and dask need 3.12) and
 # .venv-vcz (requirements-vcz.txt: vcztools and bio2zarr, the VCF Zarr peers,
 # kept apart so that their pins do not move the others'). `--ome-peers` adds
-# .venv-ome (requirements-ome-peers.txt: workload E's other OME-Zarr peers).
+# .venv-ome (requirements-ome-peers.txt: workload E's other OME-Zarr peers);
+# `--sparse-peers` adds .venv-sparse (requirements-sparse-peers.txt: workload F's).
 # Re-running it when everything is present takes about a second.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -108,6 +109,11 @@ make_venv .venv312 "$PY312" requirements-py312.txt
 if [ "${1:-}" = "--ome-peers" ]; then
   [ -n "$PY312" ] || require_py312
   make_venv .venv-ome "$PY312" requirements-ome-peers.txt
+fi
+# Workload F's peers (TileDB-SOMA, BPCells), only when asked (make bench-sparse-env).
+if [ "${1:-}" = "--sparse-peers" ]; then
+  [ -n "$PY312" ] || require_py312
+  make_venv .venv-sparse "$PY312" requirements-sparse-peers.txt
 fi
 
 # c-blosc 1.21.7 from its release sources, which CMake prefers to Debian's.

@@ -62,3 +62,24 @@ class RegionDigests:
         for index in sorted(self.parts):
             h.update(f"{index}:{self.parts[index]};".encode())
         return h.hexdigest()[:DIGEST_CHARS]
+
+
+def csr_digest(matrix) -> str:
+    """The digest of a sparse matrix as the matrix it is, not as it was
+    stored: its shape and, in CSR with the columns of each row ascending, its
+    row pointers (int64), column indices (int32) and values (as uint32 when
+    they are whole numbers that fit, so that uint16, uint32, int64 and float32
+    copies of the same counts agree). Explicit zeros are kept: a reader that
+    drops or adds stored entries does not match."""
+    import scipy.sparse
+
+    m = scipy.sparse.csr_matrix(matrix, copy=True)
+    m.sort_indices()
+    data = m.data
+    if data.size and np.all(data >= 0) and np.all(data <= np.iinfo(np.uint32).max) \
+            and np.array_equal(data, np.floor(data)):
+        data = data.astype(np.uint32)
+    h = hashlib.sha256(f"csr|{m.shape[0]},{m.shape[1]}|{data.dtype.str}|".encode())
+    for part in (m.indptr.astype(np.int64), m.indices.astype(np.int32), data):
+        h.update(memoryview(np.ascontiguousarray(part)).cast("B"))
+    return h.hexdigest()[:DIGEST_CHARS]

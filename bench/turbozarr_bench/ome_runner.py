@@ -51,7 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from turbozarr_bench.config import DEFAULT_DATA_DIR
-from turbozarr_bench.results_csv import append_rows, timing_columns
+from turbozarr_bench.results_csv import finish_run, side_line, timing_columns
 from turbozarr_bench.datasets.spec import DatasetSpec, SpecError
 from turbozarr_bench.ome_tasks import (BY_NAME, IMAGES, METHODS, OPERATIONS, Operation,
                                        describe, level_shapes, region, resolve_image)
@@ -385,25 +385,14 @@ def run(path: Path, list_only: bool = False, log=print) -> int:
                     rows.extend(got)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    append_rows(exp["output"], rows, COLUMNS)
-    log("")
-    log(markdown(rows))
-    log(f"results: {exp['output']}")
-    return 1 if failed else 0
+    return finish_run(exp["output"], rows, COLUMNS, markdown(rows), failed, log)
 
 
 def _line(rows: list[dict]) -> str:
     """turbozarr beside each side that ran, and what the others say."""
     ours = rows[0]
-    case = ours["operation"] + (f" ({ours['method']})" if ours["method"] else "")
-    parts = []
-    for r in rows:
-        if r["status"] == "ok":
-            parts.append(f"{r['impl']} {r['seconds']:.4f} s"
-                         + ("" if r["agrees"] else " DIFFERS"))
-        elif r["status"] != "unavailable":
-            parts.append(f"{r['impl']} {r['status']}")
-    return f"  {case:<30} " + "  ".join(parts)
+    return side_line(ours["operation"] + (f" ({ours['method']})" if ours["method"] else ""),
+                     rows, 30)
 
 
 def markdown(rows: list[dict]) -> str:

@@ -186,3 +186,29 @@ def timing_columns(runs: list[dict[str, Any]], seconds: float) -> dict[str, Any]
     return {"runs": len(runs), "seconds": round(seconds, 6),
             "cpu": round(statistics.median(r["cpu"] for r in runs), 6),
             "peak_rss_mb": round(max(r["peak_rss_mb"] for r in runs), 1)}
+
+
+def side_line(name: str, rows: list[dict[str, Any]], width: int,
+              extra: Any = None) -> str:
+    """One case's progress line: each side's median seconds (DIFFERS when
+    its output does not agree, then `extra(row)` if given), or its status
+    when it did not run; sides unavailable here are left out."""
+    parts = []
+    for r in rows:
+        if r["status"] == "ok" and r["seconds"] != "":
+            parts.append(f"{r['impl']} {r['seconds']:.4f} s" + ("" if r["agrees"] else " DIFFERS")
+                         + (extra(r) if extra else ""))
+        elif r["status"] != "unavailable":
+            parts.append(f"{r['impl']} {r['status']}")
+    return f"  {name:<{width}} " + "  ".join(parts)
+
+
+def finish_run(output: Path, rows: list[dict[str, Any]], columns: list[str], table: str,
+               failed: int, log: Any) -> int:
+    """Appends a run's rows to its CSV, logs its Markdown `table` and the
+    CSV's path; the exit status: 1 when a case failed or disagreed."""
+    append_rows(output, rows, columns)
+    log("")
+    log(table)
+    log(f"results: {output}")
+    return 1 if failed else 0

@@ -58,7 +58,9 @@ def tile(spec: DatasetSpec, t: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     return np.concatenate(rows_cnt), np.concatenate(rows_idx), indptr
 
 
-def write_csr(spec: DatasetSpec, target: Path) -> str:
+def write_csr(spec: DatasetSpec, target: Path, tiles=None) -> str:
+    """Writes the matrix; `tiles(t)` (a scipy CSR of tile t) stands in for
+    the generator when given, e.g. to read tiles kept on disk."""
     import zarr
 
     v = spec.values
@@ -67,7 +69,11 @@ def write_csr(spec: DatasetSpec, target: Path) -> str:
     n_tiles = -(-v["cells"] // v["tile_cells"])
     digest = hashlib.sha256()
     for t in range(n_tiles):
-        data, indices, indptr = tile(spec, t)
+        if tiles is None:
+            data, indices, indptr = tile(spec, t)
+        else:
+            m = tiles(t)
+            data, indices, indptr = m.data, m.indices, m.indptr.astype(np.int64)
         g = root.create_group(f"tiles/{t}")
         g.attrs.update({"encoding-type": "csr_matrix", "encoding-version": "0.1.0",
                         "shape": [len(indptr) - 1, v["genes"]]})
