@@ -7,6 +7,8 @@
 //   turbozarr fsck PATH            what interrupted writes left behind
 //   turbozarr vcz ...              VCF Zarr queries and outputs (vcz_command.cc)
 //   turbozarr ome ...              OME-Zarr images and pyramids (ome_command.cc)
+//   turbozarr sparse ...           sparse counts: served by the Python package,
+//                                  whose `turbozarr` handles it before reaching here
 //
 // Exit status: 0 on success, 2 for usage errors, 1 for every other failure,
 // with "turbozarr: <message>" on stderr.
@@ -55,6 +57,13 @@ int main(int argc, char** argv) {
       turbozarr::cli::AddVczCommand(app, command_line),
       turbozarr::cli::AddOmeCommand(app),
   };
+
+  if (argc > 1 && std::string(argv[1]) == "sparse") {
+    // Its converters read .h5ad and 10x files through the Python package.
+    std::cerr << "turbozarr: 'sparse' runs in Python: use the turbozarr command that pip\n"
+                 "installs with the package, or python -m turbozarr sparse ...\n";
+    return kExitUsage;
+  }
 
   try {
     app.parse(argc, argv);

@@ -60,3 +60,13 @@ def test_errors_name_the_problem_and_exit_1(tmp_path):
     assert "not an .h5ad file, a 10x directory" in done.stderr
     done = run("info", str(tmp_path / "missing.zarr"))
     assert done.returncode == 1 and "turbozarr sparse info:" in done.stderr
+
+
+@pytest.mark.skipif(not os.access(os.environ.get("TURBOZARR_CLI", ""), os.X_OK),
+                    reason="TURBOZARR_CLI does not name the built turbozarr binary")
+def test_the_bare_cpp_tool_points_to_the_python_command():
+    done = subprocess.run([os.environ["TURBOZARR_CLI"], "sparse", "info", "x.zarr"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "'sparse' runs in Python" in done.stderr
+    assert "python -m turbozarr sparse" in done.stderr
