@@ -142,7 +142,11 @@ def test_the_workload_files_load_and_list():
     assert full["spec"].values["cells"] == 100000 and full["tile"] == 5
     loader = sparse_runner.load(experiments / "workload-f-loader.toml")
     cases = sparse_runner._cases(loader)
-    assert len(cases) == 3 * 3 * 2 + 1
+    # local: 3 worker counts x prefetch on/off; each throttled store also
+    # with 8 connections and with 1.
+    assert len(cases) == 3 * 2 + 2 * 2 * 3 * 2 + 1
+    assert {c[1] for c in cases} >= {"local, 2 workers, prefetch 2",
+                                     "throttled-60 x1, 2 workers, prefetch 0"}
     assert cases[-1][2]["batches"] == 1000
     lines: list[str] = []
     assert sparse_runner.run(experiments / "workload-f-smoke.toml", list_only=True,

@@ -178,7 +178,12 @@ def _child(doc: dict) -> dict[str, Any]:
         raise RuntimeError(f"{doc['impl']} {doc['op']}: more than {CHILD_TIMEOUT} s") from None
     lines = proc.stdout.strip().splitlines()
     if proc.returncode != 0 or not lines:
-        raise RuntimeError(f"{doc['impl']} {doc['op']}: {proc.stderr.strip()[-2000:]}")
+        why = proc.stderr.strip()[-2000:]
+        if proc.returncode < 0:  # a crash prints nothing of its own
+            import signal
+            why = (f"the process died of {signal.Signals(-proc.returncode).name}"
+                   + (f": {why}" if why else ""))
+        raise RuntimeError(f"{doc['impl']} {doc['op']}: {why}")
     return json.loads(lines[-1])
 
 
@@ -188,15 +193,20 @@ def _cases(exp: dict) -> list[tuple[str, str, dict]]:
     for op in exp["operations"]:
         if op == "loader":
             lo = exp["loader"]
+            conns = lo["connections"] if isinstance(lo["connections"], list) \
+                else [lo["connections"]]
             for store in lo["store"]:
-                for workers in lo["workers"]:
-                    for prefetch in lo["prefetch"]:
-                        params = {**STORES[store], "workers": workers, "prefetch": prefetch,
-                                  "batch_size": lo["batch_size"],
-                                  "window_tiles": lo["window_tiles"],
-                                  "connections": lo["connections"]}
-                        out.append((op, f"{store}, {workers} workers, prefetch {prefetch}",
-                                    params))
+                # Connections matter only to the throttled store.
+                for c in (conns if STORES[store]["store"] == "throttled" else conns[:1]):
+                    where = store if STORES[store]["store"] != "throttled" or len(conns) == 1 \
+                        else f"{store} x{c}"
+                    for workers in lo["workers"]:
+                        for prefetch in lo["prefetch"]:
+                            params = {**STORES[store], "workers": workers,
+                                      "prefetch": prefetch, "batch_size": lo["batch_size"],
+                                      "window_tiles": lo["window_tiles"], "connections": c}
+                            out.append((op, f"{where}, {workers} workers, prefetch {prefetch}",
+                                        params))
         elif op == "loader_memory":
             m = exp["memory"]
             out.append((op, f"{m['workers']} workers, {m['batches']} batches",

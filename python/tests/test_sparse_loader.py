@@ -105,6 +105,31 @@ def test_a_process_decodes_into_the_same_buffers_every_epoch(dataset):
     assert sorted(id(d._indices) for d in loader._stream._pool) == kept
 
 
+def test_batch_buffers_are_reused_only_once_the_caller_drops_them(dataset):
+    path, X = dataset
+    loader = sparse.CellLoader(path, batch_size=100, num_workers=1, seed=5)
+    busy = loader._stream.busy
+    # Kept: every batch of the epoch held at once, more than the worker's
+    # slots; none may be overwritten by a later one.
+    kept = [batch for batch in loader]
+    assert len(kept) > loader._stream.slots
+    for batch in kept:
+        np.testing.assert_array_equal(batch.X.to_dense().numpy(),
+                                      X[batch.cells.numpy()].toarray())
+    assert sum(busy[:]) == loader._stream.slots  # held by the kept batches
+    del kept, batch
+    loader._free_slots()
+    assert sum(busy[:]) == 0
+    # Dropped as they go: the slots cycle, the rows stay right.
+    for batch in loader:
+        np.testing.assert_array_equal(batch.X.to_dense().numpy(),
+                                      X[batch.cells.numpy()].toarray())
+        assert sum(busy[:]) <= loader._stream.slots
+    del batch
+    loader._free_slots()
+    assert sum(busy[:]) == 0
+
+
 def test_gene_subsets_dense_batches_and_a_slow_store(dataset):
     path, X = dataset
     genes = [119, 3, 50]

@@ -8,6 +8,15 @@ the next `prefetch_tiles` tiles while the current window is served (decoding
 releases the GIL and runs on the engine's threads). Batches leave the
 workers as plain tensors, which torch's DataLoader moves through shared
 memory; the main process wraps them as CSR tensors.
+
+A batch's nonzeros are written into one of a few shared-memory slots that
+its worker keeps: fresh shared memory costs a page fault per 4 KiB page
+(more than the copy itself), so each slot is reused once the main process
+has dropped every tensor of the batch it last carried (a storage weak
+reference tells; the main process marks the slot free in a flag array the
+workers share). A batch the caller keeps holds its slot; when none is free
+the worker falls back to fresh memory, so nothing a caller holds is ever
+overwritten.
 """
 
 from __future__ import annotations
@@ -21,6 +30,7 @@ from typing import Any, Iterator, NamedTuple
 import numpy as np
 import torch
 import torch.utils.data
+from torch.multiprocessing.reductions import StorageWeakRef
 
 from turbozarr import _core
 from turbozarr.errors import CorruptionError, InvalidArgumentError
@@ -57,6 +67,38 @@ def _empty(n: int, dtype: np.dtype, shared: bool) -> tuple[torch.Tensor, np.ndar
     else:
         t = torch.empty(n, dtype=torch_dtype).share_memory_()
     return t, t.numpy()
+
+
+class _SlotPool:
+    """A worker's shared-memory batch buffers (index and value storages),
+    reused once the main process has marked them free in `busy` (this
+    worker's `slots` flags: 1 while a batch it carried may be alive)."""
+
+    def __init__(self, busy: Any, first: int, slots: int, value_dtype: np.dtype) -> None:
+        self._busy, self._first, self._slots = busy, first, slots
+        self._dtype = value_dtype
+        self._buffers: list[tuple[torch.Tensor, torch.Tensor] | None] = [None] * slots
+
+    def take(self, n: int) -> tuple[int, torch.Tensor, np.ndarray, torch.Tensor, np.ndarray]:
+        """(slot or -1, index tensor, its numpy view, value tensor, view) for n
+        nonzeros; -1: every slot is in use, fresh shared memory instead."""
+        for slot in range(self._slots):
+            if self._busy[self._first + slot]:
+                continue
+            held = self._buffers[slot]
+            if held is None or held[0].numel() < n:
+                # Room for a little more than this batch, so that batches
+                # that vary in size do not reallocate.
+                room = max(n + n // 8, 1)
+                held = (_empty(room, np.dtype(np.int32), True)[0],
+                        _empty(room, self._dtype, True)[0])
+                self._buffers[slot] = held
+            self._busy[self._first + slot] = 1
+            index, value = held[0][:max(n, 1)], held[1][:max(n, 1)]
+            return slot, index, index.numpy(), value, value.numpy()
+        index, index_view = _empty(max(n, 1), np.dtype(np.int32), True)
+        value, value_view = _empty(max(n, 1), self._dtype, True)
+        return -1, index, index_view, value, value_view
 
 
 class _TilePrefetcher:
@@ -133,7 +175,7 @@ class _CellStream(torch.utils.data.IterableDataset):
 
     def __init__(self, dataset: Any, batch_size: int, window_tiles: int, shuffle: bool,
                  seed: int, prefetch_tiles: int, gene_map: np.ndarray | None, sorted_: bool,
-                 skip_damaged_tiles: bool) -> None:
+                 skip_damaged_tiles: bool, workers: int = 0, slots: int = 0) -> None:
         self.dataset = dataset
         self.batch_size = batch_size
         self.window_tiles = window_tiles
@@ -147,6 +189,12 @@ class _CellStream(torch.utils.data.IterableDataset):
         # (persistent workers keep their copy of this object).
         self._epoch = multiprocessing.get_context().Value("q", 0, lock=False)
         self._pool: list = []  # this process's decoders, kept between epochs
+        # Per worker, `slots` flags: 1 while the main process may still hold
+        # the batch that the slot's buffers carried (see _SlotPool).
+        self.slots = slots
+        self.busy = multiprocessing.get_context().Array("b", max(workers * slots, 1),
+                                                        lock=False)
+        self._slot_pool: _SlotPool | None = None
 
     @property
     def epoch(self) -> int:
@@ -159,6 +207,7 @@ class _CellStream(torch.utils.data.IterableDataset):
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
         state["_pool"] = []  # buffers stay in the process that made them
+        state["_slot_pool"] = None
         return state
 
     def __iter__(self) -> Iterator[tuple]:
@@ -236,11 +285,21 @@ class _CellStream(torch.utils.data.IterableDataset):
                                        "lower batch_size")
         rows = sum(len(r) for *_, r, _ in sources)
         indptr = np.zeros(rows + 1, np.int64)
-        # In a worker process the batch is built in shared memory, so that
-        # handing it to the main process copies nothing.
-        shared = tensors and torch.utils.data.get_worker_info() is not None
-        index_tensor, indices = _empty(max(total, 1), np.dtype(np.int32), shared)
-        value_tensor, values = _empty(max(total, 1), self.dataset.dtype, shared)
+        # In a worker process the batch is built in shared memory (a slot
+        # of _SlotPool), so that handing it to the main process copies
+        # nothing.
+        info = torch.utils.data.get_worker_info() if tensors else None
+        flag = -1
+        if info is not None and self.slots > 0:
+            if self._slot_pool is None:
+                self._slot_pool = _SlotPool(self.busy, info.id * self.slots, self.slots,
+                                            self.dataset.dtype)
+            slot, index_tensor, indices, value_tensor, values = self._slot_pool.take(total)
+            flag = info.id * self.slots + slot if slot >= 0 else -1
+        else:
+            shared = info is not None
+            index_tensor, indices = _empty(max(total, 1), np.dtype(np.int32), shared)
+            value_tensor, values = _empty(max(total, 1), self.dataset.dtype, shared)
         at_row = at = 0
         for ptr, wide, idx, val, r, _ in sources:
             n = _core.sparse_gather_rows(ptr, wide, idx, val, val.dtype.itemsize,
@@ -253,7 +312,7 @@ class _CellStream(torch.utils.data.IterableDataset):
         if not tensors:
             return indptr, indices[:total], values[:total], cells
         return (torch.from_numpy(indptr.astype(np.int32)), index_tensor[:total],
-                value_tensor[:total], torch.from_numpy(cells.astype(np.int64)))
+                value_tensor[:total], torch.from_numpy(cells.astype(np.int64)), flag)
 
 
 class CellLoader:
@@ -302,10 +361,16 @@ class CellLoader:
         self.dataset = dataset
         self._columns = dataset.n_genes if genes is None else len(np.asarray(genes).reshape(-1))
         self._dense = dense
+        self._num_workers = int(num_workers)
+        # Slots per worker: the batches DataLoader queues ahead, the one the
+        # caller holds, the one arriving, and one to spare.
+        slots = int(dataloader_options.get("prefetch_factor") or 2) + 3
         self._stream = _CellStream(dataset, int(batch_size), int(window_tiles), bool(shuffle),
                                    int(seed), int(prefetch_tiles), dataset._gene_map(genes),
-                                   bool(sorted), bool(skip_damaged_tiles))
-        self._num_workers = int(num_workers)
+                                   bool(sorted), bool(skip_damaged_tiles),
+                                   workers=self._num_workers, slots=slots)
+        # Batches whose slot is marked busy: (storage weak references, flag).
+        self._held: list[tuple[Any, Any, int]] = []
         if self._num_workers > 0:
             # Workers (and their decode buffers) live from epoch to epoch.
             dataloader_options.setdefault("persistent_workers", True)
@@ -330,10 +395,28 @@ class CellLoader:
             self._loader = torch.utils.data.DataLoader(self._stream, batch_size=None,
                                                        num_workers=self._num_workers,
                                                        **self._options)
-        for indptr, indices, values, cells in self._loader:
+        for indptr, indices, values, cells, flag in self._loader:
+            self._free_slots()
+            if flag >= 0:
+                self._held.append((StorageWeakRef(indices.untyped_storage()),
+                                   StorageWeakRef(values.untyped_storage()), flag))
             X = torch.sparse_csr_tensor(indptr, indices, values,
                                         size=(len(cells), self._columns),
                                         check_invariants=False)
+            del indptr, indices, values
             if self._dense:
                 X = X.to_dense()
             yield CellBatch(X, cells)
+            del X
+        self._free_slots()
+
+    def _free_slots(self) -> None:
+        """Hands back to their workers the slots of batches that nothing in
+        this process holds any more."""
+        still = []
+        for index_ref, value_ref, flag in self._held:
+            if index_ref.expired() and value_ref.expired():
+                self._stream.busy[flag] = 0
+            else:
+                still.append((index_ref, value_ref, flag))
+        self._held = still
