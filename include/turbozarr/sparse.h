@@ -202,7 +202,8 @@ struct DecodeOptions {
   // order (decreasing total count), which every CSR consumer accepts; the
   // sort costs about as much as the rest of the decode.
   bool sorted = false;
-  // Threads for the rebuild; 0: turbozarr::Threads().
+  // Threads for the read (decompression and rebuild); 0:
+  // turbozarr::Threads().
   int threads = 0;
 };
 
@@ -234,7 +235,7 @@ class Matrix {
  private:
   struct Stored;
   Matrix() = default;
-  Status FetchTile(int64_t tile, Stored& stored) const;
+  Status FetchTile(int64_t tile, int threads, Stored& stored) const;
   std::unique_ptr<Stored> TakeScratch() const;
   void ReturnScratch(std::unique_ptr<Stored> scratch) const;
 

@@ -543,7 +543,7 @@ void Matrix::ReturnScratch(std::unique_ptr<Stored> scratch) const {
   if (scratch_.size() < 8) scratch_.push_back(std::move(scratch));
 }
 
-Status Matrix::FetchTile(int64_t tile, Stored& stored) const {
+Status Matrix::FetchTile(int64_t tile, int threads_wanted, Stored& stored) const {
   const TileSize& size = sizes_[static_cast<size_t>(tile)];
   const int64_t cells = layout_.TileCells(tile);
   const std::string tile_path = TilePath(path_, tile);
@@ -605,9 +605,11 @@ Status Matrix::FetchTile(int64_t tile, Stored& stored) const {
     }
   }
 
-  // Decompress on all threads, each chunk straight into its place.
+  // Decompress on the threads asked for (0: all), each chunk straight into
+  // its place.
   const int threads = static_cast<int>(
-      std::clamp<int64_t>(static_cast<int64_t>(chunks.size()), 1, Threads()));
+      std::clamp<int64_t>(static_cast<int64_t>(chunks.size()), 1,
+                          threads_wanted > 0 ? threads_wanted : Threads()));
   std::atomic<size_t> next{0};
   std::vector<Status> failures(chunks.size());
   auto work = [&] {
@@ -651,7 +653,7 @@ Result<int64_t> Matrix::ReadTile(int64_t tile, const TileTarget& target,
                                    " is outside [0, " + std::to_string(layout_.tiles()) + ")");
   }
   std::unique_ptr<Stored> stored = TakeScratch();
-  Status fetched = FetchTile(tile, *stored);
+  Status fetched = FetchTile(tile, options.threads, *stored);
   if (!fetched.ok()) {
     ReturnScratch(std::move(stored));
     return fetched;
