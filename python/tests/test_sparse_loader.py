@@ -158,3 +158,37 @@ def test_a_damaged_tile_is_named_or_skipped(tmp_path):
     assert any("skipping a damaged tile" in str(w.message) for w in caught)
     np.testing.assert_array_equal(np.sort(np.concatenate(cells)),
                                   np.r_[np.arange(300), np.arange(600, 900)])
+
+
+@pytest.mark.parametrize("held,ahead", [(1, 0), (1, 1), (2, 2), (1, 3), (3, 2)])
+def test_the_prefetcher_hands_tiles_in_order_whatever_finishes_first(held, ahead):
+    import random
+    import time
+
+    from turbozarr._sparse_loader import _TilePrefetcher
+
+    class SlowDecoder:
+        def _decode_map(self, tile, gene_map, sorted_):
+            time.sleep(random.Random(tile).random() * 0.01)  # later tiles may finish first
+            return tile, None, None
+
+    class FakeDataset:
+        def decoder(self):
+            return SlowDecoder()
+
+    tiles = list(range(23))
+    pool: list = []
+    fetcher = _TilePrefetcher(FakeDataset(), pool, tiles, held, ahead, None, True)
+    got = []
+    try:
+        for start in range(0, len(tiles), held):  # windows of `held` tiles, held together
+            window = [fetcher.next() for _ in tiles[start:start + held]]
+            for tile, decoder, arrays, error in window:
+                assert error is None and arrays[0] == tile
+                got.append(tile)
+            for _, decoder, _, _ in window:
+                fetcher.release(decoder)
+    finally:
+        fetcher.close()
+    assert got == tiles
+    assert len(pool) == held + ahead  # every decoder back in the pool

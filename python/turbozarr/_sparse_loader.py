@@ -3,9 +3,10 @@
 An epoch visits the tiles in a shuffled order, a window of `window_tiles`
 tiles at a time, and deals the window's cells at random into batches, so
 that every cell comes exactly once per epoch. Each worker process takes
-every k-th window; within a process a background thread fetches and decodes
-the next `prefetch_tiles` tiles while the current window is served (decoding
-releases the GIL and runs on the engine's threads). Batches leave the
+every k-th window; within a process background threads fetch and decode
+the next `prefetch_tiles` tiles while the current window is served, two at
+once so that one tile's fetch overlaps another's decode (decoding releases
+the GIL and runs on the engine's threads). Batches leave the
 workers as plain tensors, which torch's DataLoader moves through shared
 memory; the main process wraps them as CSR tensors.
 
@@ -102,11 +103,14 @@ class _SlotPool:
 
 
 class _TilePrefetcher:
-    """Decodes tiles in order on a background thread, at most `ahead` tiles
-    beyond those the consumer holds. Its decoders come from `pool` and go
-    back to it on close, so a process reuses the same buffers epoch after
-    epoch (no allocation, no page faults) and memory stays at (held + ahead)
-    tiles."""
+    """Reads tiles in order on background threads, at most `ahead` tiles
+    beyond those the consumer holds. With two or more tiles ahead, two
+    threads read at once, so that one tile's fetch (store latency) overlaps
+    the other's decode; a thread first takes a free decoder, then the next
+    tile in order, so the tile the consumer waits for is never starved of a
+    decoder by later ones. The decoders come from `pool` and go back to it
+    on close, so a process reuses the same buffers epoch after epoch (no
+    allocation, no page faults) and memory stays at (held + ahead) tiles."""
 
     def __init__(self, dataset: Any, pool: list, tiles: list[int], held: int, ahead: int,
                  gene_map: np.ndarray | None, sorted_: bool) -> None:
@@ -120,18 +124,17 @@ class _TilePrefetcher:
         self._decoders = [pool.pop() if pool else dataset.decoder() for _ in range(need)]
         for decoder in self._decoders:
             self._free.put(decoder)
-        self._ready: queue.Queue = queue.Queue()
-        self._next = 0
+        self._done: dict[int, tuple] = {}  # position in `tiles` -> result
+        self._lock = threading.Condition()
+        self._claimed = 0  # positions handed to threads
+        self._next = 0  # the position the consumer takes next
         self._stop = False
-        self._thread = None
-        if ahead > 0:
-            self._thread = threading.Thread(target=self._run, daemon=True)
-            self._thread.start()
+        self._threads = [threading.Thread(target=self._run, daemon=True)
+                         for _ in range(min(max(ahead, 0), 2) if tiles else 0)]
+        for thread in self._threads:
+            thread.start()
 
-    def _decode(self, tile: int) -> tuple | None:
-        decoder = self._free.get()
-        if decoder is None:  # closing
-            return None
+    def _decode(self, tile: int, decoder: Any) -> tuple:
         try:
             ptr, idx, val = decoder._decode_map(tile, self._gene_map, self._sorted)
             return tile, decoder, (ptr, idx, val), None
@@ -139,33 +142,44 @@ class _TilePrefetcher:
             return tile, decoder, None, e
 
     def _run(self) -> None:
-        for tile in self._tiles:
-            if self._stop:
-                return
-            got = self._decode(tile)
-            if got is None:
-                return
-            self._ready.put(got)
+        while True:
+            decoder = self._free.get()
+            with self._lock:
+                if decoder is None or self._stop or self._claimed >= len(self._tiles):
+                    if decoder is not None:
+                        self._free.put(decoder)
+                    return
+                position = self._claimed
+                self._claimed += 1
+            got = self._decode(self._tiles[position], decoder)
+            with self._lock:
+                self._done[position] = got
+                self._lock.notify_all()
 
     def next(self) -> tuple:
         """(tile, decoder, arrays or None, error or None) of the next tile."""
-        if self._thread is None:
-            tile = self._tiles[self._next]
-            self._next += 1
-            return self._decode(tile)
-        return self._ready.get()
+        position = self._next
+        self._next += 1
+        if not self._threads:
+            return self._decode(self._tiles[position], self._free.get())
+        with self._lock:
+            while position not in self._done:
+                self._lock.wait()
+            return self._done.pop(position)
 
     def release(self, decoder: Any) -> None:
         self._free.put(decoder)
 
     def close(self) -> None:
-        """Stops the thread (after the tile it is decoding) and returns every
-        decoder to the pool: the consumer's batches are copies, so nothing
-        still points into them."""
-        self._stop = True
-        self._free.put(None)  # wakes a thread waiting for a free decoder
-        if self._thread is not None:
-            self._thread.join()
+        """Stops the threads (after the tiles they are reading) and returns
+        every decoder to the pool: the consumer's batches are copies, so
+        nothing still points into them."""
+        with self._lock:
+            self._stop = True
+        for _ in self._threads:
+            self._free.put(None)  # wakes a thread waiting for a free decoder
+        for thread in self._threads:
+            thread.join()
         self._pool.extend(self._decoders)
         self._decoders = []
 
@@ -332,8 +346,10 @@ class CellLoader:
       window; batches cross to the main process through shared memory. The
       workers persist from epoch to epoch with their decode buffers (pass
       ``persistent_workers=False`` to start them afresh each epoch).
-    - `prefetch_tiles`: tiles each process decodes ahead on a background
-      thread, overlapping a slow store with the work on the current window.
+    - `prefetch_tiles`: tiles each process reads ahead on background
+      threads (two at once from 2 on, so that a tile's fetch overlaps
+      another's decode), overlapping a slow store with the work on the
+      current window.
     - `genes`: a subset (and order) of genes as columns; `sorted`: genes
       ascending within each row (torch's CSR kernels expect it; default).
     - `dense=True` hands X as a dense tensor instead.
