@@ -131,15 +131,13 @@ def test_shipped_experiments_are_valid():
     assert {"smoke.toml", "workload-a.toml", "workload-b.toml", "workload-c.toml"} <= {
         f.name for f in files}
     from turbozarr_bench import ome_runner, sparse_runner, vcz_runner
+    from turbozarr_bench.config import suite_of
 
+    own = {"vcz": vcz_runner, "ome": ome_runner, "sparse": sparse_runner}
     for f in files:
         # Workloads D, E and F have runners, and loaders, of their own.
-        if vcz_runner.is_vcz_experiment(f):
-            vcz_runner.load(f)
-        elif ome_runner.is_ome_experiment(f):
-            ome_runner.load(f)
-        elif sparse_runner.is_sparse_experiment(f):
-            sparse_runner.load(f)
+        if suite_of(f) in own:
+            own[suite_of(f)].load(f)
         else:
             load(f)
 

@@ -37,13 +37,12 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(path: Path, list_only: bool) -> int:
     from turbozarr_bench import ome_runner, sparse_runner, vcz_runner
+    from turbozarr_bench.config import suite_of
 
-    if vcz_runner.is_vcz_experiment(path):  # workload D: its own runner
-        return vcz_runner.run(path, list_only)
-    if ome_runner.is_ome_experiment(path):  # workload E: its own runner
-        return ome_runner.run(path, list_only)
-    if sparse_runner.is_sparse_experiment(path):  # workload F: its own runner
-        return sparse_runner.run(path, list_only)
+    # Workloads D, E and F have runners of their own.
+    own = {"vcz": vcz_runner, "ome": ome_runner, "sparse": sparse_runner}.get(suite_of(path))
+    if own is not None:
+        return own.run(path, list_only)
     from turbozarr_bench.config import ConfigError, load
     from turbozarr_bench.results_csv import SchemaError
     from turbozarr_bench.runner import Runner

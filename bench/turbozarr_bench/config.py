@@ -336,3 +336,13 @@ def _toml_value(v: Any) -> str:
     if isinstance(v, list):
         return "[" + ", ".join(_toml_value(x) for x in v) + "]"
     return str(v)
+
+
+def suite_of(path: Path) -> str:
+    """The `suite` an experiment file names ("vcz", "ome", "sparse": the
+    workloads with runners of their own), or "" for the generic runner and
+    for a file that does not parse (its loader says why)."""
+    try:
+        return str(tomllib.loads(Path(path).read_text()).get("suite", ""))
+    except (OSError, tomllib.TOMLDecodeError):
+        return ""

@@ -84,13 +84,6 @@ class OmeConfigError(ValueError):
     pass
 
 
-def is_ome_experiment(path: Path) -> bool:
-    try:
-        return tomllib.loads(Path(path).read_text()).get("suite") == "ome"
-    except (OSError, tomllib.TOMLDecodeError):
-        return False
-
-
 def _names(path: Path, raw: dict, key: str, default: list[str], known) -> list[str]:
     value = raw.get(key, default)
     value = [value] if isinstance(value, str) else value

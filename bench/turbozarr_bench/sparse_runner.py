@@ -77,13 +77,6 @@ class SparseConfigError(ValueError):
     pass
 
 
-def is_sparse_experiment(path: Path) -> bool:
-    try:
-        return tomllib.loads(Path(path).read_text()).get("suite") == "sparse"
-    except (OSError, tomllib.TOMLDecodeError):
-        return False
-
-
 def _list(path: Path, raw: dict, key: str, default: list, known=None) -> list:
     value = raw.get(key, default)
     value = value if isinstance(value, list) else [value]

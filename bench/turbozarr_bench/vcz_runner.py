@@ -61,13 +61,6 @@ class VczConfigError(ValueError):
     pass
 
 
-def is_vcz_experiment(path: Path) -> bool:
-    try:
-        return tomllib.loads(Path(path).read_text()).get("suite") == "vcz"
-    except (OSError, tomllib.TOMLDecodeError):
-        return False
-
-
 def load(path: Path) -> dict[str, Any]:
     raw = tomllib.loads(path.read_text())
     unknown = set(raw) - KEYS

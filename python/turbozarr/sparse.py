@@ -389,14 +389,17 @@ class Dataset:
 
 def _gather_rows(ptr: np.ndarray, idx: np.ndarray, val: np.ndarray,
                  rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Rows `rows` of a decoded tile, copied out in that order (indptr int64)."""
+    """Rows `rows` of a CSR block (indptr int32, or int64), copied out in
+    that order by the engine (indptr int64)."""
     rows = np.ascontiguousarray(rows, dtype=np.int64)
-    n = int((ptr[rows + 1] - ptr[rows]).sum())
+    n = int((ptr[rows + 1].astype(np.int64) - ptr[rows]).sum())
     out_ptr = np.zeros(len(rows) + 1, np.int64)
     out_idx = np.empty(max(n, 1), np.int32)
     out_val = np.empty(max(n, 1), val.dtype)
-    _core.sparse_gather_rows(ptr, False, idx, val, val.dtype.itemsize, rows, out_ptr, out_idx,
-                             out_val)
+    if idx.size == 0:  # the engine wants a non-empty source
+        idx, val = out_idx, out_val
+    _core.sparse_gather_rows(ptr, ptr.dtype == np.int64, idx, val, val.dtype.itemsize, rows,
+                             out_ptr, out_idx, out_val)
     return out_ptr, out_idx[:n], out_val[:n]
 
 
@@ -413,23 +416,16 @@ def take_rows(matrix: Any, rows: Any) -> Any:
     if rows.size and (rows.min() < -n_rows or rows.max() >= n_rows):
         raise InvalidArgumentError(f"rows must be in [-{n_rows}, {n_rows})")
     rows = np.where(rows < 0, rows + n_rows, rows)
-    ptr = matrix.indptr
-    wide = ptr.dtype != np.int32
-    ptr = np.ascontiguousarray(ptr, np.int64 if wide else np.int32)
-    idx = np.ascontiguousarray(matrix.indices, np.int32)
     val = np.ascontiguousarray(matrix.data)
     if val.dtype.itemsize not in (1, 2, 4, 8):
         raise InvalidArgumentError(f"take_rows cannot copy values of dtype {val.dtype}")
-    n = int((ptr[rows + 1].astype(np.int64) - ptr[rows]).sum())
-    out_ptr = np.zeros(len(rows) + 1, np.int64)
-    out_idx = np.empty(max(n, 1), np.int32)
-    out_val = np.empty(max(n, 1), val.dtype)
-    if idx.size == 0:  # the engine wants a non-empty source
-        idx, val = out_idx, out_val
-    _core.sparse_gather_rows(ptr, wide, idx, val, val.dtype.itemsize, rows, out_ptr, out_idx,
-                             out_val)
-    out_ptr = out_ptr.astype(np.int32) if n <= np.iinfo(np.int32).max else out_ptr
-    return scipy.sparse.csr_matrix((out_val[:n], out_idx[:n], out_ptr),
+    ptr = matrix.indptr
+    ptr = np.ascontiguousarray(ptr, np.int32 if ptr.dtype == np.int32 else np.int64)
+    out_ptr, out_idx, out_val = _gather_rows(ptr, np.ascontiguousarray(matrix.indices, np.int32),
+                                             val, rows)
+    if out_ptr[-1] <= np.iinfo(np.int32).max:
+        out_ptr = out_ptr.astype(np.int32)
+    return scipy.sparse.csr_matrix((out_val, out_idx, out_ptr),
                                    shape=(len(rows), matrix.shape[1]), copy=False)
 
 
