@@ -408,3 +408,25 @@ def test_the_layout_attribute_is_plain_json(tmp_path):
     assert layout["version"] == 1 and layout["shape"] == [10, 4]
     assert layout["tile_cells"] == 4 and layout["counts"] == "int32"
     assert os.path.exists(tmp_path / "d.zarr" / "X" / "tiles" / "2" / "indptr" / "zarr.json")
+
+
+def test_take_rows_equals_scipy_row_indexing():
+    import scipy.sparse
+
+    rng = np.random.default_rng(4)
+    X = scipy.sparse.random(300, 40, density=0.1, format="csr", dtype=np.float32,
+                            random_state=5)
+    rows = np.concatenate([rng.permutation(300)[:120], [7, 7, -1, -300]])
+    got = sparse.take_rows(X, rows)
+    want = X[rows]
+    assert got.shape == want.shape and (got != want).nnz == 0
+    np.testing.assert_array_equal(got.indptr, want.indptr)
+    wide = scipy.sparse.csr_matrix((X.data, X.indices, X.indptr.astype(np.int64)), shape=X.shape)
+    assert (sparse.take_rows(wide, rows) != want).nnz == 0
+    empty = scipy.sparse.csr_matrix((5, 4), dtype=np.uint16)
+    out = sparse.take_rows(empty, [4, 0])
+    assert out.shape == (2, 4) and out.nnz == 0 and out.dtype == np.uint16
+    with pytest.raises(InvalidArgumentError):
+        sparse.take_rows(X, [300])
+    with pytest.raises(InvalidArgumentError):
+        sparse.take_rows(X.tocsc(), [0])
