@@ -4,6 +4,7 @@
 // benchmark harness starts it to time HTTP readers under latency.
 //
 //   tz_http_serve --root DIR [--latency-ms 0] [--megabytes-per-second 0] [--port 0]
+//                 [--backlog 1024]
 //
 // Keys are paths relative to DIR. MB is 10^6 bytes; a bandwidth or latency
 // of 0 means none. Once listening it prints "http://127.0.0.1:PORT" on one
@@ -60,6 +61,7 @@ int main(int argc, char** argv) {
   double latency_ms = 0;
   double megabytes_per_second = 0;
   int port = 0;
+  int backlog = 1024;
   app.add_option("--root", root, "the directory to serve; keys are paths below it")
       ->required()
       ->check(CLI::ExistingDirectory);
@@ -71,6 +73,10 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   app.add_option("--port", port, "the port to listen on; 0: a free one")
       ->check(CLI::Range(0, 65535));
+  app.add_option("--backlog", backlog,
+                 "connections the kernel holds before they are accepted (listen's "
+                 "backlog); 5 makes a modest server, as Python's http.server")
+      ->check(CLI::Range(1, 65535));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -105,7 +111,7 @@ int main(int argc, char** argv) {
       std::chrono::duration<double, std::milli>(latency_ms));
   throttle.bytes_per_second = megabytes_per_second * 1e6;
   turbozarr::ThrottledHttpServer server(*store, throttle);
-  if (turbozarr::Status s = server.Start(port); !s.ok()) {
+  if (turbozarr::Status s = server.Start(port, backlog); !s.ok()) {
     std::fprintf(stderr, "tz_http_serve: %s\n", s.ToString().c_str());
     return 1;
   }

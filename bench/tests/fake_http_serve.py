@@ -110,11 +110,15 @@ def main() -> int:
     p.add_argument("--latency-ms", type=float, default=50)
     p.add_argument("--megabytes-per-second", type=float, default=150)
     p.add_argument("--port", type=int, default=0)
+    p.add_argument("--backlog", type=int, default=1024)
     args = p.parse_args()
     stats = Stats()
     root = Path(args.root).resolve()
-    server = ThreadingHTTPServer(("127.0.0.1", args.port),
-                                 make_handler(root, args.latency_ms / 1e3, stats))
+
+    class Server(ThreadingHTTPServer):
+        request_queue_size = args.backlog
+
+    server = Server(("127.0.0.1", args.port), make_handler(root, args.latency_ms / 1e3, stats))
     server.daemon_threads = True
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())

@@ -151,6 +151,9 @@ def test_http_table_defaults_and_overrides(write_toml):
     exp = load(write_toml('store = ["local", "http"]\n[http]\nlatency_ms = 0\n'
                           'megabytes_per_second = 12.5\nserver = "/opt/serve"\n'))
     assert exp.http == HttpConfig(0, 12.5, "/opt/serve")
+    assert exp.http.backlog == 1024
+    exp = load(write_toml('store = ["http"]\n[http]\nbacklog = 5\n'))
+    assert exp.http.backlog == 5
 
 
 @pytest.mark.parametrize("table, key, message", [
@@ -161,6 +164,8 @@ def test_http_table_defaults_and_overrides(write_toml):
     ("server = 3", "http.server", "non-empty string"),
     ('server = ""', "http.server", "non-empty string"),
     ("latency = 50", "http.latency", "unknown key"),
+    ("backlog = 0", "http.backlog", "integer in 1..65535"),
+    ("backlog = 5.5", "http.backlog", "integer in 1..65535"),
 ])
 def test_bad_http_values_name_the_key(write_toml, table, key, message):
     p = write_toml(f'store = ["http"]\n[http]\n{table}\n')

@@ -130,7 +130,8 @@ def test_exit_line_is_the_last_json_line():
 def test_command_and_binary_path():
     assert http_server.command("/s", "/d", 50, 150.0) == [
         "/s", "--root", "/d", "--latency-ms", "50", "--megabytes-per-second", "150",
-        "--port", "0"]
+        "--port", "0", "--backlog", "1024"]
+    assert http_server.command("/s", "/d", 30, 0, backlog=5)[-2:] == ["--backlog", "5"]
     assert http_server.command("/s", "/d", 0.5, 12.5)[4:7] == ["0.5", "--megabytes-per-second",
                                                               "12.5"]
     rel = http_server.resolve_binary("build/bench/serve/tz_http_serve")

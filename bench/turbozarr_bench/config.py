@@ -34,6 +34,7 @@ HTTP_KEYS: dict[str, tuple[Any, str]] = {
     "latency_ms": (50, "ms before every answer"),
     "megabytes_per_second": (150, "per connection; MB = 10^6 bytes; 0 = unlimited"),
     "server": ("build/bench/serve/tz_http_serve", "relative to the repository"),
+    "backlog": (1024, "connections held before they are accepted; 5 = a modest server"),
 }
 
 # key -> (default, one-line meaning) ; the reference file is generated from this.
@@ -75,6 +76,7 @@ class HttpConfig:
     latency_ms: float = HTTP_KEYS["latency_ms"][0]
     megabytes_per_second: float = HTTP_KEYS["megabytes_per_second"][0]
     server: str = HTTP_KEYS["server"][0]
+    backlog: int = HTTP_KEYS["backlog"][0]
 
 
 @dataclass
@@ -279,6 +281,9 @@ def _parse_http(path: Path, raw: dict[str, Any], stores: list[str]) -> HttpConfi
         if k == "server":
             if not isinstance(v, str) or not v:
                 raise _err(path, "http.server", f"must be a non-empty string, got {v!r}")
+        elif k == "backlog":
+            if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= 65535:
+                raise _err(path, "http.backlog", f"must be an integer in 1..65535, got {v!r}")
         elif not isinstance(v, (int, float)) or isinstance(v, bool) or v < 0:
             raise _err(path, f"http.{k}", f"must be a number >= 0, got {v!r}")
     return HttpConfig(**table)

@@ -65,9 +65,10 @@ def _number(v: float) -> str:
 
 
 def command(binary: str, root: str | os.PathLike, latency_ms: float,
-            megabytes_per_second: float) -> list[str]:
+            megabytes_per_second: float, backlog: int = 1024) -> list[str]:
     return [binary, "--root", os.fspath(root), "--latency-ms", _number(latency_ms),
-            "--megabytes-per-second", _number(megabytes_per_second), "--port", "0"]
+            "--megabytes-per-second", _number(megabytes_per_second), "--port", "0",
+            "--backlog", str(int(backlog))]
 
 
 def parse_exit_line(stderr: str) -> ServerStats:

@@ -488,7 +488,7 @@ class Runner:
         h = self.exp.http
         server = http_server.HttpServer(
             http_server.command(http_server.resolve_binary(h.server), fx.path, h.latency_ms,
-                                h.megabytes_per_second), workdir / "server")
+                                h.megabytes_per_second, h.backlog), workdir / "server")
         try:
             doc["http"] = {"url": server.start(), "latency_ms": h.latency_ms,
                            "megabytes_per_second": h.megabytes_per_second}

@@ -32,6 +32,9 @@ struct StoreOptions {
   S3Options s3;
   // S3 stores: the AWS profile to read; "" means $AWS_PROFILE, else "default".
   std::string s3_profile;
+  // HTTP(S) stores: timeouts, retries and connections (S3 stores take theirs
+  // from s3.http).
+  HttpOptions http;
 };
 
 // Opens a store from a URL or a path:

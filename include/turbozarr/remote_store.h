@@ -34,9 +34,19 @@ struct HttpOptions {
   // many attempts were made; 0: no limit (the retries and timeouts above
   // bound it).
   std::chrono::milliseconds deadline{0};
-  // Requests in flight at once (HTTP/1.1: one connection each, kept open for
-  // reuse). Further requests wait their turn.
+  // Requests in flight at once, to all hosts together (over HTTP/2 they
+  // share connections). Further requests wait their turn.
   int max_concurrency = 64;
+  // Connections open at once to one host (scheme, name and port), kept open
+  // and reused across requests; over HTTP/1.1 a connection carries one
+  // request at a time, so this also caps the requests in flight to a host.
+  // Within it the transport adapts: it opens new connections a few at a
+  // time (at most 4 waiting for their first answer, so that a server with a
+  // small listen backlog is never flooded), grows the requests in flight
+  // while the server keeps up, and halves them on connection failures,
+  // 429 and 503 (a Retry-After pauses the host). 0: the environment
+  // variable TURBOZARR_HTTP_MAX_CONNECTIONS if set, else 32.
+  int max_connections = 0;
   // Further attempts after a failed one: HTTP 5xx, 429 or 408, a connection
   // refused, reset or timed out, or a body whose length is not the one
   // announced. The n-th retry waits a random time in [d/2, d], where

@@ -33,11 +33,13 @@ std::chrono::milliseconds Milliseconds(nb::handle seconds) {
   return std::chrono::milliseconds(std::llround(nb::cast<double>(seconds) * 1e3));
 }
 
-// S3 options by their Python names (turbozarr._store checks names and
-// values first); what is absent stays unset, for the AWS environment and
-// shared files to fill in.
-void SetS3Options(const nb::dict& given, StoreOptions* options) {
+// S3 and connection options by their Python names (turbozarr._store checks
+// names and values first); what is absent stays unset, for the AWS
+// environment and shared files to fill in. The connection options go to
+// both remote stores' transports (the URL picks which is used).
+void SetRemoteOptions(const nb::dict& given, StoreOptions* options) {
   S3Options& o = options->s3;
+  HttpOptions& h = options->http;
   for (auto [name_obj, value] : given) {
     const std::string name = nb::cast<std::string>(name_obj);
     if (name == "endpoint_url") {
@@ -58,17 +60,19 @@ void SetS3Options(const nb::dict& given, StoreOptions* options) {
                      : a == "virtual" ? S3Addressing::kVirtualHosted
                                       : S3Addressing::kAuto;
     } else if (name == "connect_timeout") {
-      o.http.connect_timeout = Milliseconds(value);
+      o.http.connect_timeout = h.connect_timeout = Milliseconds(value);
     } else if (name == "idle_timeout") {
-      o.http.idle_timeout = Milliseconds(value);
+      o.http.idle_timeout = h.idle_timeout = Milliseconds(value);
     } else if (name == "request_timeout") {
-      o.http.request_timeout = Milliseconds(value);
+      o.http.request_timeout = h.request_timeout = Milliseconds(value);
     } else if (name == "deadline") {
-      o.http.deadline = Milliseconds(value);
+      o.http.deadline = h.deadline = Milliseconds(value);
     } else if (name == "max_concurrency") {
-      o.http.max_concurrency = nb::cast<int>(value);
+      o.http.max_concurrency = h.max_concurrency = nb::cast<int>(value);
     } else if (name == "max_retries") {
-      o.http.max_retries = nb::cast<int>(value);
+      o.http.max_retries = h.max_retries = nb::cast<int>(value);
+    } else if (name == "max_connections") {
+      o.http.max_connections = h.max_connections = nb::cast<int>(value);
     } else {
       throw nb::value_error(("unknown S3 option '" + name + "'").c_str());
     }
@@ -202,7 +206,7 @@ void BindStore(nb::module_& m) {
         StoreOptions options;
         options.read_only = read_only;
         options.truncate = truncate;
-        SetS3Options(s3, &options);
+        SetRemoteOptions(s3, &options);
         nb::gil_scoped_release release;  // opening an archive reads its directory
         return Unwrap(OpenStore(url, options));
       },
@@ -211,7 +215,7 @@ void BindStore(nb::module_& m) {
       "A store from a path or URL: a directory, 'file://', 'memory://', a '.zip' "
       "path or 'zip://' URL, 'http(s)://' or 's3://'. read_only refuses writes; "
       "truncate starts a new zip archive in place of an existing one; s3 holds S3 "
-      "options (see turbozarr.open_store).");
+      "and connection options (see turbozarr.open_store).");
   m.def(
       "memory_store", [] { return MakeMemoryStore(); }, "A new, empty in-memory store.");
   m.def(

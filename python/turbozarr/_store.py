@@ -11,7 +11,9 @@ goes).
 S3 stores take their endpoint, region and credentials from the keyword
 options of ``open_store``, else the AWS environment variables, else an AWS
 profile in ~/.aws/credentials and ~/.aws/config; with no credentials anywhere,
-requests go unsigned (public buckets).
+requests go unsigned (public buckets). HTTP(S) and S3 stores take the
+connection options (timeouts, retries, requests in flight, connections per
+host) of ``open_store``.
 
 Wrappers change how a store is reached: ``ThrottledStore`` (a slow network
 made of a fast store), ``MetricsStore`` (counts requests and bytes),
@@ -21,8 +23,8 @@ and gives a store that ``open_array``, ``create_array`` and the other
 functions accept.
 
 Arrays and groups pickle as where they live (``store_spec``): the store's URL
-and whether it was opened read-only, plus, for s3:// URLs, the keyword
-options ``open_store`` was last given for that URL in this process. Stores
+and whether it was opened read-only, plus, for s3:// and http(s):// URLs, the
+keyword options ``open_store`` was last given for that URL in this process. Stores
 with nothing to name them by refuse: "memory://" (its keys live in this
 process only), zip archives being written (one process writes an archive),
 and the throttled, caching and fault wrappers (their state belongs to this
@@ -40,10 +42,10 @@ from turbozarr.errors import AlreadyExistsError
 
 Store = _core.Store
 
-# The keyword options open_store was last given per s3:// store URL (as the
-# store describes itself), so that a pickled array reopens its store with
-# them in another process. Stores are not weakly referenceable, so the URL is
-# the key.
+# The keyword options open_store was last given per s3:// or http(s):// store
+# URL (as the store describes itself), so that a pickled array reopens its
+# store with them in another process. Stores are not weakly referenceable, so
+# the URL is the key.
 _S3_OPTIONS_BY_URL: dict[str, dict[str, Any]] = {}
 
 # URL schemes of stores that another process can reopen by URL alone.
@@ -55,8 +57,13 @@ _S3_OPTION_TYPES: dict[str, tuple[type, ...]] = {
                      "session_token", "profile", "addressing"), (str,)),
     **dict.fromkeys(("connect_timeout", "idle_timeout", "request_timeout", "deadline"),
                     (float, int)),
-    **dict.fromkeys(("max_concurrency", "max_retries"), (int,)),
+    **dict.fromkeys(("max_concurrency", "max_retries", "max_connections"), (int,)),
 }
+# The options of the HTTP transport under both remote stores; the others are
+# S3's alone.
+_CONNECTION_OPTIONS = frozenset(("connect_timeout", "idle_timeout", "request_timeout",
+                                 "deadline", "max_concurrency", "max_retries",
+                                 "max_connections"))
 
 
 def open_store(url: str | os.PathLike, *, read_only: bool = False,
@@ -73,15 +80,17 @@ def open_store(url: str | os.PathLike, *, read_only: bool = False,
                request_timeout: float | None = None,
                deadline: float | None = None,
                max_concurrency: int | None = None,
-               max_retries: int | None = None) -> Store:
+               max_retries: int | None = None,
+               max_connections: int | None = None) -> Store:
     """The store a path or URL names (see the module docstring).
 
     `read_only` refuses writes; `truncate` writes a new zip archive in place
     of an existing one (directory stores ignore it).
 
-    The other options apply to "s3://bucket/prefix" URLs only (any other URL
-    with one of them raises ValueError). Each left as None is taken from the
-    AWS environment variables (AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL,
+    The connection options (`connect_timeout` to `max_connections` below)
+    apply to "http(s)://" and "s3://" URLs, the others to "s3://bucket/prefix"
+    URLs only (any other URL with one of them raises ValueError). Each S3
+    option left as None is taken from the AWS environment variables (AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL,
     AWS_REGION, AWS_DEFAULT_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
     AWS_SESSION_TOKEN), else from the AWS profile in the shared files, as
     the AWS CLI does:
@@ -105,6 +114,12 @@ def open_store(url: str | os.PathLike, *, read_only: bool = False,
       waits included (0: no limit); past it the call fails with OSError.
     - `max_concurrency`: requests in flight at once (default 64).
     - `max_retries`: further attempts after a failed one (default 5).
+    - `max_connections`: connections open at once to one host, kept open and
+      reused (default: $TURBOZARR_HTTP_MAX_CONNECTIONS, else 32). New ones
+      are opened a few at a time, and the requests in flight grow while the
+      server keeps up and halve when it is overloaded (refused or reset
+      connections, 429, 503; a Retry-After pauses the host), so a modest
+      server with a small listen backlog is never flooded.
     """
     path = os.fspath(url)
     given = {
@@ -114,12 +129,18 @@ def open_store(url: str | os.PathLike, *, read_only: bool = False,
         "idle_timeout": idle_timeout, "request_timeout": request_timeout,
         "deadline": deadline,
         "max_concurrency": max_concurrency, "max_retries": max_retries,
+        "max_connections": max_connections,
     }
     s3 = {name: value for name, value in given.items() if value is not None}
-    if s3 and not path.lower().startswith("s3://"):
-        names = ", ".join(s3)
-        raise ValueError(f"S3 option(s) {names} given for '{path}', which is not an "
-                         f"s3:// URL")
+    lower = path.lower()
+    is_http = lower.startswith(("http://", "https://"))
+    if s3 and not lower.startswith("s3://"):
+        misplaced = [n for n in s3 if not (is_http and n in _CONNECTION_OPTIONS)]
+        if misplaced:
+            names = ", ".join(misplaced)
+            where = "an s3:// URL" if is_http else "an s3:// or http(s):// URL"
+            raise ValueError(f"S3 option(s) {names} given for '{path}', which is not "
+                             f"{where}")
     for name, value in s3.items():
         want = _S3_OPTION_TYPES[name]
         if not isinstance(value, want) or isinstance(value, bool):
@@ -317,7 +338,8 @@ def store_spec(store: Store) -> tuple[str, bool, dict[str, Any]]:
         raise TypeError(f"cannot pickle a node of {url} while the archive is being "
                         f"written (one process writes a zip archive): close it, then "
                         f"open it read-only (turbozarr.ZipStore(path)) to share it")
-    s3 = _S3_OPTIONS_BY_URL.get(url, {}) if url.startswith("s3://") else {}
+    remote = url.startswith(("s3://", "http://", "https://"))
+    s3 = _S3_OPTIONS_BY_URL.get(url, {}) if remote else {}
     return url, not store.writable, dict(s3)
 
 

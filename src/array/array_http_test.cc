@@ -10,12 +10,15 @@
 #include <atomic>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <random>
 #include <set>
+#include <sstream>
 
 #include "testing/fault_http_server.h"
+#include "testing/throttled_http_server.h"
 #include "testing/nginx_server.h"
 #include "turbozarr/array.h"
 #include "turbozarr/config.h"
@@ -388,6 +391,76 @@ TEST(NodeOpenOverHttpTest, ServerThatRefusesAbsentKeysStillOpensV3) {
   ASSERT_FALSE(none.ok());
   EXPECT_NE(none.status().message().find("403"), std::string::npos)
       << none.status().ToString();
+}
+
+// The kernel's count of connections dropped because a listen backlog was
+// full (TcpExt ListenOverflows in /proc/net/netstat; every socket of the
+// machine's network namespace together); nullopt where it cannot be read.
+std::optional<uint64_t> ListenOverflows() {
+  std::ifstream in("/proc/net/netstat");
+  std::string names;
+  std::string values;
+  while (std::getline(in, names) && std::getline(in, values)) {
+    if (!names.starts_with("TcpExt:")) continue;
+    std::istringstream n(names);
+    std::istringstream v(values);
+    std::string name;
+    std::string value;
+    while (n >> name && v >> value) {
+      if (name == "ListenOverflows") return std::stoull(value);
+    }
+  }
+  return std::nullopt;
+}
+
+// A modest web server (HTTP/1.1 keep-alive, a listen backlog of 5, 30 ms
+// per answer, as Python's http.server gives) and a v2 array of 64 chunks. A
+// client that opens a connection per chunk at once overruns the backlog: the
+// kernel drops the handshakes that do not fit and each costs seconds of SYN
+// retransmits (a read took 15-30 s). The transport opens connections a few
+// at a time and reuses them: no handshake is dropped, and at most the cap is
+// opened over two reads.
+TEST(ModestServerTest, AReadOpensFewConnectionsAndOverrunsNoBacklog) {
+  auto memory = MakeMemoryStore();
+  auto created = Array::Create(memory, "a", Int32Metadata(2, {256, 256}, {32, 32}, json()));
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  std::vector<int32_t> values(256 * 256);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<int32_t>(i * 2654435761u);
+  ASSERT_TRUE((*created)->Write(Selection::All({256, 256}), values.data()).ok());
+
+  HttpThrottle throttle;
+  throttle.latency = std::chrono::milliseconds(30);
+  ThrottledHttpServer server(memory, throttle);
+  ASSERT_TRUE(server.Start(0, /*backlog=*/5).ok());
+  auto http = MakeHttpStore(server.url());
+  ASSERT_TRUE(http.ok()) << http.status().ToString();
+
+  const std::optional<uint64_t> overflows_before = ListenOverflows();
+  const auto start = std::chrono::steady_clock::now();
+  auto a = Array::Open(*http, "a");
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  std::vector<int32_t> got(values.size());
+  ASSERT_TRUE((*a)->Read(Selection::All({256, 256}), got).ok());
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(got, values);
+
+  const HttpServeStats first = server.stats();
+  EXPECT_GE(first.requests, 64u);
+  EXPECT_LE(first.connections, 32u);  // the default cap per host
+  EXPECT_LE(first.connections * 2, first.requests);
+  if (overflows_before) {
+    EXPECT_EQ(ListenOverflows().value(), *overflows_before)
+        << "handshakes were dropped: a connection storm";
+  }
+  // A dropped handshake alone costs a second; the paced read about 0.3 s.
+  EXPECT_LT(took, std::chrono::seconds(5));
+
+  std::fill(got.begin(), got.end(), 0);
+  ASSERT_TRUE((*a)->Read(Selection::All({256, 256}), got).ok());
+  EXPECT_EQ(got, values);
+  // Connections stay open and are reused; more open only while the cap allows
+  // (the window grew during the first read).
+  EXPECT_LE(server.stats().connections, 32u);
 }
 
 }  // namespace

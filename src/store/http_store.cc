@@ -190,6 +190,9 @@ Result<std::shared_ptr<Store>> MakeHttpStore(std::string base_url, HttpOptions o
       std::string_view(url).substr(scheme_end, url.find('/', scheme_end) - scheme_end);
   if (authority.empty()) return bad("has no host");
   if (options.max_concurrency < 1) return bad("max_concurrency must be at least 1");
+  if (options.max_connections < 0) {
+    return bad("max_connections must be at least 1 (or 0 for the default)");
+  }
   if (options.max_retries < 0) return bad("max_retries must not be negative");
   if (options.connect_timeout.count() < 0 || options.idle_timeout.count() < 0 ||
       options.request_timeout.count() < 0 || options.backoff_base.count() < 0 ||

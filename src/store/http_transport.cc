@@ -5,15 +5,20 @@
 #include <algorithm>
 #include <atomic>
 #include <charconv>
+#include <cstdlib>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <map>
 #include <mutex>
 #include <random>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <thread>
 #include <unordered_map>
 
+#include "store/http_host_policy.h"
 #include "store/store_internal.h"
 #include "util/thread_annotations.h"
 
@@ -41,21 +46,33 @@ void InitCurlOnce() {
   done.store(true, std::memory_order_release);
 }
 
-bool IsRetryableCurlCode(CURLcode code) {
+// A failure that says the server or the path to it is overloaded.
+bool IsConnectionFailure(CURLcode code) {
   switch (code) {
     case CURLE_COULDNT_CONNECT:
     case CURLE_OPERATION_TIMEDOUT:
     case CURLE_SEND_ERROR:
     case CURLE_RECV_ERROR:
     case CURLE_GOT_NOTHING:
+    case CURLE_SSL_CONNECT_ERROR:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The start of the abort reason of an attempt that stalled.
+constexpr std::string_view kNoDataReceived = "no data received";
+
+bool IsRetryableCurlCode(CURLcode code) {
+  switch (code) {
     case CURLE_PARTIAL_FILE:
     case CURLE_WEIRD_SERVER_REPLY:
-    case CURLE_SSL_CONNECT_ERROR:
     case CURLE_HTTP2:
     case CURLE_HTTP2_STREAM:
       return true;
     default:
-      return false;
+      return IsConnectionFailure(code);
   }
 }
 
@@ -128,12 +145,16 @@ std::string RedirectRefusal(const std::string& from, const std::string& to,
          "credentials; HttpOptions::redirects_to_other_hosts allows it)";
 }
 
+struct HostQueue;
+
 // One request across its attempts.
 struct Transfer {
   HttpRequest request;
   HttpTransport::Callback done;
   // Where the next attempt goes: request.url, or where redirects led.
   std::string url;
+  // The server `url` points at: its policy and its queue of requests.
+  HostQueue* host = nullptr;
   int attempts = 0;   // redirects included
   int redirects = 0;  // followed so far
   // When the request must have its answer (HttpOptions::deadline).
@@ -145,18 +166,58 @@ struct Transfer {
   Clock::time_point last_activity;
   std::string abort_reason;  // set when this side cut the attempt short
   char error[CURL_ERROR_SIZE] = {};
+  Clock::time_point started;
+  bool new_connection = false;  // started when no connection to the host was idle
+  bool answered = false;        // a first byte of this attempt's answer came
 
   ~Transfer() { curl_slist_free_all(header_list); }
 
-  void BeginAttempt() {
+  void BeginAttempt(bool opens_connection) {
     ++attempts;
+    started = Clock::now();
+    new_connection = opens_connection;
+    answered = false;
     response = HttpResponse();
     content_length.reset();
     abort_reason.clear();
     error[0] = '\0';
-    last_activity = Clock::now();
+    last_activity = started;
   }
 };
+
+// What the driver keeps per server (scheme, host and port): the policy that
+// paces requests to it, and the requests waiting their turn.
+struct HostQueue {
+  explicit HostQueue(internal::HostPolicy::Limits limits) : policy(limits) {}
+  internal::HostPolicy policy;
+  std::deque<std::unique_ptr<Transfer>> ready;
+};
+
+// Sockets are opened and closed here so that each host's policy knows how
+// many connections it has (curl keeps a connection's close callback from
+// the transfer that opened it, so `host` is never a transfer, which dies
+// first).
+curl_socket_t OnOpenSocket(void* host, curlsocktype, curl_sockaddr* address) {
+  const curl_socket_t fd =
+      ::socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+  if (fd != CURL_SOCKET_BAD) static_cast<HostQueue*>(host)->policy.SocketOpened();
+  return fd;
+}
+
+int OnCloseSocket(void* host, curl_socket_t fd) {
+  static_cast<HostQueue*>(host)->policy.SocketClosed();
+  return ::close(fd);
+}
+
+// The first byte of an answer: the server took the request (and, on a new
+// connection, the connection).
+void NoteAnswered(Transfer& t) {
+  if (t.answered) return;
+  t.answered = true;
+  t.host->policy.Answered(t.new_connection,
+                          std::chrono::duration_cast<std::chrono::microseconds>(
+                              Clock::now() - t.started));
+}
 
 // `request` as a transfer due by options.deadline from now.
 std::unique_ptr<Transfer> NewTransfer(const HttpOptions& options, HttpRequest request,
@@ -173,6 +234,7 @@ size_t OnHeader(char* data, size_t size, size_t count, void* user) {
   Transfer& t = *static_cast<Transfer*>(user);
   const size_t bytes = size * count;
   t.last_activity = Clock::now();
+  NoteAnswered(t);
   std::string_view line(data, bytes);
   if (line.starts_with("HTTP/")) {
     // A new response (after a redirect or a 100 Continue): start over.
@@ -233,11 +295,34 @@ std::optional<milliseconds> RetryAfter(const HttpResponse& response) {
   return milliseconds(std::min<uint64_t>(seconds, 3600) * 1000);
 }
 
+// Connections per host when neither the options nor the environment say.
+constexpr int kDefaultMaxConnections = 32;
+
+// TURBOZARR_HTTP_MAX_CONNECTIONS as a positive count, or 0.
+int MaxConnectionsFromEnvironment() {
+  const char* v = std::getenv("TURBOZARR_HTTP_MAX_CONNECTIONS");
+  if (v == nullptr) return 0;
+  int n = 0;
+  const std::string_view text(v);
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  return ec == std::errc() && end == text.data() + text.size() && n > 0 ? n : 0;
+}
+
 // The options with counts that make sense.
 HttpOptions Normalised(HttpOptions options) {
   options.max_concurrency = std::max(1, options.max_concurrency);
   options.max_retries = std::max(0, options.max_retries);
+  if (options.max_connections <= 0) options.max_connections = MaxConnectionsFromEnvironment();
+  if (options.max_connections <= 0) options.max_connections = kDefaultMaxConnections;
+  options.max_connections = std::min(options.max_connections, options.max_concurrency);
   return options;
+}
+
+// "scheme://host:port" of `url`, the key of its host's queue; "" if it
+// cannot be parsed (curl will say why when the request is sent).
+std::string HostKey(const std::string& url) {
+  std::optional<UrlOrigin> o = OriginOf(url);
+  return o ? o->scheme + "://" + o->host + ":" + o->port : std::string();
 }
 
 }  // namespace
@@ -248,9 +333,11 @@ class HttpTransport::Driver {
   explicit Driver(HttpOptions options) : options_(std::move(options)) {
     InitCurlOnce();
     multi_ = curl_multi_init();
-    const long n = options_.max_concurrency;
-    curl_multi_setopt(multi_, CURLMOPT_MAX_HOST_CONNECTIONS, n);
-    curl_multi_setopt(multi_, CURLMOPT_MAXCONNECTS, n);
+    // The host policies keep within these; curl's own caps are the backstop.
+    curl_multi_setopt(multi_, CURLMOPT_MAX_HOST_CONNECTIONS,
+                      static_cast<long>(options_.max_connections));
+    curl_multi_setopt(multi_, CURLMOPT_MAXCONNECTS,
+                      static_cast<long>(options_.max_concurrency));
     rng_.seed(std::random_device{}());
   }
 
@@ -276,7 +363,15 @@ class HttpTransport::Driver {
 
  private:
   void Run();
+  // Starts what the host policies allow; true if more could start now.
+  bool Dispatch();
+  // Queues `t` at the back (or, for a retry or redirect, the front) of its
+  // host's requests.
+  void Queue(std::unique_ptr<Transfer> t, bool front);
+  HostQueue& HostOf(const std::string& url);
   void Start(std::unique_ptr<Transfer> t);
+  // Tells `t`'s host how its attempt ended.
+  void NoteFinished(Transfer& t, internal::HostPolicy::Outcome outcome, Clock::time_point now);
   void Complete(CURL* easy, CURLcode code);
   void AbortIdle(Clock::time_point now);
   int WaitMs(Clock::time_point now);
@@ -308,8 +403,9 @@ class HttpTransport::Driver {
   std::vector<std::unique_ptr<Transfer>> incoming_ TZ_GUARDED_BY(mu_);
   bool stop_ TZ_GUARDED_BY(mu_) = false;
 
-  // Driver thread only.
-  std::deque<std::unique_ptr<Transfer>> ready_;
+  // Driver thread only. Hosts live as long as the multi handle: a cached
+  // connection's close callback points at its host.
+  std::unordered_map<std::string, std::unique_ptr<HostQueue>> hosts_;
   std::multimap<Clock::time_point, std::unique_ptr<Transfer>> waiting_;  // retries
   std::unordered_map<CURL*, std::unique_ptr<Transfer>> active_;
   std::vector<CURL*> idle_easy_;
@@ -317,25 +413,21 @@ class HttpTransport::Driver {
 };
 
 void HttpTransport::Driver::Run() {
-  const size_t max_active = static_cast<size_t>(options_.max_concurrency);
   for (;;) {
+    std::vector<std::unique_ptr<Transfer>> incoming;
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (stop_) break;
-      for (auto& t : incoming_) ready_.push_back(std::move(t));
-      incoming_.clear();
+      incoming.swap(incoming_);
     }
+    for (auto& t : incoming) Queue(std::move(t), /*front=*/false);
     Clock::time_point now = Clock::now();
     // Retries that are due go ahead of requests not yet started.
     while (!waiting_.empty() && waiting_.begin()->first <= now) {
-      ready_.push_front(std::move(waiting_.begin()->second));
+      Queue(std::move(waiting_.begin()->second), /*front=*/true);
       waiting_.erase(waiting_.begin());
     }
-    while (active_.size() < max_active && !ready_.empty()) {
-      std::unique_ptr<Transfer> t = std::move(ready_.front());
-      ready_.pop_front();
-      Start(std::move(t));
-    }
+    Dispatch();
     int running = 0;
     curl_multi_perform(multi_, &running);
     int left = 0;
@@ -348,10 +440,56 @@ void HttpTransport::Driver::Run() {
     }
     now = Clock::now();
     AbortIdle(now);
-    if (active_.size() < max_active && !ready_.empty()) continue;
+    // Answers that came in may have freed or proven connections.
+    if (Dispatch()) continue;
     curl_multi_poll(multi_, nullptr, 0, WaitMs(now), nullptr);
   }
   CancelAll();
+}
+
+HostQueue& HttpTransport::Driver::HostOf(const std::string& url) {
+  std::unique_ptr<HostQueue>& host = hosts_[HostKey(url)];
+  if (!host) {
+    host = std::make_unique<HostQueue>(internal::HostPolicy::Limits{
+        .max_connections = options_.max_connections,
+        .max_streams = options_.max_concurrency,
+    });
+  }
+  return *host;
+}
+
+void HttpTransport::Driver::Queue(std::unique_ptr<Transfer> t, bool front) {
+  if (t->host == nullptr) t->host = &HostOf(t->url);
+  HostQueue& host = *t->host;
+  if (front) {
+    host.ready.push_front(std::move(t));
+  } else {
+    host.ready.push_back(std::move(t));
+  }
+}
+
+bool HttpTransport::Driver::Dispatch() {
+  const size_t max_active = static_cast<size_t>(options_.max_concurrency);
+  const Clock::time_point now = Clock::now();
+  bool more = false;
+  for (auto& [key, host] : hosts_) {
+    bool new_connection = false;
+    while (!host->ready.empty() && active_.size() < max_active &&
+           host->policy.MayStart(now, &new_connection)) {
+      std::unique_ptr<Transfer> t = std::move(host->ready.front());
+      host->ready.pop_front();
+      t->new_connection = new_connection;
+      Start(std::move(t));
+    }
+    more |= !host->ready.empty() && active_.size() < max_active &&
+            host->policy.MayStart(Clock::now(), &new_connection);
+  }
+  return more;
+}
+
+void HttpTransport::Driver::NoteFinished(Transfer& t, internal::HostPolicy::Outcome outcome,
+                                         Clock::time_point now) {
+  t.host->policy.Finished(t.new_connection, t.answered, outcome, now);
 }
 
 void HttpTransport::Driver::Start(std::unique_ptr<Transfer> t) {
@@ -366,7 +504,7 @@ void HttpTransport::Driver::Start(std::unique_ptr<Transfer> t) {
                             ": cannot create a curl handle"));
     return;
   }
-  t->BeginAttempt();
+  t->BeginAttempt(t->new_connection);
   const HttpRequest& r = t->request;
   curl_easy_setopt(easy, CURLOPT_URL, t->url.c_str());
   curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
@@ -396,6 +534,10 @@ void HttpTransport::Driver::Start(std::unique_ptr<Transfer> t) {
   curl_easy_setopt(easy, CURLOPT_HEADERDATA, t.get());
   curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &OnBody);
   curl_easy_setopt(easy, CURLOPT_WRITEDATA, t.get());
+  curl_easy_setopt(easy, CURLOPT_OPENSOCKETFUNCTION, &OnOpenSocket);
+  curl_easy_setopt(easy, CURLOPT_OPENSOCKETDATA, t->host);
+  curl_easy_setopt(easy, CURLOPT_CLOSESOCKETFUNCTION, &OnCloseSocket);
+  curl_easy_setopt(easy, CURLOPT_CLOSESOCKETDATA, t->host);
 
   if (t->header_list == nullptr) {  // built once, kept across attempts
     curl_slist* list = nullptr;
@@ -437,6 +579,7 @@ void HttpTransport::Driver::Start(std::unique_ptr<Transfer> t) {
     t->done(Status::IOError(r.method + " " + r.url + ": cannot start the transfer"));
     return;
   }
+  t->host->policy.Started(t->new_connection);
   active_.emplace(easy, std::move(t));
 }
 
@@ -448,6 +591,9 @@ void HttpTransport::Driver::Complete(CURL* easy, CURLcode code) {
   curl_multi_remove_handle(multi_, easy);
   long status = 0;
   curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
+  long http_version = 0;
+  curl_easy_getinfo(easy, CURLINFO_HTTP_VERSION, &http_version);
+  if (http_version >= CURL_HTTP_VERSION_2_0) t->host->policy.SetMultiplexed();
   std::string location;
   if (IsRedirect(status)) {
     char* where = nullptr;  // resolved against the URL asked for
@@ -476,6 +622,22 @@ void HttpTransport::Driver::Complete(CURL* easy, CURLcode code) {
   }
   ReleaseEasy(easy);
   const Clock::time_point now = Clock::now();
+  {
+    using Outcome = internal::HostPolicy::Outcome;
+    Outcome outcome = Outcome::kAnswered;
+    if (code != CURLE_OK && t->abort_reason.empty()) {
+      outcome = IsConnectionFailure(code) ? Outcome::kConnectionFailed : Outcome::kAbandoned;
+    } else if (t->abort_reason.starts_with(kNoDataReceived)) {
+      outcome = Outcome::kConnectionFailed;  // a stalled server
+    } else if (failure.empty() && (status == 429 || status == 503)) {
+      outcome = Outcome::kOverloaded;
+      // The server's own word on when to come back holds for every request.
+      if (std::optional<milliseconds> after = RetryAfter(response)) {
+        t->host->policy.PauseUntil(now + std::min(*after, options_.backoff_max));
+      }
+    }
+    NoteFinished(*t, outcome, now);
+  }
   if (failure.empty() && !location.empty()) {
     std::string refusal =
         RedirectRefusal(t->url, location, options_.redirects_to_other_hosts);
@@ -492,13 +654,14 @@ void HttpTransport::Driver::Complete(CURL* easy, CURLcode code) {
     }
     ++t->redirects;
     t->url = std::move(location);
+    t->host = &HostOf(t->url);
     if (status == 303 && t->request.method != "HEAD") {  // "see other": GET it
       t->request.method = "GET";
       t->request.body = ByteView();
       curl_slist_free_all(t->header_list);
       t->header_list = nullptr;
     }
-    ready_.push_front(std::move(t));
+    Queue(std::move(t), /*front=*/true);
     return;
   }
   const bool status_failure = failure.empty() && IsRetryableHttpStatus(status);
@@ -545,8 +708,8 @@ void HttpTransport::Driver::AbortIdle(Clock::time_point now) {
     if (now - t->last_activity > options_.idle_timeout) stalled.push_back(easy);
   }
   for (CURL* easy : stalled) {
-    active_[easy]->abort_reason =
-        "no data received for " + std::to_string(options_.idle_timeout.count()) + " ms";
+    active_[easy]->abort_reason = std::string(kNoDataReceived) + " for " +
+                                  std::to_string(options_.idle_timeout.count()) + " ms";
     Complete(easy, CURLE_OPERATION_TIMEDOUT);
   }
 }
@@ -560,6 +723,11 @@ int HttpTransport::Driver::WaitMs(Clock::time_point now) {
     wait = std::min(wait, std::max(d, milliseconds(0)));
   };
   if (!waiting_.empty()) until(waiting_.begin()->first);
+  for (const auto& [key, host] : hosts_) {
+    if (!host->ready.empty() && host->policy.paused_until() > now) {
+      until(host->policy.paused_until());
+    }
+  }
   if (options_.idle_timeout.count() > 0) {
     for (const auto& [easy, t] : active_) until(t->last_activity + options_.idle_timeout);
   }
@@ -591,7 +759,10 @@ void HttpTransport::Driver::CancelAll() {
     cancel(*t);
   }
   active_.clear();
-  for (auto& t : ready_) cancel(*t);
+  for (auto& [key, host] : hosts_) {
+    for (auto& t : host->ready) cancel(*t);
+    host->ready.clear();
+  }
   for (auto& [when, t] : waiting_) cancel(*t);
   std::lock_guard<std::mutex> lock(mu_);
   for (auto& t : incoming_) cancel(*t);

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
+#include <optional>
 #include <thread>
 
 #include "testing/fault_http_server.h"
@@ -330,6 +332,96 @@ TEST_F(HttpTransportTest, ManyRequestsRunTogetherOnReusedConnections) {
   out = t.FetchMany(requests);
   for (auto& r : out) ASSERT_TRUE(r.ok());
   EXPECT_EQ(server_.connections(), connections);
+}
+
+// A Retry-After holds every request to the host, not only the one answered
+// with it: a request sent while the host is paused waits for the pause.
+TEST_F(HttpTransportTest, RetryAfterPausesTheWholeHost) {
+  HttpOptions o = FastOptions();
+  o.backoff_max = milliseconds(5000);  // the longest Retry-After honoured
+  HttpTransport t(o);
+  server_.QueueFaults({HttpFault::kStatus503RetryAfter1s});
+  const auto start = std::chrono::steady_clock::now();
+  std::optional<Result<HttpResponse>> first;
+  std::thread caller([&] { first.emplace(t.Fetch(Get(ByteRange::Of(0, 10)))); });
+  // The 503 is in by now (the server answers at once); then a second request.
+  std::this_thread::sleep_for(milliseconds(200));
+  Result<HttpResponse> second = t.Fetch(Get(ByteRange::Of(10, 10)));
+  const auto second_took = std::chrono::steady_clock::now() - start;
+  caller.join();
+  const auto first_took = std::chrono::steady_clock::now() - start;
+  ASSERT_TRUE(first->ok()) << first->status().ToString();
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  EXPECT_EQ((*first)->body.chars(), value_.substr(0, 10));
+  EXPECT_EQ(second->body.chars(), value_.substr(10, 10));
+  EXPECT_EQ((*first)->attempts, 2);
+  EXPECT_EQ(second->attempts, 1);
+  EXPECT_GE(first_took, milliseconds(1000));
+  EXPECT_GE(second_took, milliseconds(950));
+  EXPECT_EQ(server_.requests(), 3u);
+}
+
+// HTTP/1.1 connections are opened a few at a time and reused: 64 requests
+// at once to a server that answers after 30 ms open at most the cap, and far
+// fewer connections than requests, and the cap holds over a second batch.
+TEST_F(HttpTransportTest, ConnectionsAreCappedPerHostAndOpenedAFewAtATime) {
+  for (int cap : {3, 32}) {
+    SCOPED_TRACE(cap);
+    FaultHttpServer server;
+    ASSERT_TRUE(server.Start().ok());
+    server.Put("v", value_);
+    server.set_stall(milliseconds(30));
+    server.SetPolicy([](uint64_t, const std::string&, const std::string&) {
+      return HttpFault::kStallBeforeReply;
+    });
+    HttpOptions o = FastOptions();
+    o.idle_timeout = milliseconds(5000);
+    o.max_connections = cap;
+    HttpTransport t(o);
+    std::vector<HttpRequest> requests;
+    for (int i = 0; i < 64; ++i) {
+      HttpRequest r;
+      r.url = server.url() + "/v";
+      r.range = ByteRange::Of(i * 100, 100);
+      requests.push_back(r);
+    }
+    std::vector<Result<HttpResponse>> out = t.FetchMany(requests);
+    for (int i = 0; i < 64; ++i) {
+      ASSERT_TRUE(out[i].ok()) << out[i].status().ToString();
+      EXPECT_EQ(out[i]->body.chars(), value_.substr(i * 100, 100));
+    }
+    EXPECT_LE(server.connections(), static_cast<uint64_t>(cap));
+    EXPECT_LE(server.connections(), 64u / 2);
+    out = t.FetchMany(requests);
+    for (auto& r : out) ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_LE(server.connections(), static_cast<uint64_t>(cap));
+  }
+}
+
+// The cap comes from the environment when the options leave it at 0.
+TEST_F(HttpTransportTest, TheConnectionCapCanComeFromTheEnvironment) {
+  ::setenv("TURBOZARR_HTTP_MAX_CONNECTIONS", "2", 1);
+  HttpTransport from_env(FastOptions());
+  ::unsetenv("TURBOZARR_HTTP_MAX_CONNECTIONS");
+  EXPECT_EQ(from_env.options().max_connections, 2);
+  HttpOptions o = FastOptions();
+  o.max_connections = 5;
+  ::setenv("TURBOZARR_HTTP_MAX_CONNECTIONS", "2", 1);
+  HttpTransport explicit_cap(o);
+  ::unsetenv("TURBOZARR_HTTP_MAX_CONNECTIONS");
+  EXPECT_EQ(explicit_cap.options().max_connections, 5);
+  ::setenv("TURBOZARR_HTTP_MAX_CONNECTIONS", "many", 1);
+  HttpTransport nonsense(FastOptions());
+  ::unsetenv("TURBOZARR_HTTP_MAX_CONNECTIONS");
+  EXPECT_EQ(nonsense.options().max_connections, 32);
+
+  server_.set_stall(milliseconds(20));
+  server_.SetPolicy([](uint64_t, const std::string&, const std::string&) {
+    return HttpFault::kStallBeforeReply;
+  });
+  std::vector<HttpRequest> requests(16, Get(ByteRange::Of(0, 10)));
+  for (auto& r : from_env.FetchMany(requests)) ASSERT_TRUE(r.ok());
+  EXPECT_LE(server_.connections(), 2u);
 }
 
 TEST_F(HttpTransportTest, ConcurrentCallersShareTheTransport) {

@@ -65,6 +65,9 @@ Result<std::unique_ptr<S3Client>> S3Client::Make(std::string bucket, S3Options o
     return bad("list_page_size must lie between 1 and 1000");
   }
   if (options.http.max_concurrency < 1) return bad("max_concurrency must be at least 1");
+  if (options.http.max_connections < 0) {
+    return bad("max_connections must be at least 1 (or 0 for the default)");
+  }
   if (options.http.max_retries < 0) return bad("max_retries must not be negative");
 
   std::unique_ptr<S3Client> c(new S3Client());

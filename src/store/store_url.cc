@@ -77,12 +77,13 @@ Result<std::shared_ptr<Store>> OpenZipUrl(const StoreUrl& url,
 
 // The whole URL is the base: keys are appended to it. HTTP stores are read-only
 // whatever the options say.
-Result<std::shared_ptr<Store>> OpenHttpUrl(const StoreUrl& url, const StoreOptions&) {
+Result<std::shared_ptr<Store>> OpenHttpUrl(const StoreUrl& url,
+                                           const StoreOptions& options) {
   if (url.rest.empty()) {
     return Status::InvalidArgument("HTTP URL without a host: '" + std::string(url.url) +
                                    "'");
   }
-  return MakeHttpStore(std::string(url.url));
+  return MakeHttpStore(std::string(url.url), options.http);
 }
 
 // "s3://bucket/prefix": the options given, completed from the AWS environment

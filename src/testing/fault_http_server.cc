@@ -20,6 +20,8 @@ const char* HttpFaultName(HttpFault fault) {
       return "500";
     case HttpFault::kStatus503:
       return "503";
+    case HttpFault::kStatus503RetryAfter1s:
+      return "503, retry after 1 s";
     case HttpFault::kStatus429:
       return "429";
     case HttpFault::kStatus403:
@@ -249,6 +251,9 @@ bool FaultHttpServer::Answer(int fd, const HttpServerRequest& req, HttpFault fau
     case HttpFault::kStatus503:
       return SendAll(
           fd, StatusAnswer(req.method, "503 Service Unavailable", "Retry-After: 0\r\n"));
+    case HttpFault::kStatus503RetryAfter1s:
+      return SendAll(
+          fd, StatusAnswer(req.method, "503 Service Unavailable", "Retry-After: 1\r\n"));
     case HttpFault::kStatus429:
       return SendAll(fd, StatusAnswer(req.method, "429 Too Many Requests"));
     case HttpFault::kStatus403:

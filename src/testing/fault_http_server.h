@@ -40,6 +40,7 @@ enum class HttpFault {
   kNone,
   kStatus500,
   kStatus503,  // with "Retry-After: 0"
+  kStatus503RetryAfter1s,  // with "Retry-After: 1" (never drawn at random)
   kStatus429,
   kCloseBeforeReply,  // reads the request, closes without a word
   kResetBeforeReply,  // reads the request, resets the connection

@@ -89,7 +89,7 @@ bool ParseHead(std::string_view head, HttpServerRequest& req, uint64_t& body_len
 
 }  // namespace
 
-Status LoopbackHttpServer::Start(int port) {
+Status LoopbackHttpServer::Start(int port, int backlog) {
   listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (listen_fd_ < 0) return Status::IOError(std::string("socket: ") + strerror(errno));
   // A fixed port is free again at once after an earlier server on it stopped.
@@ -101,7 +101,7 @@ Status LoopbackHttpServer::Start(int port) {
   addr.sin_port = htons(static_cast<uint16_t>(port));
   socklen_t len = sizeof(addr);
   if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
-      ::listen(listen_fd_, 1024) != 0 ||
+      ::listen(listen_fd_, std::max(1, backlog)) != 0 ||
       ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
     return Status::IOError("listening on 127.0.0.1:" + std::to_string(port) + ": " +
                            strerror(errno));

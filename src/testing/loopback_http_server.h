@@ -55,9 +55,12 @@ class LoopbackHttpServer {
   LoopbackHttpServer& operator=(const LoopbackHttpServer&) = delete;
 
   // Listens on 127.0.0.1:`port` (0: a free port the system picks) and starts
-  // accepting connections.
+  // accepting connections. `backlog` is listen(2)'s: connections the kernel
+  // holds before they are accepted; a small one (5, as Python's http.server
+  // has) makes the modest web server that a client opening many connections
+  // at once overruns.
   // REQUIRES: not started before.
-  Status Start(int port = 0);
+  Status Start(int port = 0, int backlog = 1024);
   // Stops accepting, closes every connection (handlers sleeping in SleepUntil
   // wake at once) and joins the threads. Calling it again does nothing.
   void Stop();

@@ -11,7 +11,7 @@ namespace turbozarr {
 using Clock = std::chrono::steady_clock;
 
 HttpServeStats ThrottledHttpServer::stats() const {
-  return {http_.requests(), bytes_sent_, http_.peak_connections()};
+  return {http_.requests(), bytes_sent_, http_.peak_connections(), http_.connections()};
 }
 
 bool ThrottledHttpServer::Handle(int fd, const HttpServerRequest& req) {

@@ -52,6 +52,7 @@ struct HttpServeStats {
   uint64_t requests = 0;          // requests answered or being answered
   uint64_t bytes_sent = 0;        // bytes of response bodies (heads not counted)
   uint64_t peak_connections = 0;  // the most connections open at once
+  uint64_t connections = 0;       // connections accepted in all
 };
 
 class ThrottledHttpServer {
@@ -64,7 +65,7 @@ class ThrottledHttpServer {
   ~ThrottledHttpServer() { http_.Stop(); }
 
   // Listens on 127.0.0.1:`port` (0: a free port) and starts serving.
-  Status Start(int port = 0) { return http_.Start(port); }
+  Status Start(int port = 0, int backlog = 1024) { return http_.Start(port, backlog); }
   // Closes every connection and joins the threads; stats() are final after.
   void Stop() { http_.Stop(); }
 

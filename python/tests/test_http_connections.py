@@ -1,0 +1,114 @@
+"""Reading from a modest web server: Python's own http.server with HTTP/1.1
+keep-alive, a listen backlog of 5 and 30 ms per answer. A client that opens
+a connection per chunk at once overruns the backlog; the kernel drops the
+handshakes that do not fit, and each costs seconds of SYN retransmits (such
+a read took 15-30 s). turbozarr opens connections a few at a time, reuses
+them and keeps to a cap per host."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import pickle
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import turbozarr as tz
+from turbozarr._store import store_spec
+
+
+class _CountingServer(http.server.ThreadingHTTPServer):
+    request_queue_size = 5
+    daemon_threads = True
+
+    def __init__(self, root):
+        self.connections = 0  # accepted in all
+        self.open = 0
+        self.peak_open = 0
+        self.requests = 0
+        self.lock = threading.Lock()
+        handler = functools.partial(_SlowHandler, directory=str(root))
+        super().__init__(("127.0.0.1", 0), handler)
+
+
+class _SlowHandler(http.server.SimpleHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive
+
+    def setup(self):
+        with self.server.lock:
+            self.server.connections += 1
+            self.server.open += 1
+            self.server.peak_open = max(self.server.peak_open, self.server.open)
+        super().setup()
+
+    def finish(self):
+        super().finish()
+        with self.server.lock:
+            self.server.open -= 1
+
+    def do_GET(self):  # noqa: N802
+        with self.server.lock:
+            self.server.requests += 1
+        time.sleep(0.03)
+        super().do_GET()
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def modest_server(tmp_path):
+    values = np.arange(256 * 256, dtype="<i4").reshape(256, 256) * 7
+    a = tz.create_array(str(tmp_path / "a"), shape=(256, 256), chunks=(32, 32),
+                        dtype="<i4", zarr_format=2, compressors=None)
+    a[...] = values
+    server = _CountingServer(tmp_path)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    yield server, f"http://127.0.0.1:{server.server_address[1]}/a", values
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_read_keeps_to_the_connection_cap_and_reuses_connections(modest_server):
+    server, url, values = modest_server
+    start = time.perf_counter()
+    a = tz.open_array(tz.open_store(url))
+    got = a[...]
+    took = time.perf_counter() - start
+    np.testing.assert_array_equal(got, values)
+    assert server.requests >= 64
+    assert server.peak_open <= 32
+    assert server.connections * 2 <= server.requests
+    # A dropped handshake alone costs a second; the paced read about 0.3 s.
+    assert took < 5
+
+
+def test_max_connections_is_a_store_option(modest_server):
+    server, url, values = modest_server
+    store = tz.open_store(url, max_connections=3, deadline=60.0)
+    a = tz.open_array(store)
+    np.testing.assert_array_equal(a[...], values)
+    # Connections answered with a 404 are closed by this server (http.server
+    # closes after an error), so more than 3 open in all, never at once.
+    assert server.peak_open <= 3
+    # A pickled array reopens its store with the same options.
+    again = pickle.loads(pickle.dumps(a))
+    assert store_spec(again.store)[2] == {"max_connections": 3, "deadline": 60.0}
+    np.testing.assert_array_equal(again[:32, :32], values[:32, :32])
+
+
+def test_http_urls_take_connection_options_only():
+    url = "http://127.0.0.1:1/a"
+    with pytest.raises(ValueError, match="region") as e:
+        tz.open_store(url, region="us-east-1", max_connections=2)
+    assert "max_connections" not in str(e.value)
+    with pytest.raises(TypeError, match="max_connections"):
+        tz.open_store(url, max_connections=2.5)
+    with pytest.raises(tz.InvalidArgumentError, match="max_connections"):
+        tz.open_store(url, max_connections=-1)
+    with pytest.raises(ValueError, match="max_connections"):
+        tz.open_store("memory://", max_connections=2)

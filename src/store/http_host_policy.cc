@@ -1,0 +1,106 @@
+#include "store/http_host_policy.h"
+
+#include <algorithm>
+
+namespace turbozarr::internal {
+
+namespace {
+
+// A window is halved at most once in this long (or two mean first-byte
+// times, if longer): the failures of one burst are one signal, not many.
+constexpr std::chrono::milliseconds kMinDecreaseInterval{100};
+
+// Counts that make sense, whatever the options said.
+HostPolicy::Limits Normalised(HostPolicy::Limits l) {
+  l.max_connections = std::max(1, l.max_connections);
+  l.max_streams = std::max(1, l.max_streams);
+  l.max_connecting = std::max(1, l.max_connecting);
+  l.initial_window = std::max(1, l.initial_window);
+  return l;
+}
+
+}  // namespace
+
+HostPolicy::HostPolicy(Limits limits)
+    : limits_(Normalised(limits)),
+      window_(std::min(limits_.initial_window, limits_.max_connections)),
+      threshold_(std::max(limits_.max_connections, limits_.max_streams)) {}
+
+bool HostPolicy::MayStart(Clock::time_point now, bool* new_connection) const {
+  *new_connection = false;
+  if (now < paused_until_) return false;
+  const int allowed = std::max(1, std::min(Cap(), static_cast<int>(window_)));
+  if (in_flight_ >= allowed) return false;
+  if (multiplexed_) return true;
+  if (open_sockets_ > in_flight_) return true;  // an idle keep-alive connection
+  *new_connection = true;
+  return connecting_ < limits_.max_connecting;
+}
+
+void HostPolicy::Started(bool new_connection) {
+  ++in_flight_;
+  if (new_connection) ++connecting_;
+}
+
+void HostPolicy::Answered(bool new_connection, std::chrono::microseconds first_byte) {
+  if (new_connection) {
+    --connecting_;
+    return;  // a handshake's time is not the server's latency
+  }
+  min_first_byte_ = std::min(min_first_byte_, first_byte);
+  const double us = static_cast<double>(first_byte.count());
+  mean_first_byte_us_ =
+      mean_first_byte_us_ == 0 ? us : mean_first_byte_us_ + (us - mean_first_byte_us_) / 8;
+}
+
+bool HostPolicy::LatencyRising() const {
+  if (min_first_byte_ == std::chrono::microseconds::max()) return false;
+  const double floor_us = static_cast<double>(min_first_byte_.count());
+  return mean_first_byte_us_ > 2 * floor_us + 5'000;
+}
+
+void HostPolicy::Finished(bool new_connection, bool answered, Outcome outcome,
+                          Clock::time_point now) {
+  --in_flight_;
+  if (new_connection && !answered) --connecting_;
+  switch (outcome) {
+    case Outcome::kAnswered:
+      if (LatencyRising()) break;
+      window_ += window_ < threshold_ ? 1.0 : 1.0 / window_;
+      window_ = std::min(window_, static_cast<double>(Cap()));
+      break;
+    case Outcome::kOverloaded:
+    case Outcome::kConnectionFailed: {
+      const auto mean = std::chrono::microseconds(static_cast<int64_t>(mean_first_byte_us_));
+      const auto interval = std::max<std::chrono::microseconds>(kMinDecreaseInterval, 2 * mean);
+      if (last_decrease_ != Clock::time_point{} && now - last_decrease_ < interval) break;
+      last_decrease_ = now;
+      threshold_ = std::max(1.0, window_ / 2);
+      window_ = threshold_;
+      break;
+    }
+    case Outcome::kAbandoned:
+      break;
+  }
+}
+
+void HostPolicy::PauseUntil(Clock::time_point until) {
+  paused_until_ = std::max(paused_until_, until);
+}
+
+void HostPolicy::SetMultiplexed() {
+  if (multiplexed_) return;
+  multiplexed_ = true;
+  // Streams cost the server no handshake: let the window open to them.
+  threshold_ = std::max<double>(threshold_, limits_.max_streams);
+  window_ = std::max<double>(window_, std::min(limits_.initial_window, limits_.max_streams));
+}
+
+void HostPolicy::SocketOpened() {
+  ++open_sockets_;
+  ++connections_opened_;
+}
+
+void HostPolicy::SocketClosed() { open_sockets_ = std::max(0, open_sockets_ - 1); }
+
+}  // namespace turbozarr::internal

@@ -1,0 +1,172 @@
+#include "store/http_host_policy.h"
+
+#include <gtest/gtest.h>
+
+namespace turbozarr::internal {
+namespace {
+
+using Clock = HostPolicy::Clock;
+using Outcome = HostPolicy::Outcome;
+using std::chrono::microseconds;
+using std::chrono::milliseconds;
+
+// Starts requests while the policy allows; returns how many started and how
+// many of them open a connection.
+struct Burst {
+  int started = 0;
+  int opening = 0;
+};
+Burst StartAll(HostPolicy& p, Clock::time_point now, int at_most = 1000) {
+  Burst b;
+  bool new_connection = false;
+  while (b.started < at_most && p.MayStart(now, &new_connection)) {
+    p.Started(new_connection);
+    ++b.started;
+    b.opening += new_connection ? 1 : 0;
+  }
+  return b;
+}
+
+TEST(HostPolicyTest, OpensConnectionsAFewAtATimeUntilTheServerAnswersOnThem) {
+  HostPolicy p({.max_connections = 32, .max_connecting = 4, .initial_window = 32});
+  const Clock::time_point now = Clock::now();
+  Burst first = StartAll(p, now);
+  EXPECT_EQ(first.started, 4);
+  EXPECT_EQ(first.opening, 4);
+  for (int i = 0; i < 4; ++i) p.SocketOpened();
+  // Connected but not answered: the server may not have accepted them yet.
+  EXPECT_EQ(StartAll(p, now).started, 0);
+  p.Answered(true, microseconds(30'000));
+  Burst second = StartAll(p, now);
+  EXPECT_EQ(second.started, 1);
+  EXPECT_EQ(second.opening, 1);
+  EXPECT_EQ(p.connecting(), 4);
+  EXPECT_EQ(p.in_flight(), 5);
+}
+
+TEST(HostPolicyTest, ReusesAnIdleConnectionWithoutCountingItAsANewOne) {
+  HostPolicy p({.max_connections = 8, .max_connecting = 1, .initial_window = 8});
+  const Clock::time_point now = Clock::now();
+  bool new_connection = false;
+  ASSERT_TRUE(p.MayStart(now, &new_connection));
+  EXPECT_TRUE(new_connection);
+  p.Started(true);
+  p.SocketOpened();
+  p.Answered(true, microseconds(1000));
+  p.Finished(true, true, Outcome::kAnswered, now);
+  EXPECT_EQ(p.open_connections(), 1);
+  ASSERT_TRUE(p.MayStart(now, &new_connection));
+  EXPECT_FALSE(new_connection);
+  p.Started(false);
+  // The one connection is busy: the next opens one.
+  ASSERT_TRUE(p.MayStart(now, &new_connection));
+  EXPECT_TRUE(new_connection);
+  EXPECT_EQ(p.connections_opened(), 1u);
+}
+
+// Drives `rounds` round trips where every request is answered on the
+// connection it started on; returns the peak in flight.
+int RunRounds(HostPolicy& p, int rounds, Clock::time_point now) {
+  int peak = 0;
+  for (int r = 0; r < rounds; ++r) {
+    std::vector<bool> opened;
+    bool new_connection = false;
+    while (p.MayStart(now, &new_connection)) {
+      p.Started(new_connection);
+      opened.push_back(new_connection);
+      if (new_connection) p.SocketOpened();
+    }
+    peak = std::max(peak, p.in_flight());
+    for (bool nc : opened) p.Answered(nc, microseconds(30'000));
+    for (bool nc : opened) p.Finished(nc, true, Outcome::kAnswered, now);
+  }
+  return peak;
+}
+
+TEST(HostPolicyTest, GrowsToTheConnectionCapAndNeverPastIt) {
+  HostPolicy p({.max_connections = 20, .max_connecting = 4, .initial_window = 2});
+  const Clock::time_point now = Clock::now();
+  EXPECT_EQ(RunRounds(p, 1, now), 2);
+  EXPECT_EQ(RunRounds(p, 30, now), 20);
+  EXPECT_EQ(p.open_connections(), 20);
+  EXPECT_EQ(p.connections_opened(), 20u);
+  EXPECT_LE(p.window(), 20.0);
+}
+
+TEST(HostPolicyTest, OverloadHalvesTheWindowOncePerBurst) {
+  HostPolicy p({.max_connections = 64, .max_connecting = 64, .initial_window = 32});
+  Clock::time_point now = Clock::now();
+  Burst b = StartAll(p, now);
+  ASSERT_EQ(b.started, 32);
+  for (int i = 0; i < 32; ++i) p.SocketOpened();
+  for (int i = 0; i < 10; ++i) p.Finished(true, false, Outcome::kOverloaded, now);
+  EXPECT_EQ(p.window(), 16.0);  // ten failures of one burst: one halving
+  now += milliseconds(150);
+  p.Finished(true, false, Outcome::kConnectionFailed, now);
+  EXPECT_EQ(p.window(), 8.0);
+  // Past the threshold the window grows by about one per window of answers.
+  for (int i = 0; i < 8; ++i) p.Finished(true, false, Outcome::kAnswered, now);
+  EXPECT_GT(p.window(), 8.9);
+  EXPECT_LT(p.window(), 9.1);
+}
+
+TEST(HostPolicyTest, AbandonedRequestsSayNothingOfTheHost) {
+  HostPolicy p({.max_connections = 8, .initial_window = 4});
+  const Clock::time_point now = Clock::now();
+  StartAll(p, now);
+  p.Finished(true, false, Outcome::kAbandoned, now);
+  EXPECT_EQ(p.window(), 4.0);
+  EXPECT_EQ(p.in_flight(), 3);
+  EXPECT_EQ(p.connecting(), 3);
+}
+
+TEST(HostPolicyTest, RetryAfterPausesEveryRequestToTheHost) {
+  HostPolicy p({.max_connections = 8});
+  const Clock::time_point now = Clock::now();
+  p.PauseUntil(now + milliseconds(500));
+  bool new_connection = false;
+  EXPECT_FALSE(p.MayStart(now, &new_connection));
+  EXPECT_FALSE(p.MayStart(now + milliseconds(499), &new_connection));
+  EXPECT_TRUE(p.MayStart(now + milliseconds(500), &new_connection));
+  // A shorter pause does not shorten a longer one.
+  p.PauseUntil(now + milliseconds(100));
+  EXPECT_FALSE(p.MayStart(now + milliseconds(200), &new_connection));
+}
+
+TEST(HostPolicyTest, StopsGrowingWhileTheTimeToTheFirstByteRises) {
+  HostPolicy p({.max_connections = 64, .max_connecting = 64, .initial_window = 4});
+  const Clock::time_point now = Clock::now();
+  StartAll(p, now);
+  for (int i = 0; i < 4; ++i) p.SocketOpened();
+  // A server that answers one request at a time: the latency grows with
+  // the requests in flight.
+  p.Answered(false, microseconds(10'000));
+  p.Finished(false, true, Outcome::kAnswered, now);
+  const double grown = p.window();
+  EXPECT_EQ(grown, 5.0);
+  for (int i = 0; i < 20; ++i) {
+    p.Started(false);
+    p.Answered(false, microseconds(80'000));
+    p.Finished(false, true, Outcome::kAnswered, now);
+  }
+  EXPECT_LT(p.window(), grown + 2);
+}
+
+TEST(HostPolicyTest, AMultiplexedHostNeedsNoNewConnections) {
+  HostPolicy p({.max_connections = 2, .max_streams = 50, .initial_window = 50});
+  p.SetMultiplexed();
+  p.SocketOpened();
+  const Burst b = StartAll(p, Clock::now());
+  EXPECT_EQ(b.started, 50);
+  EXPECT_EQ(b.opening, 0);
+}
+
+TEST(HostPolicyTest, NonsenseLimitsStillLetOneRequestThrough) {
+  HostPolicy p({.max_connections = 0, .max_streams = -3, .max_connecting = 0,
+                .initial_window = -1});
+  const Burst b = StartAll(p, Clock::now());
+  EXPECT_EQ(b.started, 1);
+}
+
+}  // namespace
+}  // namespace turbozarr::internal
