@@ -21,6 +21,9 @@ namespace turbozarr {
 
 // How an HTTP(S) store talks to its server. The defaults suit object stores
 // and web servers across the internet; tests shrink the timeouts.
+// How a remote store reaches its server. Stores opened with equal options
+// in one process share one pool of open connections and one pacing policy
+// per host.
 struct HttpOptions {
   // Time allowed to open a connection (TCP and TLS), per attempt.
   std::chrono::milliseconds connect_timeout{10'000};

@@ -1,22 +1,22 @@
 #include "store/http_transport.h"
 
 #include <curl/curl.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <charconv>
-#include <cstdlib>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <deque>
 #include <map>
 #include <mutex>
 #include <random>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <thread>
 #include <unordered_map>
+#include <utility>
 
 #include "store/http_host_policy.h"
 #include "store/store_internal.h"
@@ -151,6 +151,8 @@ struct HostQueue;
 struct Transfer {
   HttpRequest request;
   HttpTransport::Callback done;
+  // The transport that sent it: its destructor cancels what it sent.
+  const void* owner = nullptr;
   // Where the next attempt goes: request.url, or where redirects led.
   std::string url;
   // The server `url` points at: its policy and its queue of requests.
@@ -220,9 +222,10 @@ void NoteAnswered(Transfer& t) {
 }
 
 // `request` as a transfer due by options.deadline from now.
-std::unique_ptr<Transfer> NewTransfer(const HttpOptions& options, HttpRequest request,
-                                      HttpTransport::Callback done) {
+std::unique_ptr<Transfer> NewTransfer(const HttpOptions& options, const void* owner,
+                                      HttpRequest request, HttpTransport::Callback done) {
   auto t = std::make_unique<Transfer>();
+  t->owner = owner;
   t->request = std::move(request);
   t->url = t->request.url;
   t->done = std::move(done);
@@ -353,12 +356,29 @@ class HttpTransport::Driver {
   }
 
   void Enqueue(std::vector<std::unique_ptr<Transfer>> transfers) {
-    std::call_once(started_, [this] { thread_ = std::thread([this] { Run(); }); });
+    StartThread();
     {
       std::lock_guard<std::mutex> lock(mu_);
       for (auto& t : transfers) incoming_.push_back(std::move(t));
     }
     curl_multi_wakeup(multi_);
+  }
+
+  // Ends every request `owner` sent with Cancelled, and returns once their
+  // callbacks ran: the driver outlives the transport (others share it), but
+  // nothing of a transport runs after its destructor.
+  void CancelOwner(const void* owner) {
+    StartThread();
+    if (std::this_thread::get_id() == thread_.get_id()) {  // from a callback
+      TakeIncoming();
+      CancelNow(owner);
+      return;
+    }
+    std::unique_lock<std::mutex> lock(mu_);
+    cancel_owners_.push_back(owner);
+    const uint64_t ticket = ++cancels_asked_;
+    curl_multi_wakeup(multi_);
+    cancelled_cv_.wait(lock, [&] { return cancels_done_ >= ticket || stopped_; });
   }
 
  private:
@@ -382,6 +402,13 @@ class HttpTransport::Driver {
   // Ends `t`, whose deadline has passed or would before its next attempt.
   void FailAtDeadline(Transfer& t, const std::string& last);
   void CancelAll();
+  // Ends with Cancelled every request of `owner` that the driver holds.
+  void CancelNow(const void* owner);
+  // Moves the requests handed in by other threads to their hosts' queues.
+  void TakeIncoming();
+  void StartThread() {
+    std::call_once(started_, [this] { thread_ = std::thread([this] { Run(); }); });
+  }
 
   CURL* AcquireEasy() {
     if (idle_easy_.empty()) return curl_easy_init();
@@ -402,6 +429,13 @@ class HttpTransport::Driver {
   std::mutex mu_;
   std::vector<std::unique_ptr<Transfer>> incoming_ TZ_GUARDED_BY(mu_);
   bool stop_ TZ_GUARDED_BY(mu_) = false;
+  bool stopped_ TZ_GUARDED_BY(mu_) = false;  // the driver thread ended
+  // Transports whose requests are to be cancelled, and the count of such
+  // asks made and carried out.
+  std::vector<const void*> cancel_owners_ TZ_GUARDED_BY(mu_);
+  uint64_t cancels_asked_ TZ_GUARDED_BY(mu_) = 0;
+  uint64_t cancels_done_ TZ_GUARDED_BY(mu_) = 0;
+  std::condition_variable cancelled_cv_;
 
   // Driver thread only. Hosts live as long as the multi handle: a cached
   // connection's close callback points at its host.
@@ -412,15 +446,34 @@ class HttpTransport::Driver {
   std::minstd_rand rng_;
 };
 
+void HttpTransport::Driver::TakeIncoming() {
+  std::vector<std::unique_ptr<Transfer>> incoming;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    incoming.swap(incoming_);
+  }
+  for (auto& t : incoming) Queue(std::move(t), /*front=*/false);
+}
+
 void HttpTransport::Driver::Run() {
   for (;;) {
-    std::vector<std::unique_ptr<Transfer>> incoming;
+    std::vector<const void*> cancel;
+    uint64_t cancels = 0;
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (stop_) break;
-      incoming.swap(incoming_);
+      cancel.swap(cancel_owners_);
+      cancels = cancels_asked_;
     }
-    for (auto& t : incoming) Queue(std::move(t), /*front=*/false);
+    TakeIncoming();
+    if (!cancel.empty()) {
+      for (const void* owner : cancel) CancelNow(owner);
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        cancels_done_ = cancels;
+      }
+      cancelled_cv_.notify_all();
+    }
     Clock::time_point now = Clock::now();
     // Retries that are due go ahead of requests not yet started.
     while (!waiting_.empty() && waiting_.begin()->first <= now) {
@@ -445,6 +498,11 @@ void HttpTransport::Driver::Run() {
     curl_multi_poll(multi_, nullptr, 0, WaitMs(now), nullptr);
   }
   CancelAll();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopped_ = true;
+  }
+  cancelled_cv_.notify_all();
 }
 
 HostQueue& HttpTransport::Driver::HostOf(const std::string& url) {
@@ -748,11 +806,47 @@ milliseconds HttpTransport::Driver::Backoff(int retry,
   return delay;
 }
 
+namespace {
+
+void Cancel(Transfer& t) {
+  t.done(Status::Cancelled(t.request.method + " " + t.request.url +
+                           ": the HTTP transport shut down"));
+}
+
+}  // namespace
+
+void HttpTransport::Driver::CancelNow(const void* owner) {
+  std::vector<CURL*> mine;
+  for (const auto& [easy, t] : active_) {
+    if (t->owner == owner) mine.push_back(easy);
+  }
+  const Clock::time_point now = Clock::now();
+  for (CURL* easy : mine) {
+    std::unique_ptr<Transfer> t = std::move(active_[easy]);
+    active_.erase(easy);
+    curl_multi_remove_handle(multi_, easy);  // its connection is closed, half used
+    ReleaseEasy(easy);
+    NoteFinished(*t, internal::HostPolicy::Outcome::kAbandoned, now);
+    Cancel(*t);
+  }
+  for (auto& [key, host] : hosts_) {
+    for (auto& t : host->ready) {
+      if (t->owner == owner) Cancel(*t);
+    }
+    std::erase_if(host->ready, [&](const auto& t) { return t->owner == owner; });
+  }
+  for (auto it = waiting_.begin(); it != waiting_.end();) {
+    if (it->second->owner == owner) {
+      Cancel(*it->second);
+      it = waiting_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
 void HttpTransport::Driver::CancelAll() {
-  auto cancel = [](Transfer& t) {
-    t.done(Status::Cancelled(t.request.method + " " + t.request.url +
-                             ": the HTTP transport shut down"));
-  };
+  auto cancel = [](Transfer& t) { Cancel(t); };
   for (auto& [easy, t] : active_) {
     curl_multi_remove_handle(multi_, easy);
     curl_easy_cleanup(easy);
@@ -768,26 +862,143 @@ void HttpTransport::Driver::CancelAll() {
   for (auto& t : incoming_) cancel(*t);
 }
 
+namespace {
+
+// Every field of `o`, so that transports share a driver only when they would
+// send the same requests the same way.
+std::string OptionsKey(const HttpOptions& o) {
+  std::string key;
+  for (int64_t n : {o.connect_timeout.count(), o.idle_timeout.count(),
+                    o.request_timeout.count(), o.deadline.count(),
+                    int64_t{o.max_concurrency}, int64_t{o.max_connections},
+                    int64_t{o.max_retries}, o.backoff_base.count(), o.backoff_max.count(),
+                    static_cast<int64_t>(o.coalesce_gap),
+                    static_cast<int64_t>(o.coalesce_max),
+                    int64_t{o.redirects_to_other_hosts}, int64_t{o.verify_tls}}) {
+    key += std::to_string(n) + ',';
+  }
+  auto add = [&](const std::string& s) { key += std::to_string(s.size()) + ':' + s; };
+  add(o.user_agent);
+  for (const std::string& h : o.headers) add(h);
+  return key;
+}
+
+// A driver no transport holds is kept this long after it was last handed
+// out, so that a store opened again soon (each run of a script's loop, each
+// array opened by URL) finds its connections open and its hosts' windows
+// grown.
+constexpr std::chrono::seconds kDriverLinger{60};
+
+}  // namespace
+
+// The drivers of this process by options. Entries of an earlier fork
+// generation are the parent's: never handed out, never destroyed here.
+class HttpTransport::DriverRegistry {
+ public:
+  static DriverRegistry& Get() {
+    static auto* registry = [] {
+      auto* r = new DriverRegistry();
+      // Idle driver threads are stopped and joined before the process's
+      // static objects (curl's and OpenSSL's among them) go away.
+      std::atexit([] { Get().ReleaseAll(); });
+      return r;
+    }();
+    return *registry;
+  }
+
+  std::shared_ptr<Driver> Find(const HttpOptions& options) {
+    const auto key = std::make_pair(internal::ForkGeneration(), OptionsKey(options));
+    std::vector<std::shared_ptr<Driver>> released;  // destroyed after the lock
+    if (std::shared_ptr<Driver> d = Lookup(key, nullptr, released)) return d;
+    // Made outside the lock: a driver's first one initialises curl, which
+    // makes a fork-safe mutex, and none may be made under a held one.
+    auto made = std::make_shared<Driver>(options);
+    return Lookup(key, made, released);
+  }
+
+ private:
+  struct Entry {
+    std::weak_ptr<Driver> weak;
+    std::shared_ptr<Driver> kept;  // until kDriverLinger after handed_out
+    Clock::time_point handed_out;
+  };
+
+  // The driver under `key`, or `made` if there is none (nullptr: none
+  // made yet); drops the registry's hold on drivers handed out longer than
+  // kDriverLinger ago into `released`.
+  std::shared_ptr<Driver> Lookup(const std::pair<uint64_t, std::string>& key,
+                                 const std::shared_ptr<Driver>& made,
+                                 std::vector<std::shared_ptr<Driver>>& released) {
+    const Clock::time_point now = Clock::now();
+    std::lock_guard<internal::ForkSafeMutex> lock(mu_);
+    for (auto it = entries_.begin(); it != entries_.end();) {
+      Entry& e = it->second;
+      const bool ours = it->first.first == key.first;
+      if (ours && e.kept && now - e.handed_out > kDriverLinger) {
+        released.push_back(std::move(e.kept));
+      }
+      if (ours && !e.kept && e.weak.expired()) {
+        it = entries_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    Entry& e = entries_[key];
+    std::shared_ptr<Driver> driver = e.weak.lock();
+    if (!driver) {
+      if (!made) return nullptr;
+      driver = made;
+      e.weak = driver;
+    }
+    e.kept = driver;
+    e.handed_out = now;
+    return driver;
+  }
+
+  void ReleaseAll() {
+    const uint64_t generation = internal::ForkGeneration();
+    std::vector<std::shared_ptr<Driver>> released;
+    {
+      std::lock_guard<internal::ForkSafeMutex> lock(mu_);
+      for (auto& [key, e] : entries_) {
+        if (key.first == generation) released.push_back(std::move(e.kept));
+      }
+    }
+  }
+
+  internal::ForkSafeMutex mu_{internal::ForkLockRank::kOuter};
+  std::map<std::pair<uint64_t, std::string>, Entry> entries_;
+};
+
 HttpTransport::HttpTransport(HttpOptions options)
     : options_(Normalised(std::move(options))),
-      driver_(std::make_unique<Driver>(options_)) {}
+      driver_(DriverRegistry::Get().Find(options_)) {}
+
+// In a fork child the parent's driver thread cannot be stopped, and its
+// connections must not be closed from here: the child's reference to it is
+// leaked, so that the driver is never destroyed in this process.
+void HttpTransport::AbandonDriver() {
+  static_cast<void>(new std::shared_ptr<Driver>(std::move(driver_)));
+}
 
 HttpTransport::~HttpTransport() {
-  // In a fork child the parent's driver thread cannot be stopped, and its
-  // connections must not be closed from here.
-  if (epoch_.Forked()) static_cast<void>(driver_.release());
+  if (epoch_.Forked()) {
+    AbandonDriver();
+  } else {
+    driver_->CancelOwner(this);
+  }
 }
 
 HttpTransport::Driver& HttpTransport::driver() {
   epoch_.RenewIfForked([this] {
-    static_cast<void>(driver_.release());
-    driver_ = std::make_unique<Driver>(options_);
+    AbandonDriver();
+    driver_ = DriverRegistry::Get().Find(options_);
   });
   return *driver_;
 }
 
 void HttpTransport::Submit(HttpRequest request, Callback done) {
-  std::unique_ptr<Transfer> t = NewTransfer(options_, std::move(request), std::move(done));
+  std::unique_ptr<Transfer> t = NewTransfer(options_, this, std::move(request), std::move(done));
   std::vector<std::unique_ptr<Transfer>> one;
   one.push_back(std::move(t));
   driver().Enqueue(std::move(one));
@@ -814,7 +1025,7 @@ std::vector<Result<HttpResponse>> HttpTransport::FetchMany(
   transfers.reserve(requests.size());
   for (size_t i = 0; i < requests.size(); ++i) {
     transfers.push_back(
-        NewTransfer(options_, std::move(requests[i]), [batch, i](Result<HttpResponse> r) {
+        NewTransfer(options_, this, std::move(requests[i]), [batch, i](Result<HttpResponse> r) {
           std::lock_guard<std::mutex> lock(batch->mu);
           batch->out[i].emplace(std::move(r));
           if (--batch->left == 0) batch->cv.notify_all();

@@ -4,9 +4,13 @@
 // One driver thread owns a curl multi handle and runs every transfer of the
 // transport, so any number of requests (from one FetchMany or from many
 // threads calling Fetch at once) are in flight together without a thread
-// each. Connections are kept open in the multi handle's cache and reused;
+// each. Transports made with equal options share one driver, kept a minute
+// after its last transport goes, so stores opened one after the other on
+// the same server reuse its connections.
+// Connections are kept open in the multi handle's cache and reused;
 // finished easy handles go back to a pool. At most
-// HttpOptions::max_concurrency transfers run at once; the rest queue.
+// HttpOptions::max_concurrency transfers run at once; the rest queue, per
+// host, and a HostPolicy (store/http_host_policy.h) paces each host's.
 //
 // A response is complete and self-consistent or it is not returned: an
 // attempt is retried, with exponential backoff and jitter, on HTTP 5xx (not
@@ -74,9 +78,13 @@ class HttpTransport {
   // The driver of this process: renewed in a fork child before its first
   // request.
   Driver& driver();
+  // Hands out the driver of this process and fork generation for some
+  // options, shared with every other transport made with equal options.
+  class DriverRegistry;
+  void AbandonDriver();
 
   const HttpOptions options_;
-  std::unique_ptr<Driver> driver_;
+  std::shared_ptr<Driver> driver_;
   internal::ForkEpoch epoch_;
 };
 

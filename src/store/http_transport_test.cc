@@ -398,6 +398,42 @@ TEST_F(HttpTransportTest, ConnectionsAreCappedPerHostAndOpenedAFewAtATime) {
   }
 }
 
+// Transports with equal options share connections, also one after the
+// other: a store opened again (a script's loop, each array opened by URL)
+// finds them open. Requests of a transport that goes are cancelled, while
+// the other transport's carry on.
+TEST_F(HttpTransportTest, TransportsWithEqualOptionsShareConnections) {
+  HttpOptions o = FastOptions();
+  o.user_agent = "shared-connections-test";  // a driver of this test's own
+  {
+    HttpTransport first(o);
+    for (auto& r : first.FetchMany(std::vector<HttpRequest>(4, Get()))) ASSERT_TRUE(r.ok());
+  }
+  const uint64_t opened = server_.connections();
+  EXPECT_GE(opened, 1u);
+  HttpTransport second(o);
+  for (auto& r : second.FetchMany(std::vector<HttpRequest>(4, Get()))) ASSERT_TRUE(r.ok());
+  EXPECT_EQ(server_.connections(), opened);
+
+  server_.set_stall(milliseconds(300));
+  server_.SetPolicy([](uint64_t, const std::string&, const std::string&) {
+    return HttpFault::kStallBeforeReply;
+  });
+  std::atomic<int> cancelled{0};
+  {
+    HttpTransport third(o);
+    third.Submit(Get(), [&](Result<HttpResponse> r) {
+      if (r.status().code() == StatusCode::kCancelled) ++cancelled;
+    });
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  EXPECT_EQ(cancelled.load(), 1);  // by the time the destructor returned
+  server_.SetPolicy(nullptr);
+  Result<HttpResponse> still = second.Fetch(Get(ByteRange::Of(5, 5)));
+  ASSERT_TRUE(still.ok()) << still.status().ToString();
+  EXPECT_EQ(still->body.chars(), value_.substr(5, 5));
+}
+
 // The cap comes from the environment when the options leave it at 0.
 TEST_F(HttpTransportTest, TheConnectionCapCanComeFromTheEnvironment) {
   ::setenv("TURBOZARR_HTTP_MAX_CONNECTIONS", "2", 1);
