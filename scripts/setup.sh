@@ -19,6 +19,7 @@ APT_PACKAGES=(
   libbenchmark-dev libcli11-dev
   libsqlite3-dev  # the .bgen.bgi index that view-bgen writes is an SQLite database
   nginx  # the HTTP store tests serve files from a real web server on loopback
+  openssl  # and make its test certificate for HTTP/2 over TLS
   zstd   # scripts/fixtures: one compressor fixture is the tool's own framing
   ccache # the Makefile's compiler launcher: rebuilds and wheel builds reuse objects
   bcftools tabix plink2 plink1.9  # the VCF Zarr layer's oracles, and bgzip for its fixtures

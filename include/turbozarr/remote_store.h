@@ -72,6 +72,13 @@ struct HttpOptions {
   std::vector<std::string> headers;
   // Check TLS certificates and host names.
   bool verify_tls = true;
+  // A PEM file of the certificate authorities to trust instead of the
+  // system's (a private or institutional CA); "" for the system's.
+  std::string ca_file;
+  // Use HTTP/2 where an https server offers it: one connection carries many
+  // requests at once, so reads need no more handshakes than one. false keeps
+  // to HTTP/1.1.
+  bool http2 = true;
   std::string user_agent = "turbozarr";
 };
 

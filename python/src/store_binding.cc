@@ -73,6 +73,10 @@ void SetRemoteOptions(const nb::dict& given, StoreOptions* options) {
       o.http.max_retries = h.max_retries = nb::cast<int>(value);
     } else if (name == "max_connections") {
       o.http.max_connections = h.max_connections = nb::cast<int>(value);
+    } else if (name == "ca_file") {
+      o.http.ca_file = h.ca_file = nb::cast<std::string>(value);
+    } else if (name == "http2") {
+      o.http.http2 = h.http2 = nb::cast<bool>(value);
     } else {
       throw nb::value_error(("unknown S3 option '" + name + "'").c_str());
     }

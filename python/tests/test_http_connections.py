@@ -112,3 +112,37 @@ def test_http_urls_take_connection_options_only():
         tz.open_store(url, max_connections=-1)
     with pytest.raises(ValueError, match="max_connections"):
         tz.open_store("memory://", max_connections=2)
+    with pytest.raises(TypeError, match="http2"):
+        tz.open_store(url, http2=1)
+    with pytest.raises(TypeError, match="ca_file"):
+        tz.open_store(url, ca_file=3)
+
+
+def test_https_with_a_private_certificate_authority(tmp_path, modest_server):
+    """A server whose certificate the system does not trust: refused by
+    default, read with ca_file naming it."""
+    import ssl
+    import subprocess
+
+    server, url, values = modest_server
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                    "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2", "-subj",
+                    "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                    "-keyout", str(tmp_path / "key.pem"), "-out", str(tmp_path / "cert.pem")],
+                   check=True, capture_output=True)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(tmp_path / "cert.pem", tmp_path / "key.pem")
+    tls = _CountingServer(tmp_path)
+    tls.socket = context.wrap_socket(tls.socket, server_side=True)
+    thread = threading.Thread(target=tls.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    try:
+        https = f"https://127.0.0.1:{tls.server_address[1]}/a"
+        with pytest.raises(tz.TurbozarrError):
+            tz.open_array(tz.open_store(https, deadline=20.0))
+        a = tz.open_array(tz.open_store(https, ca_file=str(tmp_path / "cert.pem"),
+                                        deadline=20.0))
+        np.testing.assert_array_equal(a[...], values)
+    finally:
+        tls.shutdown()
+        tls.server_close()

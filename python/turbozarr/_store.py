@@ -58,12 +58,14 @@ _S3_OPTION_TYPES: dict[str, tuple[type, ...]] = {
     **dict.fromkeys(("connect_timeout", "idle_timeout", "request_timeout", "deadline"),
                     (float, int)),
     **dict.fromkeys(("max_concurrency", "max_retries", "max_connections"), (int,)),
+    "ca_file": (str,),
+    "http2": (bool,),
 }
 # The options of the HTTP transport under both remote stores; the others are
 # S3's alone.
 _CONNECTION_OPTIONS = frozenset(("connect_timeout", "idle_timeout", "request_timeout",
                                  "deadline", "max_concurrency", "max_retries",
-                                 "max_connections"))
+                                 "max_connections", "ca_file", "http2"))
 
 
 def open_store(url: str | os.PathLike, *, read_only: bool = False,
@@ -81,13 +83,15 @@ def open_store(url: str | os.PathLike, *, read_only: bool = False,
                deadline: float | None = None,
                max_concurrency: int | None = None,
                max_retries: int | None = None,
-               max_connections: int | None = None) -> Store:
+               max_connections: int | None = None,
+               ca_file: str | None = None,
+               http2: bool | None = None) -> Store:
     """The store a path or URL names (see the module docstring).
 
     `read_only` refuses writes; `truncate` writes a new zip archive in place
     of an existing one (directory stores ignore it).
 
-    The connection options (`connect_timeout` to `max_connections` below)
+    The connection options (`connect_timeout` to `http2` below)
     apply to "http(s)://" and "s3://" URLs, the others to "s3://bucket/prefix"
     URLs only (any other URL with one of them raises ValueError). Each S3
     option left as None is taken from the AWS environment variables (AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL,
@@ -120,6 +124,10 @@ def open_store(url: str | os.PathLike, *, read_only: bool = False,
       server keeps up and halve when it is overloaded (refused or reset
       connections, 429, 503; a Retry-After pauses the host), so a modest
       server with a small listen backlog is never flooded.
+    - `ca_file`: a PEM file of the certificate authorities to trust instead
+      of the system's (a private or institutional CA).
+    - `http2`: use HTTP/2 where an https server offers it (default True):
+      one connection then carries every request in flight.
     """
     path = os.fspath(url)
     given = {
@@ -129,7 +137,7 @@ def open_store(url: str | os.PathLike, *, read_only: bool = False,
         "idle_timeout": idle_timeout, "request_timeout": request_timeout,
         "deadline": deadline,
         "max_concurrency": max_concurrency, "max_retries": max_retries,
-        "max_connections": max_connections,
+        "max_connections": max_connections, "ca_file": ca_file, "http2": http2,
     }
     s3 = {name: value for name, value in given.items() if value is not None}
     lower = path.lower()
@@ -143,7 +151,7 @@ def open_store(url: str | os.PathLike, *, read_only: bool = False,
                              f"{where}")
     for name, value in s3.items():
         want = _S3_OPTION_TYPES[name]
-        if not isinstance(value, want) or isinstance(value, bool):
+        if not isinstance(value, want) or (isinstance(value, bool) and bool not in want):
             raise TypeError(f"S3 option {name} must be {want[0].__name__}, not "
                             f"{type(value).__name__}")
     if addressing is not None and addressing not in _ADDRESSING:

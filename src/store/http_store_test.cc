@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
 #include <thread>
 
 #include "testing/fault_http_server.h"
@@ -375,6 +376,72 @@ TEST(HttpStoreTest, RandomFaultsNeverGiveWrongBytes) {
   EXPECT_GT(server.requests(), 300u) << "faults were retried";
 }
 
+// The requests nginx logged ("<connection> <protocol>" lines): how many,
+// over how many connections, and with which protocols.
+struct LoggedRequests {
+  size_t requests = 0;
+  std::set<std::string> connections;
+  std::set<std::string> protocols;
+};
+LoggedRequests ReadAccessLog(const std::string& path) {
+  LoggedRequests out;
+  std::ifstream in(path);
+  std::string connection;
+  std::string protocol;
+  while (in >> connection >> protocol) {
+    ++out.requests;
+    out.connections.insert(connection);
+    out.protocols.insert(protocol);
+  }
+  return out;
+}
+
+// Over https, a server that offers HTTP/2 carries every request of a batch
+// on one connection (streams), checked against the certificate given as the
+// CA file; with http2 off the same batch goes over HTTP/1.1 connections.
+TEST(HttpStoreOverHttp2Test, ABatchSharesOneConnection) {
+  std::string root = (fs::temp_directory_path() / "tz-h2-XXXXXX").string();
+  ASSERT_NE(::mkdtemp(root.data()), nullptr);
+  StoreContents contents;
+  for (int i = 0; i < 64; ++i) contents["c/" + std::to_string(i)] = Value(4000 + i, i);
+  WriteFiles(root, contents);
+  auto nginx = NginxServer::Start(root, 1, /*tls_http2=*/true);
+  ASSERT_TRUE(nginx.ok()) << nginx.status().ToString();
+  std::vector<KeyRange> keys;
+  for (int i = 0; i < 64; ++i) keys.push_back({"c/" + std::to_string(i), ByteRange::Full()});
+
+  for (bool http2 : {true, false}) {
+    SCOPED_TRACE(http2);
+    fs::resize_file((*nginx)->access_log_path(), 0);
+    HttpOptions o = FastOptions();
+    o.ca_file = (*nginx)->cert_path();
+    o.http2 = http2;
+    auto store = MakeHttpStore((*nginx)->url(), o);
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    auto got = (*store)->GetMany(keys);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    for (int i = 0; i < 64; ++i) {
+      ASSERT_TRUE((*got)[i].has_value());
+      EXPECT_EQ((*got)[i]->chars(), contents["c/" + std::to_string(i)]);
+    }
+    const LoggedRequests log = ReadAccessLog((*nginx)->access_log_path());
+    EXPECT_EQ(log.requests, 64u);
+    if (http2) {
+      EXPECT_EQ(log.protocols, std::set<std::string>{"HTTP/2.0"});
+      EXPECT_EQ(log.connections.size(), 1u);
+    } else {
+      EXPECT_EQ(log.protocols, std::set<std::string>{"HTTP/1.1"});
+      EXPECT_GT(log.connections.size(), 1u);
+    }
+  }
+  // Without the CA file the self-signed certificate is refused.
+  auto untrusted = MakeHttpStore((*nginx)->url(), FastOptions());
+  ASSERT_TRUE(untrusted.ok());
+  auto refused = (*untrusted)->Get("c/1");
+  EXPECT_FALSE(refused.ok());
+  fs::remove_all(root);
+}
+
 }  // namespace
 }  // namespace turbozarr
 
@@ -386,6 +453,53 @@ namespace {
 // 2000 reads of 64 KiB from one 258 MiB file on nginx, 68 KiB apart (too far
 // to merge), as serial Gets and as one GetMany; then adjacent (merged); then
 // 500 reads from a server that answers 5 ms late.
+// Figures, not a check: run with
+//   tz_http_test --gtest_also_run_disabled_tests --gtest_filter='*Http2AgainstHttp11*'
+// 256 values of 32 KiB over https from nginx on loopback, as one GetMany:
+// from a new pool of connections (each round its own options, so its own
+// driver: every handshake is paid) and again on the warm pool.
+TEST(HttpStoreBenchmark, DISABLED_Http2AgainstHttp11) {
+  std::string root = (fs::temp_directory_path() / "tz-h2-bench-XXXXXX").string();
+  ASSERT_NE(::mkdtemp(root.data()), nullptr);
+  StoreContents contents;
+  std::vector<KeyRange> keys;
+  for (int i = 0; i < 256; ++i) {
+    contents["c/" + std::to_string(i)] = Value(32 << 10, i);
+    keys.push_back({"c/" + std::to_string(i), ByteRange::Full()});
+  }
+  WriteFiles(root, contents);
+  auto nginx = NginxServer::Start(root, 2, /*tls_http2=*/true);
+  ASSERT_TRUE(nginx.ok()) << nginx.status().ToString();
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  for (int round = 0; round < 2; ++round) {
+    for (bool http2 : {true, false}) {
+      std::vector<double> cold;
+      std::vector<double> warm;
+      for (int rep = 0; rep < 7; ++rep) {
+        HttpOptions o;
+        o.ca_file = (*nginx)->cert_path();
+        o.http2 = http2;
+        o.user_agent = "bench-" + std::to_string(round) + "-" + std::to_string(rep);
+        auto store = MakeHttpStore((*nginx)->url(), o);
+        ASSERT_TRUE(store.ok());
+        for (std::vector<double>* into : {&cold, &warm}) {
+          const auto start = std::chrono::steady_clock::now();
+          auto got = (*store)->GetMany(keys);
+          into->push_back(
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+          ASSERT_TRUE(got.ok()) << got.status().ToString();
+        }
+      }
+      printf("%s  new connections %7.1f ms   warm %7.1f ms\n",
+             http2 ? "HTTP/2  " : "HTTP/1.1", median(cold) * 1e3, median(warm) * 1e3);
+    }
+  }
+  fs::remove_all(root);
+}
+
 TEST(HttpStoreBenchmark, DISABLED_Throughput) {
   std::string root = (fs::temp_directory_path() / "tz-bench-XXXXXX").string();
   ASSERT_NE(::mkdtemp(root.data()), nullptr);

@@ -240,6 +240,10 @@ size_t OnHeader(char* data, size_t size, size_t count, void* user) {
   NoteAnswered(t);
   std::string_view line(data, bytes);
   if (line.starts_with("HTTP/")) {
+    // Streams of one connection: the host needs no more connections.
+    if (line.starts_with("HTTP/2") || line.starts_with("HTTP/3")) {
+      t.host->policy.SetMultiplexed();
+    }
     // A new response (after a redirect or a 100 Continue): start over.
     t.response.headers.clear();
     t.response.body.Clear();
@@ -585,6 +589,17 @@ void HttpTransport::Driver::Start(std::unique_ptr<Transfer> t) {
   curl_easy_setopt(easy, CURLOPT_USERAGENT, options_.user_agent.c_str());
   curl_easy_setopt(easy, CURLOPT_SSL_VERIFYPEER, options_.verify_tls ? 1L : 0L);
   curl_easy_setopt(easy, CURLOPT_SSL_VERIFYHOST, options_.verify_tls ? 2L : 0L);
+  if (!options_.ca_file.empty()) curl_easy_setopt(easy, CURLOPT_CAINFO, options_.ca_file.c_str());
+  if (options_.http2) {
+    curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
+    // While a host's first TLS connection is being made, wait to learn
+    // whether it multiplexes rather than open more.
+    if (!t->host->policy.multiplexed() && t->url.starts_with("https:")) {
+      curl_easy_setopt(easy, CURLOPT_PIPEWAIT, 1L);
+    }
+  } else {
+    curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
+  }
   // Fewer, larger deliveries from curl's receive buffer.
   curl_easy_setopt(easy, CURLOPT_BUFFERSIZE, 256L * 1024);
   curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, t->error);
@@ -874,11 +889,13 @@ std::string OptionsKey(const HttpOptions& o) {
                     int64_t{o.max_retries}, o.backoff_base.count(), o.backoff_max.count(),
                     static_cast<int64_t>(o.coalesce_gap),
                     static_cast<int64_t>(o.coalesce_max),
-                    int64_t{o.redirects_to_other_hosts}, int64_t{o.verify_tls}}) {
+                    int64_t{o.redirects_to_other_hosts}, int64_t{o.verify_tls},
+                    int64_t{o.http2}}) {
     key += std::to_string(n) + ',';
   }
   auto add = [&](const std::string& s) { key += std::to_string(s.size()) + ':' + s; };
   add(o.user_agent);
+  add(o.ca_file);
   for (const std::string& h : o.headers) add(h);
   return key;
 }

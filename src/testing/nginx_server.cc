@@ -48,7 +48,7 @@ std::string ReadFile(const std::string& path) {
 }
 
 std::string Config(const std::string& dir, const std::string& root, int port,
-                   int workers) {
+                   int workers, bool tls_http2) {
   std::string c;
   c += "daemon off;\nmaster_process on;\n";
   c += "worker_processes " + std::to_string(workers) + ";\n";
@@ -59,7 +59,12 @@ std::string Config(const std::string& dir, const std::string& root, int port,
   c += "error_log " + dir + "/error.log warn;\n";
   c += "events { worker_connections 1024; }\n";
   c += "http {\n";
-  c += "  access_log off;\n";
+  if (tls_http2) {
+    c += "  log_format connections '$connection $server_protocol';\n";
+    c += "  access_log " + dir + "/access.log connections;\n";
+  } else {
+    c += "  access_log off;\n";
+  }
   for (const char* t : {"client_body", "proxy", "fastcgi", "uwsgi", "scgi"}) {
     c += std::string("  ") + t + "_temp_path " + dir + "/" + t + ";\n";
   }
@@ -67,7 +72,14 @@ std::string Config(const std::string& dir, const std::string& root, int port,
   c += "  sendfile on;\n  tcp_nopush on;\n";
   c += "  keepalive_requests 1000000;\n  keepalive_timeout 120s;\n";
   c += "  server {\n";
-  c += "    listen 127.0.0.1:" + std::to_string(port) + ";\n";
+  if (tls_http2) {
+    c += "    listen 127.0.0.1:" + std::to_string(port) + " ssl http2;\n";
+    c += "    ssl_certificate " + dir + "/cert.pem;\n";
+    c += "    ssl_certificate_key " + dir + "/key.pem;\n";
+    c += "    http2_max_concurrent_streams 128;\n";
+  } else {
+    c += "    listen 127.0.0.1:" + std::to_string(port) + ";\n";
+  }
   c += "    root " + root + ";\n";
   // Directories are not values: 404, not a redirect to "dir/".
   c += "    location / { try_files $uri =404; }\n";
@@ -75,10 +87,25 @@ std::string Config(const std::string& dir, const std::string& root, int port,
   return c;
 }
 
+// A self-signed certificate and key for 127.0.0.1 in `dir` (cert.pem,
+// key.pem), made by the openssl command.
+Status MakeCertificate(const std::string& dir) {
+  const std::string command =
+      "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes "
+      "-days 2 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 -keyout '" +
+      dir + "/key.pem' -out '" + dir + "/cert.pem' > '" + dir + "/openssl.log' 2>&1";
+  if (std::system(command.c_str()) != 0) {
+    return Status::IOError("making a test certificate with the openssl command failed "
+                           "(`apt-get install openssl`): " +
+                           ReadFile(dir + "/openssl.log"));
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<std::unique_ptr<NginxServer>> NginxServer::Start(const std::string& root,
-                                                        int workers) {
+                                                        int workers, bool tls_http2) {
   const std::string nginx = FindNginx();
   if (nginx.empty()) {
     return Status::NotFound(
@@ -93,11 +120,13 @@ Result<std::unique_ptr<NginxServer>> NginxServer::Start(const std::string& root,
   std::unique_ptr<NginxServer> server(new NginxServer());
   server->dir_ = pattern;
   server->root_ = root;
+  server->tls_ = tls_http2;
+  if (tls_http2) TZ_RETURN_NOT_OK(MakeCertificate(server->dir_));
   std::string last_error;
   for (int attempt = 0; attempt < 5; ++attempt) {
     const int port = FreeLoopbackPort();
     const std::string conf = server->dir_ + "/nginx.conf";
-    std::ofstream(conf) << Config(server->dir_, root, port, workers);
+    std::ofstream(conf) << Config(server->dir_, root, port, workers, tls_http2);
     const std::string prefix = server->dir_ + "/";
     const std::string error_log = server->dir_ + "/error.log";
     const std::string out_log = server->dir_ + "/stderr.log";

@@ -27,22 +27,34 @@ namespace turbozarr {
 class NginxServer {
  public:
   // Serves `root` (an existing directory) on 127.0.0.1 with `workers`
-  // worker processes.
+  // worker processes. With `tls_http2`, over https with HTTP/2 offered (and
+  // HTTP/1.1 for clients that do not ask for it), under a self-signed
+  // certificate for 127.0.0.1 made by the openssl command at start
+  // (cert_path()), and every request logged as "<connection number>
+  // <protocol>" (access_log_path()).
   static Result<std::unique_ptr<NginxServer>> Start(const std::string& root,
-                                                    int workers = 1);
+                                                    int workers = 1,
+                                                    bool tls_http2 = false);
   ~NginxServer();
   NginxServer(const NginxServer&) = delete;
   NginxServer& operator=(const NginxServer&) = delete;
 
-  // "http://127.0.0.1:<port>"
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  // "http://127.0.0.1:<port>" ("https://" with TLS)
+  std::string url() const {
+    return std::string(tls_ ? "https" : "http") + "://127.0.0.1:" + std::to_string(port_);
+  }
   const std::string& root() const { return root_; }
+  // With TLS: the server's certificate (PEM), to trust as a CA file, and the
+  // log of requests ("" without TLS).
+  std::string cert_path() const { return tls_ ? dir_ + "/cert.pem" : ""; }
+  std::string access_log_path() const { return tls_ ? dir_ + "/access.log" : ""; }
 
  private:
   NginxServer() = default;
 
   pid_t pid_ = -1;
   int port_ = 0;
+  bool tls_ = false;
   std::string dir_;  // configuration, logs, pid file
   std::string root_;
 };
