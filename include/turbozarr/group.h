@@ -24,6 +24,7 @@ namespace turbozarr {
 
 struct NodeDocuments;
 struct OpenedNode;
+struct OpenedNode;
 
 enum class NodeKind { kArray, kGroup };
 
@@ -80,9 +81,14 @@ class Group {
   Result<std::vector<NodeInfo>> MembersFromStore() const;
   static Result<std::shared_ptr<Group>> FromDocuments(std::shared_ptr<Store> store,
                                                       std::string path, NodeDocuments docs);
+  // The array or group the documents of `path` describe.
+  static Result<OpenedNode> OpenDocuments(const std::shared_ptr<Store>& store,
+                                          const std::string& path, NodeDocuments docs);
   Status LoadV2Consolidated(const nlohmann::json& zmetadata);
   friend Result<OpenedNode> OpenNode(const std::shared_ptr<Store>& store,
                                      std::string_view path);
+  friend Result<OpenedNode> OpenExpectedNode(const std::shared_ptr<Store>& store,
+                                             std::string_view path, NodeKind expect);
   Status GatherConsolidated(std::map<std::string, nlohmann::json>& out) const;
   Result<NodeKind> ConsolidatedKind(const std::string& rel) const;
   Result<ArrayMetadata> ConsolidatedArrayMetadata(const std::string& rel) const;
@@ -109,5 +115,12 @@ struct OpenedNode {
   std::shared_ptr<Group> group;
 };
 Result<OpenedNode> OpenNode(const std::shared_ptr<Store>& store, std::string_view path);
+// The same when the caller expects one kind: a remote store is asked only for
+// that kind's documents (an array's three, not .zgroup and .zmetadata). What
+// is there is opened whatever its kind, and the answer is the same as
+// OpenNode's, at the cost of a second round trip when the node is not of the
+// kind expected.
+Result<OpenedNode> OpenExpectedNode(const std::shared_ptr<Store>& store,
+                                    std::string_view path, NodeKind expect);
 
 }  // namespace turbozarr

@@ -147,17 +147,25 @@ void BindGroup(nb::module_& m) {
       "('array' | 'group', zarr_format) of the node at `path`; NotFoundError if none.");
   m.def(
       "open_node",
-      [](const std::shared_ptr<Store>& store, const std::string& path) -> nb::object {
+      [](const std::shared_ptr<Store>& store, const std::string& path,
+         const std::string& expect) -> nb::object {
+        if (!expect.empty() && expect != "array" && expect != "group") {
+          throw nb::value_error("expect must be '', 'array' or 'group'");
+        }
         OpenedNode node;
         {
           nb::gil_scoped_release release;
-          node = Unwrap(OpenNode(store, path));
+          node = expect.empty() ? Unwrap(OpenNode(store, path))
+                                : Unwrap(OpenExpectedNode(store, path,
+                                                          expect == "array" ? NodeKind::kArray
+                                                                            : NodeKind::kGroup));
         }
         return node.array ? nb::cast(node.array) : nb::cast(node.group);
       },
-      nb::arg("store"), nb::arg("path"),
+      nb::arg("store"), nb::arg("path"), nb::arg("expect") = "",
       "The Array or Group at `path`, from one read of its metadata; NotFoundError if "
-      "none.");
+      "none. `expect` ('array' or 'group') asks a remote store for that kind's "
+      "documents only.");
 }
 
 }  // namespace turbozarr::python

@@ -33,11 +33,13 @@ def _inspect(store: _core.Store, path: str) -> tuple[str, int] | None:
         return None
 
 
-def _open_node(store: _core.Store, path: str) -> _core.Array | _core.Group | None:
+def _open_node(store: _core.Store, path: str,
+               expect: str = "") -> _core.Array | _core.Group | None:
     """The node at `path`, from one read of its metadata (one round trip on
-    a remote store); None if nothing is there."""
+    a remote store, asking for the documents of the `expect`ed kind only);
+    None if nothing is there."""
     try:
-        return _core.open_node(store, path)
+        return _core.open_node(store, path, expect)
     except NotFoundError:
         return None
 
@@ -61,13 +63,18 @@ def open(store: Any, mode: str = "r", *, path: str = "", zarr_format: int | None
     With mode "a", "w" or "w-", a missing node is created: an array when
     `shape` is given (the other keywords as for create), else a group.
     """
+    return _open(store, mode, path, zarr_format, "", kwargs)
+
+
+def _open(store: Any, mode: str, path: str, zarr_format: int | None, expect: str,
+          kwargs: dict[str, Any]) -> Array | Group:
     _check_mode(mode)
     path = normalize_path(path)
     # "w" at the root replaces everything there, which for a zip archive
     # means a new archive.
     store = as_store(store, read_only=mode == "r", truncate=mode == "w" and path == "")
     if mode in ("r", "r+", "a"):
-        core = _open_node(store, path)
+        core = _open_node(store, path, expect)
         if core is not None:
             return _wrap_existing(store, path, core, mode, zarr_format)
         if mode != "a":
@@ -86,7 +93,7 @@ def open(store: Any, mode: str = "r", *, path: str = "", zarr_format: int | None
 def open_array(store: Any, mode: str = "r", *, path: str = "",
                zarr_format: int | None = None, **kwargs: Any) -> Array:
     """Like open, but the node must be (or become) an array."""
-    node = open(store, mode, path=path, zarr_format=zarr_format, **kwargs)
+    node = _open(store, mode, path, zarr_format, "array", kwargs)
     if not isinstance(node, Array):
         raise NotFoundError(f"path '{path}' holds a group, not an array")
     return node
@@ -95,8 +102,8 @@ def open_array(store: Any, mode: str = "r", *, path: str = "",
 def open_group(store: Any, mode: str = "r", *, path: str = "",
                zarr_format: int | None = None, attributes: dict | None = None) -> Group:
     """Like open, but the node must be (or become) a group."""
-    node = open(store, mode, path=path, zarr_format=zarr_format,
-                **({"attributes": attributes} if attributes else {}))
+    node = _open(store, mode, path, zarr_format, "group",
+                 {"attributes": attributes} if attributes else {})
     if not isinstance(node, Group):
         raise NotFoundError(f"path '{path}' holds an array, not a group")
     return node

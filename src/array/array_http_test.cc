@@ -318,6 +318,16 @@ std::shared_ptr<Store> ConsolidatedGroup(int format) {
   return memory;
 }
 
+// ConsolidatedGroup(format) served by `server` (started here), through an
+// HTTP store; null on failure.
+std::shared_ptr<Store> ServeConsolidatedGroup(int format, FaultHttpServer& server) {
+  if (!server.Start().ok()) return nullptr;
+  ServeAll(*ConsolidatedGroup(format), server);
+  auto http = MakeHttpStore(server.url());
+  EXPECT_TRUE(http.ok()) << http.status().ToString();
+  return http.ok() ? *http : nullptr;
+}
+
 // Opening a node over HTTP costs one round trip: zarr.json, the three v2
 // documents and (for a group) .zmetadata in one batch. A consolidated
 // group's arrays then open without a request.
@@ -325,11 +335,9 @@ TEST(NodeOpenOverHttpTest, OneBatchPerNodeThenConsolidatedMembersFree) {
   for (int format : {2, 3}) {
     SCOPED_TRACE(format);
     FaultHttpServer server;
-    ASSERT_TRUE(server.Start().ok());
-    ServeAll(*ConsolidatedGroup(format), server);
-    auto http = MakeHttpStore(server.url());
-    ASSERT_TRUE(http.ok()) << http.status().ToString();
-    auto metrics = MakeMetricsStore(*http);
+    std::shared_ptr<Store> http = ServeConsolidatedGroup(format, server);
+    ASSERT_TRUE(http);
+    auto metrics = MakeMetricsStore(http);
 
     auto node = OpenNode(metrics, "");
     ASSERT_TRUE(node.ok()) << node.status().ToString();
@@ -359,6 +367,49 @@ TEST(NodeOpenOverHttpTest, OneBatchPerNodeThenConsolidatedMembersFree) {
 
     auto none = OpenNode(metrics, "absent");
     EXPECT_EQ(none.status().code(), StatusCode::kNotFound) << none.status().ToString();
+  }
+}
+
+// A caller that expects an array asks only for an array's documents
+// (zarr.json, .zarray, .zattrs: v2 probes 3, not 5), and one that expects a
+// group leaves out .zarray; a node of the other kind still opens, with a
+// second batch.
+TEST(NodeOpenOverHttpTest, AnExpectedKindAsksForItsOwnDocumentsOnly) {
+  for (int format : {2, 3}) {
+    SCOPED_TRACE(format);
+    FaultHttpServer server;
+    std::shared_ptr<Store> http = ServeConsolidatedGroup(format, server);
+    ASSERT_TRUE(http);
+
+    auto x = OpenExpectedNode(http, "x", NodeKind::kArray);
+    ASSERT_TRUE(x.ok()) << x.status().ToString();
+    ASSERT_TRUE(x->array);
+    EXPECT_EQ(server.requests(), 3u);  // zarr.json .zarray .zattrs
+    auto direct = Array::Open(http, "x");
+    ASSERT_TRUE(direct.ok()) << direct.status().ToString();
+    EXPECT_EQ(server.requests(), 6u);
+
+    auto g = OpenExpectedNode(http, "", NodeKind::kGroup);
+    ASSERT_TRUE(g.ok()) << g.status().ToString();
+    ASSERT_TRUE(g->group);
+    EXPECT_TRUE(g->group->is_consolidated());
+    EXPECT_EQ(server.requests(), 10u);  // zarr.json .zgroup .zattrs .zmetadata
+
+    // The other kind: the group where an array was expected, in a second batch.
+    uint64_t before = server.requests();
+    auto other = OpenExpectedNode(http, "", NodeKind::kArray);
+    ASSERT_TRUE(other.ok()) << other.status().ToString();
+    EXPECT_TRUE(other->group);
+    EXPECT_EQ(server.requests() - before, format == 3 ? 3u : 8u);
+    auto refused = Array::Open(http, "");
+    EXPECT_EQ(refused.status().code(), StatusCode::kNotFound);
+    EXPECT_NE(refused.status().message().find("a group is there"), std::string::npos)
+        << refused.status().ToString();
+    before = server.requests();
+    auto not_a_group = Group::Open(http, "x");
+    EXPECT_NE(not_a_group.status().message().find("an array is there"), std::string::npos)
+        << not_a_group.status().ToString();
+    EXPECT_EQ(server.requests() - before, format == 3 ? 4u : 8u);
   }
 }
 

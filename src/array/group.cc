@@ -40,8 +40,12 @@ Result<NodeInfo> InspectNode(const std::shared_ptr<Store>& store, std::string_vi
 Result<std::shared_ptr<Group>> Group::Open(std::shared_ptr<Store> store,
                                            std::string_view path) {
   TZ_ASSIGN_OR_RETURN(std::string p, NormalizeNodePath(path));
-  TZ_ASSIGN_OR_RETURN(NodeDocuments docs,
-                      LoadNodeDocuments(*store, p, /*with_consolidated=*/true));
+  TZ_ASSIGN_OR_RETURN(NodeDocuments docs, LoadNodeDocuments(*store, p, /*with_consolidated=*/true,
+                                                            NodeKind::kGroup));
+  if (docs.zarr_format == 0) {
+    // Nothing a group has: all documents, to say what is there instead.
+    TZ_ASSIGN_OR_RETURN(docs, LoadNodeDocuments(*store, p));
+  }
   if (!docs.is_group()) {
     return Status::NotFound("no group at " + DescribeNodePath(p) + " in " +
                             store->Describe() +
@@ -82,6 +86,20 @@ Result<OpenedNode> OpenNode(const std::shared_ptr<Store>& store, std::string_vie
   TZ_ASSIGN_OR_RETURN(std::string p, NormalizeNodePath(path));
   TZ_ASSIGN_OR_RETURN(NodeDocuments docs,
                       LoadNodeDocuments(*store, p, /*with_consolidated=*/true));
+  return Group::OpenDocuments(store, p, std::move(docs));
+}
+
+Result<OpenedNode> OpenExpectedNode(const std::shared_ptr<Store>& store,
+                                    std::string_view path, NodeKind expect) {
+  TZ_ASSIGN_OR_RETURN(std::string p, NormalizeNodePath(path));
+  TZ_ASSIGN_OR_RETURN(NodeDocuments docs,
+                      LoadNodeDocuments(*store, p, /*with_consolidated=*/true, expect));
+  if (docs.zarr_format == 0) return OpenNode(store, p);  // not the kind expected
+  return Group::OpenDocuments(store, p, std::move(docs));
+}
+
+Result<OpenedNode> Group::OpenDocuments(const std::shared_ptr<Store>& store,
+                                        const std::string& p, NodeDocuments docs) {
   OpenedNode node;
   if (docs.is_group()) {
     TZ_ASSIGN_OR_RETURN(node.group, Group::FromDocuments(store, p, std::move(docs)));

@@ -35,17 +35,24 @@ namespace {
 // 403 rather than 404 for an absent key), so that the caller reads them one
 // by one instead.
 Result<bool> LoadBatched(Store& store, std::string_view path, bool with_consolidated,
-                         NodeDocuments& docs) {
-  std::vector<KeyRange> keys = {{MetadataKey(path, kZarrJson), ByteRange::Full()},
-                                {MetadataKey(path, kZarray), ByteRange::Full()},
-                                {MetadataKey(path, kZgroup), ByteRange::Full()},
-                                {MetadataKey(path, kZattrs), ByteRange::Full()}};
-  if (with_consolidated) keys.push_back({MetadataKey(path, kZmetadata), ByteRange::Full()});
+                         std::optional<NodeKind> expect, NodeDocuments& docs) {
+  // The documents asked for, each with where it goes; zarr.json first.
+  std::vector<KeyRange> keys;
+  std::vector<std::optional<nlohmann::json>*> into;
+  auto ask = [&](std::string_view name, std::optional<nlohmann::json>* target) {
+    keys.push_back({MetadataKey(path, name), ByteRange::Full()});
+    into.push_back(target);
+  };
+  ask(kZarrJson, &docs.zarr_json);
+  if (expect != NodeKind::kGroup) ask(kZarray, &docs.zarray);
+  if (expect != NodeKind::kArray) ask(kZgroup, &docs.zgroup);
+  ask(kZattrs, &docs.zattrs);
+  const bool consolidated = with_consolidated && expect != NodeKind::kArray;
+  if (consolidated) ask(kZmetadata, &docs.zmetadata);
   Result<std::vector<std::optional<Buffer>>> got = store.GetMany(keys);
   if (!got.ok()) return false;
-  std::optional<nlohmann::json>* into[] = {&docs.zarr_json, &docs.zarray, &docs.zgroup,
-                                           &docs.zattrs};
-  for (size_t i = 0; i < 4; ++i) {
+  const size_t v2_documents = keys.size() - (consolidated ? 1 : 0);
+  for (size_t i = 0; i < v2_documents; ++i) {
     if (!(*got)[i]) continue;
     TZ_ASSIGN_OR_RETURN(nlohmann::json doc, ParseJsonDocument((*got)[i]->view(), keys[i].key));
     *into[i] = std::move(doc);
@@ -54,10 +61,11 @@ Result<bool> LoadBatched(Store& store, std::string_view path, bool with_consolid
   if (docs.zarray) docs.zgroup.reset();  // an array, as the reads one by one find it
   docs.zattrs_read = true;
   // Parsed only for a group: an array's neighbour is none of its business.
-  if (with_consolidated && docs.zgroup) {
+  if (consolidated && docs.zgroup) {
     docs.zmetadata_read = true;
-    if ((*got)[4]) {
-      TZ_ASSIGN_OR_RETURN(docs.zmetadata, ParseJsonDocument((*got)[4]->view(), keys[4].key));
+    if ((*got).back()) {
+      TZ_ASSIGN_OR_RETURN(docs.zmetadata, ParseJsonDocument((*got).back()->view(),
+                                                            keys.back().key));
     }
   }
   return true;
@@ -66,13 +74,14 @@ Result<bool> LoadBatched(Store& store, std::string_view path, bool with_consolid
 }  // namespace
 
 Result<NodeDocuments> LoadNodeDocuments(Store& store, std::string_view path,
-                                        bool with_consolidated) {
+                                        bool with_consolidated,
+                                        std::optional<NodeKind> expect) {
   NodeDocuments docs;
   // A remote store answers after its latency: every candidate in one batch
   // costs one round trip rather than up to four.
   bool batched = false;
   if (store.Capabilities().requests_in_flight > 0) {
-    TZ_ASSIGN_OR_RETURN(batched, LoadBatched(store, path, with_consolidated, docs));
+    TZ_ASSIGN_OR_RETURN(batched, LoadBatched(store, path, with_consolidated, expect, docs));
   }
   if (!batched) {
     TZ_ASSIGN_OR_RETURN(docs.zarr_json, LoadJsonDocument(store, MetadataKey(path, kZarrJson)));
@@ -95,7 +104,12 @@ Result<NodeDocuments> LoadNodeDocuments(Store& store, std::string_view path,
 }
 
 Result<ArrayMetadata> LoadArrayMetadata(Store& store, std::string_view path) {
-  TZ_ASSIGN_OR_RETURN(NodeDocuments docs, LoadNodeDocuments(store, path));
+  TZ_ASSIGN_OR_RETURN(NodeDocuments docs,
+                      LoadNodeDocuments(store, path, false, NodeKind::kArray));
+  if (!docs.is_array() && docs.zarr_format == 0) {
+    // Nothing an array has: all documents, to say what is there instead.
+    TZ_ASSIGN_OR_RETURN(docs, LoadNodeDocuments(store, path));
+  }
   if (!docs.is_array()) {
     return Status::NotFound("no array at " + DescribeNodePath(path) + " in " +
                             store.Describe() +

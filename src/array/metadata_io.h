@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "turbozarr/group.h"
 #include "turbozarr/metadata.h"
 #include "turbozarr/status.h"
 #include "turbozarr/store.h"
@@ -41,9 +42,12 @@ struct NodeDocuments {
 // v3 is looked for first, then v2. A remote store reads every candidate
 // document in one batch (one round trip, as zarr-python does), .zmetadata
 // too when `with_consolidated`; a local one reads them in turn and stops at
-// the first that settles what the node is.
+// the first that settles what the node is. With `expect`, the batch leaves
+// out the other kind's v2 documents (an array: no .zgroup or .zmetadata; a
+// group: no .zarray), so a node of the other kind may look absent.
 Result<NodeDocuments> LoadNodeDocuments(Store& store, std::string_view path,
-                                        bool with_consolidated = false);
+                                        bool with_consolidated = false,
+                                        std::optional<NodeKind> expect = std::nullopt);
 
 // The array metadata at `path`; NotFound when there is no array there.
 Result<ArrayMetadata> LoadArrayMetadata(Store& store, std::string_view path);
