@@ -25,8 +25,11 @@ namespace turbozarr {
 // in one process share one pool of open connections and one pacing policy
 // per host.
 struct HttpOptions {
-  // Time allowed to open a connection (TCP and TLS), per attempt.
-  std::chrono::milliseconds connect_timeout{10'000};
+  // Time allowed to open a connection (TCP and TLS), per attempt: long
+  // enough for two lost SYNs (retransmitted after 1 s and 3 s) and a TLS
+  // handshake across the world, short enough that an attempt stuck in a
+  // full backlog is given up and retried (after a backoff) on a new one.
+  std::chrono::milliseconds connect_timeout{5'000};
   // An attempt that receives no byte for this long is abandoned and retried.
   std::chrono::milliseconds idle_timeout{30'000};
   // Longest time one attempt may take from start to last byte; 0: no limit.

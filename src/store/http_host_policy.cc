@@ -42,13 +42,15 @@ void HostPolicy::Started(bool new_connection) {
   if (new_connection) ++connecting_;
 }
 
-void HostPolicy::Answered(bool new_connection, std::chrono::microseconds first_byte) {
+void HostPolicy::Answered(bool new_connection,
+                          std::optional<std::chrono::microseconds> first_byte) {
   if (new_connection) {
     --connecting_;
     return;  // a handshake's time is not the server's latency
   }
-  min_first_byte_ = std::min(min_first_byte_, first_byte);
-  const double us = static_cast<double>(first_byte.count());
+  if (!first_byte) return;
+  min_first_byte_ = std::min(min_first_byte_, *first_byte);
+  const double us = static_cast<double>(first_byte->count());
   mean_first_byte_us_ =
       mean_first_byte_us_ == 0 ? us : mean_first_byte_us_ + (us - mean_first_byte_us_) / 8;
 }

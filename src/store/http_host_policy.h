@@ -31,6 +31,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 
 namespace turbozarr::internal {
 
@@ -61,8 +62,9 @@ class HostPolicy {
   // A request started (as MayStart said).
   void Started(bool new_connection);
   // The first byte of an answer arrived, `first_byte` after the request
-  // started; `new_connection` as given to Started.
-  void Answered(bool new_connection, std::chrono::microseconds first_byte);
+  // started (nullopt: not a sample of the server's latency, as when a body
+  // was sent first); `new_connection` as given to Started.
+  void Answered(bool new_connection, std::optional<std::chrono::microseconds> first_byte);
   // A request ended at `now`. `answered`: Answered was called for it.
   void Finished(bool new_connection, bool answered, Outcome outcome,
                 Clock::time_point now);

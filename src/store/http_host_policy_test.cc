@@ -152,6 +152,24 @@ TEST(HostPolicyTest, StopsGrowingWhileTheTimeToTheFirstByteRises) {
   EXPECT_LT(p.window(), grown + 2);
 }
 
+// Uploads wait for their body to go out before any answer: their time to
+// the first byte says nothing of the server's latency, and does not stop
+// the window growing.
+TEST(HostPolicyTest, UploadsAreNotLatencySamples) {
+  HostPolicy p({.max_connections = 64, .max_connecting = 64, .initial_window = 4});
+  const Clock::time_point now = Clock::now();
+  StartAll(p, now);
+  for (int i = 0; i < 4; ++i) p.SocketOpened();
+  p.Answered(false, microseconds(10'000));
+  p.Finished(false, true, Outcome::kAnswered, now);
+  for (int i = 0; i < 20; ++i) {
+    p.Started(false);
+    p.Answered(false, std::nullopt);
+    p.Finished(false, true, Outcome::kAnswered, now);
+  }
+  EXPECT_EQ(p.window(), 25.0);
+}
+
 TEST(HostPolicyTest, AMultiplexedHostNeedsNoNewConnections) {
   HostPolicy p({.max_connections = 2, .max_streams = 50, .initial_window = 50});
   p.SetMultiplexed();

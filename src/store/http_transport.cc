@@ -216,9 +216,14 @@ int OnCloseSocket(void* host, curl_socket_t fd) {
 void NoteAnswered(Transfer& t) {
   if (t.answered) return;
   t.answered = true;
-  t.host->policy.Answered(t.new_connection,
-                          std::chrono::duration_cast<std::chrono::microseconds>(
-                              Clock::now() - t.started));
+  // A request that sent a body waited for its upload too: not a sample of
+  // the server's latency.
+  std::optional<std::chrono::microseconds> first_byte;
+  if (t.request.body.empty()) {
+    first_byte =
+        std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t.started);
+  }
+  t.host->policy.Answered(t.new_connection, first_byte);
 }
 
 // `request` as a transfer due by options.deadline from now.
