@@ -111,8 +111,11 @@ def test_a_missing_binary_is_a_clean_error(tmp_path):
     ("", "killed by signal 15 and printed no exit line"),
 ])
 def test_stop_without_an_exit_line_is_an_error(tmp_path, on_term, message):
-    argv = _script(tmp_path, f"import signal, sys\n{on_term}\n"
-                             "print('http://127.0.0.1:1', flush=True)\nsys.stdin.read()\n")
+    # After the end of stdin it waits, so that SIGTERM (sent just after) and
+    # not the end of stdin decides how it ends.
+    argv = _script(tmp_path, f"import signal, sys, time\n{on_term}\n"
+                             "print('http://127.0.0.1:1', flush=True)\nsys.stdin.read()\n"
+                             "time.sleep(60)\n")
     server = http_server.HttpServer(argv, tmp_path / "logs")
     assert server.start() == "http://127.0.0.1:1"
     with pytest.raises(http_server.ServerError, match=message):
