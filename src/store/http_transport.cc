@@ -919,6 +919,12 @@ class HttpTransport::DriverRegistry {
  public:
   static DriverRegistry& Get() {
     static auto* registry = [] {
+      // curl (and through it OpenSSL) registers its own exit handlers when
+      // first initialised; the registry's, registered after them, runs
+      // before them (exit handlers run last first). Otherwise OpenSSL is
+      // torn down first, and what the kept drivers' TLS connections and
+      // threads hold is never freed.
+      InitCurlOnce();
       auto* r = new DriverRegistry();
       // Idle driver threads are stopped and joined before the process's
       // static objects (curl's and OpenSSL's among them) go away.
