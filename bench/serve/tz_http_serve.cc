@@ -14,43 +14,15 @@
 // {"requests":N,"bytes_sent":N,"peak_connections":N} on one line of stderr
 // (bytes_sent counts bodies only). Exit status: 0, 1 if it cannot serve,
 // 2 for usage errors.
-#include <poll.h>
-#include <signal.h>
-#include <sys/signalfd.h>
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
-#include <cerrno>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <string>
 
+#include "serve_lifecycle.h"
 #include "testing/throttled_http_server.h"
 #include "turbozarr/store.h"
-
-namespace {
-
-// Returns when a signal in `signal_fd` arrives or stdin reaches its end.
-void WaitForEnd(int signal_fd) {
-  pollfd fds[2] = {{signal_fd, POLLIN, 0}, {STDIN_FILENO, POLLIN, 0}};
-  char discard[4096];
-  for (;;) {
-    if (::poll(fds, 2, -1) < 0) {
-      if (errno == EINTR) continue;
-      return;
-    }
-    if (fds[0].revents != 0) return;
-    if (fds[1].revents & POLLNVAL) {
-      fds[1].fd = -1;  // no stdin at all: only a signal ends it
-    } else if (fds[1].revents != 0) {
-      const ssize_t n = ::read(STDIN_FILENO, discard, sizeof(discard));
-      if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) return;
-    }
-  }
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app(
@@ -86,19 +58,8 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  // Signals are read from a descriptor. They are blocked before any thread
-  // starts, so that every connection thread inherits the mask and none of
-  // them is picked to take the signal.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  const int signal_fd = ::signalfd(-1, &signals, SFD_CLOEXEC);
-  if (signal_fd < 0) {
-    std::perror("tz_http_serve: signalfd");
-    return 1;
-  }
+  const int signal_fd = turbozarr::serve::TerminationSignals("tz_http_serve");
+  if (signal_fd < 0) return 1;
 
   turbozarr::Result<std::shared_ptr<turbozarr::Store>> store =
       turbozarr::MakeLocalStore(root);
@@ -118,7 +79,7 @@ int main(int argc, char** argv) {
   std::printf("%s\n", server.url().c_str());
   std::fflush(stdout);
 
-  WaitForEnd(signal_fd);
+  turbozarr::serve::WaitForEnd(signal_fd);
   server.Stop();
   const turbozarr::HttpServeStats stats = server.stats();
   std::fprintf(stderr,

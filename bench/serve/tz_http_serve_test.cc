@@ -1,6 +1,7 @@
-// tz_http_serve as the benchmark harness drives it: started with pipes, its
-// URL read from the first line of stdout, files read through HttpStore, then
-// ended by closing stdin or by SIGTERM, its counts read from stderr.
+// tz_http_serve and tz_tcp_throttle as the benchmark harness drives them:
+// started with pipes, the URL read from the first line of stdout, files read
+// through HttpStore, then ended by closing stdin or by SIGTERM, the counts
+// read from stderr.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -27,10 +28,11 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-// tz_http_serve started with `args`; its stdin, stdout and stderr are pipes.
+// `binary` started with `args`; its stdin, stdout and stderr are pipes.
 class ServeProcess {
  public:
-  explicit ServeProcess(const std::vector<std::string>& args) {
+  explicit ServeProcess(const std::vector<std::string>& args,
+                        const char* binary = TZ_HTTP_SERVE) {
     int in[2], out[2], err[2];
     if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 ||
         ::pipe2(err, O_CLOEXEC) != 0) {
@@ -41,12 +43,12 @@ class ServeProcess {
     posix_spawn_file_actions_adddup2(&actions, in[0], 0);
     posix_spawn_file_actions_adddup2(&actions, out[1], 1);
     posix_spawn_file_actions_adddup2(&actions, err[1], 2);
-    std::vector<std::string> all = {TZ_HTTP_SERVE};
+    std::vector<std::string> all = {binary};
     all.insert(all.end(), args.begin(), args.end());
     std::vector<char*> argv;
     for (std::string& a : all) argv.push_back(a.data());
     argv.push_back(nullptr);
-    if (posix_spawn(&pid_, TZ_HTTP_SERVE, &actions, nullptr, argv.data(), environ) != 0) {
+    if (posix_spawn(&pid_, binary, &actions, nullptr, argv.data(), environ) != 0) {
       pid_ = -1;
     }
     posix_spawn_file_actions_destroy(&actions);
@@ -163,6 +165,89 @@ TEST_F(TzHttpServeTest, BadArgumentsAreUsageErrors) {
     EXPECT_EQ(p.FirstLine(), "");
     EXPECT_EQ(p.Wait(), 2) << args[1];
     EXPECT_NE(p.Stderr().find("tz_http_serve: "), std::string::npos);
+  }
+}
+
+// tz_tcp_throttle in front of an unthrottled tz_http_serve: the bytes pass
+// unchanged, each request waits the latency, each answer the bandwidth.
+TEST_F(TzHttpServeTest, TheTcpThrottleForwardsWithLatencyAndBandwidth) {
+  ServeProcess server({"--root", root_});
+  const std::string server_url = server.FirstLine();
+  ASSERT_TRUE(server_url.starts_with("http://"));
+  ServeProcess throttle({"--upstream", server_url.substr(7), "--latency-ms", "30",
+                         "--megabytes-per-second", "2"},
+                        TZ_TCP_THROTTLE);
+  const std::string url = throttle.FirstLine();
+  ASSERT_TRUE(std::regex_match(url, std::regex("http://127\\.0\\.0\\.1:[0-9]+"))) << url;
+  auto store = MakeHttpStore(url + "/a.zarr");
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  auto timed = [](auto&& f) {
+    const auto start = Clock::now();
+    f();
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  };
+  // 200 kB at 2 MB/s after 30 ms: at least 130 ms.
+  Result<std::optional<Buffer>> chunk = Status::OK();
+  const double chunk_ms = timed([&] { chunk = (*store)->Get("c/0/0"); });
+  ASSERT_TRUE(chunk.ok() && chunk->has_value()) << chunk.status().ToString();
+  EXPECT_TRUE((*chunk)->chars() == value_);
+  EXPECT_GE(chunk_ms, 125.0);
+  Result<std::optional<Buffer>> part = Status::OK();
+  const double part_ms =
+      timed([&] { part = (*store)->Get("zarr.json", ByteRange::Suffix(1)); });
+  ASSERT_TRUE(part.ok() && part->has_value());
+  EXPECT_EQ((*part)->chars(), "}");
+  EXPECT_GE(part_ms, 29.0);
+  auto absent = (*store)->Get("c/0/1");
+  ASSERT_TRUE(absent.ok());
+  EXPECT_FALSE(absent->has_value());
+  throttle.CloseStdin();
+  EXPECT_EQ(throttle.Wait(), 0);
+  std::smatch m;
+  const std::string stats = throttle.Stderr();
+  ASSERT_TRUE(std::regex_match(
+      stats, m,
+      std::regex("\\{\"connections\":([0-9]+),\"peak_connections\":([0-9]+),"
+                 "\"bytes_up\":([0-9]+),\"bytes_down\":([0-9]+)\\}\n")))
+      << stats;
+  EXPECT_EQ(std::stoull(m[1]), std::stoull(m[2]));  // one at a time: kept alive
+  EXPECT_GE(std::stoull(m[2]), 1u);
+  EXPECT_GT(std::stoull(m[3]), 0u);
+  EXPECT_GT(std::stoull(m[4]), value_.size());  // the bodies and their heads
+}
+
+// A throttle whose server is gone closes the client's connection: the
+// reader gets an error, not a hang.
+TEST_F(TzHttpServeTest, TheTcpThrottleClosesWhenItsServerIsGone) {
+  std::string port;
+  {
+    ServeProcess server({"--root", root_});
+    const std::string server_url = server.FirstLine();
+    port = server_url.substr(server_url.rfind(':') + 1);
+    server.Signal(SIGTERM);
+    ASSERT_EQ(server.Wait(), 0);
+  }
+  ServeProcess throttle({"--upstream", "127.0.0.1:" + port}, TZ_TCP_THROTTLE);
+  const std::string url = throttle.FirstLine();
+  HttpOptions options;
+  options.max_retries = 0;
+  auto store = MakeHttpStore(url + "/a.zarr", options);
+  ASSERT_TRUE(store.ok());
+  auto chunk = (*store)->Get("c/0/0");
+  EXPECT_FALSE(chunk.ok());
+  throttle.Signal(SIGTERM);
+  EXPECT_EQ(throttle.Wait(), 0);
+}
+
+TEST_F(TzHttpServeTest, TheTcpThrottlesBadArgumentsAreUsageErrors) {
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"--latency-ms", "5"},
+           {"--upstream", "no-port-here"},
+           {"--upstream", "127.0.0.1:80", "--megabytes-per-second", "-2"}}) {
+    ServeProcess p(args, TZ_TCP_THROTTLE);
+    EXPECT_EQ(p.FirstLine(), "");
+    EXPECT_EQ(p.Wait(), 2) << args[1];
+    EXPECT_NE(p.Stderr().find("tz_tcp_throttle: "), std::string::npos);
   }
 }
 
