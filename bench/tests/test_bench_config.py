@@ -105,7 +105,7 @@ def test_base_switching_codec_drops_the_old_level(write_toml):
     ('threads = [0]', "threads"),
     ('threads = ["many"]', "threads"),
     ('op = ["read_everything"]', "op"),
-    ('store = ["s3"]', "store"),
+    ('store = ["gcs"]', "store"),
     ('impl = ["zarr-python"]\nbaseline = "tensorstore"', "baseline"),
     ('impl = ["zarr-python", "zarr-python"]', "impl"),
     ('repeats = 0', "repeats"),

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import csv
+import json
 import sys
+
+import numpy as np
+import pytest
 
 from turbozarr_bench import cli
 
@@ -126,3 +130,22 @@ def test_find_python_checks_the_version_it_finds():
     here = "%d.%d" % sys.version_info[:2]
     found = envs.find_python(here)
     assert found and envs._version_of(found) == here
+
+
+def test_turbozarr_out_reads_every_run_into_one_buffer(tmp_path):
+    pytest.importorskip("turbozarr")
+    from turbozarr_bench.adapters import turbozarr_out
+
+    from .test_bench_http_store import _v3_fixture
+
+    data = _v3_fixture(tmp_path / "a.zarr")
+    meta = json.loads((tmp_path / "a.zarr" / "zarr.json").read_text())
+    driver = turbozarr_out.Driver({"impl": "turbozarr-out", "nthreads": 1, "options": {},
+                                   "fixture": {"meta": meta}, "env": {}})
+    driver.configure()
+    source = driver.local_source(str(tmp_path / "a.zarr"))
+    first = driver.read_all(driver.open(source))
+    first[...] = 0
+    second = driver.read_all(driver.open(source))
+    assert second is first, "the second read reuses the first one's buffer"
+    np.testing.assert_array_equal(second, data)

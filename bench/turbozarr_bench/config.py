@@ -7,8 +7,9 @@ Rules (see docs/benchmarks.md):
   `threads`, `store`, `cache`, `ceiling`); a plural table defines what a
   label means (`[datasets.<name>]` adds a dataset, `[env.<impl>]` pins an
   environment, `[options.<impl>]` sweeps an adapter's own declared axes).
-- `[http]` sets up the server behind store = "http" (latency, bandwidth per
-  connection, binary).
+- `[http]` sets up the link behind store = "http" and store = "s3" (latency,
+  bandwidth per connection, the binaries: tz_http_serve for HTTP, moto behind
+  tz_tcp_throttle for S3).
 - Dataset specs are validated here, when the file is read, before anything
   is installed or generated.
 """
@@ -27,7 +28,7 @@ from turbozarr_bench.datasets import DatasetSpec, SpecError, resolve
 
 DEFAULT_DATA_DIR = "~/.cache/turbozarr-bench/data"
 DEFAULT_ENV_DIR = "~/.cache/turbozarr-bench/envs"
-STORES = ("local", "memory", "zip", "http")
+STORES = ("local", "memory", "zip", "http", "s3")
 CACHES = ("warm", "cold")
 # [http]: key -> (default, one-line meaning)
 HTTP_KEYS: dict[str, tuple[Any, str]] = {
@@ -35,6 +36,8 @@ HTTP_KEYS: dict[str, tuple[Any, str]] = {
     "megabytes_per_second": (150, "per connection; MB = 10^6 bytes; 0 = unlimited"),
     "server": ("build/bench/serve/tz_http_serve", "relative to the repository"),
     "backlog": (1024, "connections held before they are accepted; 5 = a modest server"),
+    "throttle": ("build/bench/serve/tz_tcp_throttle",
+                 "the link in front of moto for store = \"s3\"; relative to the repository"),
 }
 
 # key -> (default, one-line meaning) ; the reference file is generated from this.
@@ -53,14 +56,14 @@ TOP_LEVEL: dict[str, tuple[Any, str]] = {
     "op": (["read_full"], f"operations: {', '.join(ALL_OPS)}"),
     "threads": (["all"], "thread counts: integers or \"all\" (= cores)"),
     "store": (["local"], "local (directory), memory, zip (fixture in a zip archive), "
-                         "http (served by tz_http_serve)"),
+                         "http (served by tz_http_serve), s3 (moto behind tz_tcp_throttle)"),
     "cache": (["warm"], "warm, or cold (fixture pages dropped before each run)"),
     "ceiling": (list(CEILINGS), f"physical ceilings per dataset: {', '.join(CEILINGS)}"),
     "datasets": ({}, "[datasets.<name>] tables: dataset specs"),
     "env": ({}, "[env.<impl>] tables: requires, python, pythonpath, binary"),
     "options": ({}, "[options.<impl>] tables: the adapter's own axes"),
     "http": ({k: v[0] for k, v in HTTP_KEYS.items()},
-             "[http] table: the server behind store = \"http\""),
+             "[http] table: the link behind store = \"http\" and \"s3\""),
 }
 ENV_KEYS = {"requires", "python", "pythonpath", "binary"}
 
@@ -71,12 +74,15 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True)
 class HttpConfig:
-    """The server behind store = "http": tz_http_serve, started for each case."""
+    """The link behind store = "http" (tz_http_serve, started for each case) and
+    store = "s3" (moto, started once per run, behind a tz_tcp_throttle for each
+    case)."""
 
     latency_ms: float = HTTP_KEYS["latency_ms"][0]
     megabytes_per_second: float = HTTP_KEYS["megabytes_per_second"][0]
     server: str = HTTP_KEYS["server"][0]
     backlog: int = HTTP_KEYS["backlog"][0]
+    throttle: str = HTTP_KEYS["throttle"][0]
 
 
 @dataclass
@@ -272,15 +278,15 @@ def _parse_http(path: Path, raw: dict[str, Any], stores: list[str]) -> HttpConfi
     table = raw["http"]
     if not isinstance(table, dict):
         raise _err(path, "http", "must be a table ([http])")
-    if "http" not in stores:
-        raise _err(path, "http", f"applies only to store = \"http\", which is not among "
-                   f"store = {stores}")
+    if "http" not in stores and "s3" not in stores:
+        raise _err(path, "http", f"applies only to store = \"http\" or \"s3\", neither of "
+                   f"which is among store = {stores}")
     for k, v in table.items():
         if k not in HTTP_KEYS:
             raise _err(path, f"http.{k}", f"unknown key (allowed: {', '.join(HTTP_KEYS)})")
-        if k == "server":
+        if k in ("server", "throttle"):
             if not isinstance(v, str) or not v:
-                raise _err(path, "http.server", f"must be a non-empty string, got {v!r}")
+                raise _err(path, f"http.{k}", f"must be a non-empty string, got {v!r}")
         elif k == "backlog":
             if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= 65535:
                 raise _err(path, "http.backlog", f"must be an integer in 1..65535, got {v!r}")
@@ -326,8 +332,8 @@ def reference_toml() -> str:
         '# pipeline = ["batched", "fused"]',
         '# remote = ["fsspec", "obstore"]',
         "",
-        "# The server behind store = \"http\" (started for each case; an error unless",
-        "# store has \"http\").",
+        "# The link behind store = \"http\" and \"s3\" (a server or throttle started for",
+        "# each case; an error unless store has \"http\" or \"s3\").",
         "# [http]",
     ]
     for key, (default, meaning) in HTTP_KEYS.items():

@@ -42,9 +42,11 @@ class ServerError(RuntimeError):
 
 @dataclass(frozen=True)
 class ServerStats:
-    """The server's exit line: totals over its whole life."""
+    """The server's exit line: totals over its whole life. tz_tcp_throttle (in
+    front of moto, for store = "s3") sees bytes, not requests: its `requests`
+    is None and `bytes_sent` counts the answers' heads too."""
 
-    requests: int
+    requests: int | None
     bytes_sent: int
     peak_connections: int
 
@@ -79,12 +81,15 @@ def parse_exit_line(stderr: str) -> ServerStats:
             continue
         try:
             doc = json.loads(line)
+            if "bytes_down" in doc:  # tz_tcp_throttle
+                return ServerStats(None, int(doc["bytes_down"]), int(doc["peak_connections"]))
             return ServerStats(**{k: int(doc[k]) for k in
                                   ("requests", "bytes_sent", "peak_connections")})
         except (ValueError, KeyError, TypeError):
             continue
     raise ServerError(f"no exit line {{\"requests\", \"bytes_sent\", \"peak_connections\"}} "
-                      f"in its stderr{_tail(stderr)}")
+                      f"(or tz_tcp_throttle's, with \"bytes_down\") in its stderr"
+                      f"{_tail(stderr)}")
 
 
 def _tail(text: str, lines: int = 3) -> str:

@@ -98,6 +98,10 @@ def build(case: dict[str, Any], driver: Driver) -> Measured:
         if op not in ("read_full", "read_chunks", "read_inner_chunks"):
             raise Unsupported("the HTTP store is read-only")
         source = driver.http_source(case["http"]["url"])
+    elif store == "s3":
+        if op not in ("read_full", "read_chunks", "read_inner_chunks"):
+            raise Unsupported("the S3 rows are reads of the uploaded fixture")
+        source = driver.s3_source(case["s3"])
     else:
         source = driver.local_source(path)
     files = measure.files_under(Path(path))

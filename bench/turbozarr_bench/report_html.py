@@ -12,9 +12,10 @@ cache, implementation):
   and CPU seconds over wall seconds (a rule at 1.0: one core busy).
 - Table: every row, for reading exact numbers.
 Rows whose checksum disagrees with the majority of their (operation, dataset)
-cell are hatched and marked with "≠" on every chart. Rows read over HTTP
-(store = http) also show the wire rate and link % beside their bar, and the
-server's requests and peak connections on hover and in the table.
+cell are hatched and marked with "≠" on every chart. Rows read over the
+throttled link (store = http or s3) also show the wire rate and link % beside
+their bar, and the server's requests and peak connections on hover and in
+the table.
 """
 
 from __future__ import annotations
@@ -133,7 +134,7 @@ function fmtS(s){ if (s == null) return "-"; if (s >= 100) return s.toFixed(0)+"
 // Store = http: the stored bytes the server sent per read, their rate, and the
 // share of the per-connection bandwidth.
 function linkText(r){ return r.wire_mbps == null ? "" : ` · wire ${r.wire_mbps.toFixed(0)} MB/s` + (r.link_pct == null ? "" : ` (${r.link_pct.toFixed(0)}% of link)`); }
-function linkTitle(r){ return r.store !== "http" ? "" : `\nlink: ${r.latency_ms ?? "?"} ms, ${r.link_mbps ? r.link_mbps + " MB/s per connection" : "unlimited"}; wire ${r.wire_mbps == null ? "-" : r.wire_mbps.toFixed(1) + " MB/s"}, ${r.requests == null ? "-" : r.requests.toFixed(0)} requests per read, peak ${r.peak_connections ?? "-"} connections`; }
+function linkTitle(r){ return r.store !== "http" && r.store !== "s3" ? "" : `\nlink: ${r.latency_ms ?? "?"} ms, ${r.link_mbps ? r.link_mbps + " MB/s per connection" : "unlimited"}; wire ${r.wire_mbps == null ? "-" : r.wire_mbps.toFixed(1) + " MB/s"}, ${r.requests == null ? "-" : r.requests.toFixed(0)} requests per read, peak ${r.peak_connections ?? "-"} connections`; }
 
 function init(){
   const runs = uniq(DATA.map(r => r.run_id)).sort();
@@ -294,7 +295,7 @@ function memory(rs, v){
 }
 
 function table(rs, v){
-  const served = rs.some(r => r.store === "http");
+  const served = rs.some(r => r.store === "http" || r.store === "s3");
   const cols = ["run_id","op","dataset","store","threads","cache","impl","variant","status","seconds","seconds_mad","seconds_min","seconds_max","gbps",
     ...(served ? ["wire_mbps","link_pct","requests","peak_connections"] : []),
     "cpu_per_wall","rss_base_mb","rss_peak_mb","resident_before","checksum","audit","loadavg","versions","reason","note"];

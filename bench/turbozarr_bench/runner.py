@@ -22,6 +22,12 @@ server's counts per read (wire bytes, requests) and its peak connections.
 Writes to it are `unsupported` (the server is read-only), and a cold cache is
 not applicable (the page cache is the server's; its files are kept warm so
 the link, not the disk, is measured).
+
+Store "s3": the fixture is uploaded to a moto S3 server (s3_server.py), one
+per run, and each case reads it through a tz_tcp_throttle with the same
+[http] link, started for the case; the row gets the throttle's bytes per read
+and peak connections (it sees bytes, not requests). Writes and a cold cache
+are left out as for "http".
 """
 
 from __future__ import annotations
@@ -42,7 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from turbozarr_bench import adapters, envs as envs_mod, http_server, table
+from turbozarr_bench import adapters, envs as envs_mod, http_server, s3_server, table
 from turbozarr_bench.adapters.base import READ_OPS, WRITE_OPS
 from turbozarr_bench.config import Experiment
 from turbozarr_bench.datasets import DatasetSpec, Fixture, ensure, fixture_if_cached
@@ -111,9 +117,9 @@ def not_applicable(op: str, ds: DatasetSpec, store: str, cache: str) -> str:
         return "the dataset is not sharded: it has no inner chunks"
     if cache == "cold" and store == "memory":
         return "a memory store has no page cache to drop"
-    if cache == "cold" and store == "http":
-        return ("an HTTP store's page cache is the server's, kept warm: the link is measured, "
-                "not the disk")
+    if cache == "cold" and store in ("http", "s3"):
+        return (f"an {store.upper()} store's page cache is the server's, kept warm: the link "
+                f"is measured, not the disk")
     if cache == "cold" and op == "write_full":
         return "write_full reads no fixture, so the page cache is irrelevant"
     return ""
@@ -125,6 +131,8 @@ def unsupported_reason(impl: str, case: Case) -> str:
     fmt = case.dataset.format_label
     if case.store == "http" and case.op in WRITE_OPS:
         return "the HTTP store is read-only (the server answers GET and HEAD)"
+    if case.store == "s3" and case.op in WRITE_OPS:
+        return "the S3 rows read the fixture uploaded to moto; writes are timed on other stores"
     if case.op not in mod.SUPPORTS:
         return reasons.get(f"op:{case.op}", f"{impl} cannot express {case.op}")
     if fmt not in mod.FORMATS:
@@ -187,13 +195,16 @@ def describe_plan(exp: Experiment, cases: list[Case], envs: dict[str, envs_mod.E
     lines.append(f"  env_dir  {exp.env_dir}")
     lines.append(f"  repeats {exp.repeats}, warmup {exp.warmup}, timeout {exp.timeout:.0f} s, "
                  f"baseline {exp.baseline}")
-    if "http" in exp.stores:
-        binary = http_server.resolve_binary(exp.http.server)
-        state = "present" if http_server.usable(binary) else \
-            "MISSING: its cases will read unavailable"
-        link = table.link_title({"latency_ms": exp.http.latency_ms,
-                                 "link_mbps": exp.http.megabytes_per_second})
-        lines.append(f"  http server {binary} ({state}); {link}, one server per case")
+    link = table.link_title({"latency_ms": exp.http.latency_ms,
+                             "link_mbps": exp.http.megabytes_per_second})
+    for store, what, binary, per_case in (("http", "http server", exp.http.server, "server"),
+                                          ("s3", "s3: moto behind", exp.http.throttle,
+                                           "throttle")):
+        if store in exp.stores:
+            binary = http_server.resolve_binary(binary)
+            state = "present" if http_server.usable(binary) else \
+                "MISSING: its cases will read unavailable"
+            lines.append(f"  {what} {binary} ({state}); {link}, one {per_case} per case")
     lines.append("")
     lines.append("datasets:")
     for ds in exp.datasets:
@@ -362,7 +373,7 @@ def make_row(exp: Experiment, run_id: str, case: Case, res: dict[str, Any],
     notes = list(res.get("notes") or [])
     if case.kind == "impl" and case.op in ("write_full", "round_trip") and res.get("audit"):
         notes.append(res["audit"])
-    if case.kind == "impl" and case.store == "http":
+    if case.kind == "impl" and case.store in ("http", "s3"):
         _http_columns(exp, row, res, notes)
     row["note"] = "; ".join(notes)
     return row
@@ -379,13 +390,17 @@ def _http_columns(exp: Experiment, row: dict[str, Any], res: dict[str, Any],
     if srv is None:
         return
     reads = exp.warmup + exp.repeats + 1
-    notes.append(f"server: {srv['requests']} requests, {srv['bytes_sent']} bytes sent, peak "
-                 f"{srv['peak_connections']} connections over {reads} reads")
+    if srv["requests"] is None:  # tz_tcp_throttle: bytes, heads included
+        notes.append(f"throttle: {srv['bytes_sent']} bytes sent, peak "
+                     f"{srv['peak_connections']} connections over {reads} reads")
+    else:
+        notes.append(f"server: {srv['requests']} requests, {srv['bytes_sent']} bytes sent, "
+                     f"peak {srv['peak_connections']} connections over {reads} reads")
     seconds = row.get("seconds")
     if row["status"] != "ok" or not seconds:
         return
     row["wire_bytes"] = srv["bytes_sent"] / reads
-    row["requests"] = srv["requests"] / reads
+    row["requests"] = None if srv["requests"] is None else srv["requests"] / reads
     row["peak_connections"] = srv["peak_connections"]
     row["wire_mbps"] = row["wire_bytes"] / seconds / 1e6
     if exp.http.megabytes_per_second > 0:
@@ -401,6 +416,25 @@ class Runner:
         needed = {c.impl for c in self.cases if c.state == "run" and c.kind == "impl"}
         self.envs = {impl: envs_mod.plan(impl, exp.env.get(impl, {}), exp.env_dir)
                      for impl in exp.impls if impl in needed}
+        self._moto: s3_server.Moto | None = None
+
+    def _start_moto(self, logdir: Path) -> str:
+        """Starts the run's moto; "" or why its cases are unavailable."""
+        binary = http_server.resolve_binary(self.exp.http.throttle)
+        if not http_server.usable(binary):
+            why = (f"no throttle at {binary} (build the tz_tcp_throttle target, or set "
+                   f"[http] throttle)")
+        else:
+            moto = s3_server.Moto(logdir)
+            try:
+                self.log(f"s3: moto at {moto.start()}")
+                self._moto = moto
+                return ""
+            except Exception as e:  # noqa: BLE001 - its cases are unavailable with this reason
+                moto.stop()
+                why = f"moto: {e}"
+        self.log(f"s3: UNAVAILABLE - {why}")
+        return why
 
     def describe(self) -> str:
         return describe_plan(self.exp, self.cases, self.envs)
@@ -435,27 +469,37 @@ class Runner:
                 server_missing = (f"no HTTP server at {binary} (build the tz_http_serve "
                                   f"target, or set [http] server)")
                 self.log(f"http server: UNAVAILABLE - {server_missing}")
-        self.log("cases:")
-        with Appender(exp.output) as out:
-            for n, case in enumerate(c for c in self.cases if c.state != "na"):
-                fx = fixtures.get(case.dataset.name)
-                env = harness if case.kind == "ceiling" else self.envs.get(case.impl)
-                load = loadavg()
-                if case.state == "unsupported":
-                    res = {"status": "unsupported", "reason": case.reason}
-                elif case.dataset.name in fixture_errors:
-                    res = {"status": "failed", "reason": fixture_errors[case.dataset.name]}
-                elif env is None or not env.ready:
-                    res = {"status": "unavailable",
-                           "reason": env.reason if env else "no environment"}
-                elif case.store == "http" and server_missing:
-                    res = {"status": "unavailable", "reason": server_missing}
-                else:
-                    res = self._run_one(case, fx, env, scratch / f"{n:04d}")
-                row = make_row(exp, self.run_id, case, res, fx, machine, env, load)
-                out.write(row)
-                rows.append(row)
-                self._progress(case, row)
+        s3_missing = ""
+        if any(c.store == "s3" for c in runnable):
+            s3_missing = self._start_moto(exp.data_dir / "_scratch" / f"{self.run_id}-moto")
+        try:
+            self.log("cases:")
+            with Appender(exp.output) as out:
+                for n, case in enumerate(c for c in self.cases if c.state != "na"):
+                    fx = fixtures.get(case.dataset.name)
+                    env = harness if case.kind == "ceiling" else self.envs.get(case.impl)
+                    load = loadavg()
+                    if case.state == "unsupported":
+                        res = {"status": "unsupported", "reason": case.reason}
+                    elif case.dataset.name in fixture_errors:
+                        res = {"status": "failed", "reason": fixture_errors[case.dataset.name]}
+                    elif env is None or not env.ready:
+                        res = {"status": "unavailable",
+                               "reason": env.reason if env else "no environment"}
+                    elif case.store == "http" and server_missing:
+                        res = {"status": "unavailable", "reason": server_missing}
+                    elif case.store == "s3" and s3_missing:
+                        res = {"status": "unavailable", "reason": s3_missing}
+                    else:
+                        res = self._run_one(case, fx, env, scratch / f"{n:04d}")
+                    row = make_row(exp, self.run_id, case, res, fx, machine, env, load)
+                    out.write(row)
+                    rows.append(row)
+                    self._progress(case, row)
+        finally:
+            if self._moto is not None:
+                self._moto.stop()
+                shutil.rmtree(self._moto.logdir, ignore_errors=True)
         shutil.rmtree(scratch, ignore_errors=True)
         self.log(f"appended {len(rows)} rows to {exp.output}")
         return rows
@@ -466,7 +510,7 @@ class Runner:
         doc = _case_doc(case, fx, self.exp, env, workdir, module)
         child_env = env.child_env() if case.kind == "impl" else envs_mod.Env(
             "h", "inline").child_env()
-        if case.kind == "impl" and case.store == "http":
+        if case.kind == "impl" and case.store in ("http", "s3"):
             res = self._run_served(case, fx, env, child_env, doc, workdir)
         else:
             res = run_child(env.python, child_env, doc, workdir, self.exp.timeout)
@@ -484,16 +528,30 @@ class Runner:
 
     def _run_served(self, case: Case, fx: Fixture, env: envs_mod.Env,
                     child_env: dict[str, str], doc: dict[str, Any], workdir: Path) -> dict:
-        """The case's child, reading from a server started for it alone."""
+        """The case's child, reading from a server (store "http") or a throttle in
+        front of moto (store "s3") started for it alone."""
         h = self.exp.http
-        server = http_server.HttpServer(
-            http_server.command(http_server.resolve_binary(h.server), fx.path, h.latency_ms,
-                                h.megabytes_per_second, h.backlog), workdir / "server")
+        if case.store == "s3":
+            try:
+                prefix = self._moto.upload(case.dataset.name, Path(fx.path))
+            except Exception as e:  # noqa: BLE001 - the case fails with this reason
+                return {"status": "failed", "reason": f"upload to moto: {e}"}
+            argv = s3_server.throttle_command(http_server.resolve_binary(h.throttle),
+                                              self._moto.endpoint, h.latency_ms,
+                                              h.megabytes_per_second)
+        else:
+            argv = http_server.command(http_server.resolve_binary(h.server), fx.path,
+                                       h.latency_ms, h.megabytes_per_second, h.backlog)
+        server = http_server.HttpServer(argv, workdir / "server")
         try:
-            doc["http"] = {"url": server.start(), "latency_ms": h.latency_ms,
-                           "megabytes_per_second": h.megabytes_per_second}
+            url = server.start()
         except http_server.ServerError as e:
-            return {"status": "failed", "reason": f"HTTP server: {e}"}
+            return {"status": "failed", "reason": f"{case.store.upper()} server: {e}"}
+        link = {"latency_ms": h.latency_ms, "megabytes_per_second": h.megabytes_per_second}
+        if case.store == "s3":
+            doc["s3"] = {**self._moto.source(url, prefix), **link}
+        else:
+            doc["http"] = {"url": url, **link}
         try:
             res = run_child(env.python, child_env, doc, workdir, self.exp.timeout)
         finally:
@@ -505,7 +563,7 @@ class Runner:
         if stats is not None:
             res["server"] = dataclasses.asdict(stats)
         else:  # the timings stand; the row says why the link columns are empty
-            res.setdefault("notes", []).append(f"HTTP server: {problem}")
+            res.setdefault("notes", []).append(f"{case.store.upper()} server: {problem}")
         return res
 
     def _progress(self, case: Case, row: dict[str, Any]) -> None:

@@ -106,13 +106,15 @@ def _group_title(row: dict[str, Any], describe: dict[str, str]) -> str:
     t = f"{threads}({n})" if str(threads) == "all" and n else str(threads)
     desc = describe.get(row.get("dataset", ""), "")
     store = str(row["store"])
-    link = link_title(row) if store == "http" else ""
+    link = link_title(row) if store in REMOTE_STORES else ""
     store += f"({link})" if link else ""
     return (f"{row['op']} | {row['dataset']}" + (f" [{desc}]" if desc else "")
             + f" | store={store} threads={t} cache={row['cache']}")
 
 
 HTTP_HEADER = ["wire MB/s", "link %", "requests", "peak conns"]
+# Stores read over the throttled link, whose rows have the link columns.
+REMOTE_STORES = ("http", "s3")
 
 
 def http_cells(row: dict[str, Any]) -> list[str]:
@@ -163,7 +165,7 @@ def render(rows: list[dict[str, Any]], baseline: str, describe: dict[str, str] |
                      and rows[i].get("status") == "ok"), None)
         header = ["impl", "variant", "median", "spread", "min..max", "GB/s", "cpu/wall",
                   "RSS MB base>peak", "checksum", f"speedup vs {baseline}"]
-        served = rows[idx[0]].get("store") == "http"
+        served = rows[idx[0]].get("store") in REMOTE_STORES
         if served:
             header += HTTP_HEADER
         table = [header]
@@ -269,9 +271,10 @@ def render_markdown(rows: list[dict[str, Any]], baseline: str) -> str:
                 cells.append(text)
             out.append("| " + " | ".join(line) + " | " + " | ".join(cells) + " |")
         out.append("")
-        served = [(r, m) for r, m in items if r.get("store") == "http"]
-        if any(r["status"] == "ok" for r, _ in served):
-            out.extend(_markdown_link_table(op, served, series, first))
+        for store in REMOTE_STORES:
+            served = [(r, m) for r, m in items if r.get("store") == store]
+            if any(r["status"] == "ok" for r, _ in served):
+                out.extend(_markdown_link_table(op, store, served, series, first))
     ceil = [r for r in rows if r.get("kind") == "ceiling" and r.get("status") == "ok"]
     if ceil:
         out.append("Ceilings in GB/s (pagecache: stored bytes; the others: decoded bytes):")
@@ -291,16 +294,17 @@ def render_markdown(rows: list[dict[str, Any]], baseline: str) -> str:
     return "\n".join(out)
 
 
-def _markdown_link_table(op: str, items: list[tuple[dict[str, Any], str]], series: list[str],
-                         first: dict[Any, int]) -> list[str]:
-    """The link columns of an operation's http rows, one cell per series."""
+def _markdown_link_table(op: str, store: str, items: list[tuple[dict[str, Any], str]],
+                         series: list[str], first: dict[Any, int]) -> list[str]:
+    """The link columns of an operation's rows over one remote store, one cell
+    per series."""
     link = next((link_title(r) for r, _ in items if link_title(r)), "")
     series = [s_ for s_ in series if any(_series(r) == s_ and r["status"] == "ok"
                                          for r, _ in items)]
     keys = ("dataset", "threads", "cache")
     lines = sorted({tuple(r[k] for k in keys) for r, _ in items},
                    key=lambda t: [first[(k, v)] for k, v in zip(keys, t)])
-    out = [f"**{op} over HTTP** ({link}): stored MB/s over the wire per read, link % (that "
+    out = [f"**{op} over {store.upper()}** ({link}): stored MB/s over the wire per read, link % (that "
            f"over the per-connection bandwidth), requests per read, peak connections", "",
            "| dataset | threads | cache | " + " | ".join(series) + " |",
            "|---|---|---|" + "---|" * len(series)]
@@ -315,7 +319,8 @@ def _markdown_link_table(op: str, items: list[tuple[dict[str, Any], str]], serie
                 cells.append(hit[0]["status"])
             else:
                 mbps, pct, req, peak = http_cells(hit[0])
-                parts = [f"{mbps} MB/s", pct, f"{req} req", f"{peak} conn"]
+                parts = [f"{mbps} MB/s" if mbps else "", pct, f"{req} req" if req else "",
+                         f"{peak} conn" if peak else ""]
                 cells.append(", ".join(p for p in parts if p) if mbps else "no server counts")
         out.append("| " + " | ".join(line) + " | " + " | ".join(cells) + " |")
     out.append("")

@@ -11,6 +11,7 @@ from types import ModuleType
 
 MODULES = {
     "turbozarr": "turbozarr_bench.adapters.turbozarr_api",
+    "turbozarr-out": "turbozarr_bench.adapters.turbozarr_out",
     "turbozarr-cli": "turbozarr_bench.adapters.turbozarr_cli",
     "zarr-python": "turbozarr_bench.adapters.zarr_python",
     "zarrs": "turbozarr_bench.adapters.zarrs_pipeline",

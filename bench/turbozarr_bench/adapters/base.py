@@ -12,7 +12,8 @@ library imported:
     FORMATS   the dataset formats it reads: "zarr2", "zarr3", "npy"
     STORES    "local", "memory", "zip" (the fixture packed into a zip archive of
               stored entries at its root, as zarr-python's ZipStore writes),
-              "http" (the fixture directory served over HTTP; reads only)
+              "http" (the fixture directory served over HTTP; reads only),
+              "s3" (the fixture uploaded to an S3 server; reads only)
     OPTIONS   its own closed axes, {"pipeline": ["batched", "fused"]}; the
               first value is the default
     OPTION_STORES  optional: the stores an axis applies to, {"remote": ("http",)};
@@ -131,6 +132,13 @@ class Driver:
         (key "a/b" is `url`/a/b); the server answers GET and HEAD with single byte
         ranges, and nothing else (no listing, no writes)."""
         raise Unsupported(f"{type(self).__module__} has no HTTP store")
+
+    def s3_source(self, s3: dict[str, Any]) -> Any:
+        """`s3` says where an S3 server holds the fixture's keys: "endpoint"
+        (http://127.0.0.1:PORT, path-style addressing), "bucket", "prefix" (key
+        "a/b" is object <prefix>/a/b), "region", "access_key_id" and
+        "secret_access_key" (requests are signed with SigV4)."""
+        raise Unsupported(f"{type(self).__module__} has no S3 store")
 
     def open(self, source: Any) -> Any:
         raise NotImplementedError

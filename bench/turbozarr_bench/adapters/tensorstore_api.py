@@ -6,7 +6,9 @@ otherwise. No cache pool is configured, so nothing is cached between runs.
 Chunk-by-chunk reads keep `threads` read futures in flight. Round trip is
 `dst.write(src)`, which TensorStore streams chunk by chunk.
 Over HTTP the kvstore is the "http" driver on the server's base URL, with
-TensorStore's default http_request_concurrency (32 requests in flight).
+TensorStore's default http_request_concurrency (32 requests in flight); over
+S3 it is the "s3" driver with the server as its endpoint, its credentials
+from the environment, and its default s3_request_concurrency.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ ENV = "venv"
 REQUIRES = ("tensorstore==0.1.86", "numpy==2.4.6")
 SUPPORTS = frozenset(ALL_OPS)
 FORMATS = frozenset({"zarr2", "zarr3"})
-STORES = frozenset({"local", "memory", "http"})
+STORES = frozenset({"local", "memory", "http", "s3"})
 OPTIONS: dict[str, list] = {}
 NOTE = "TensorStore Python API, no cache pool"
 
@@ -61,6 +63,15 @@ class Driver(_Base):
 
     def http_source(self, url: str) -> Any:
         return {"driver": "http", "base_url": url}
+
+    def s3_source(self, s3: dict[str, Any]) -> Any:
+        import os
+
+        # TensorStore's S3 driver takes keys from the environment (or a profile).
+        os.environ["AWS_ACCESS_KEY_ID"] = s3["access_key_id"]
+        os.environ["AWS_SECRET_ACCESS_KEY"] = s3["secret_access_key"]
+        return {"driver": "s3", "bucket": s3["bucket"], "path": s3["prefix"] + "/",
+                "endpoint": s3["endpoint"], "aws_region": s3["region"]}
 
     def open(self, source: Any) -> Any:
         return self.ts.open({"driver": self._driver(), "kvstore": source},

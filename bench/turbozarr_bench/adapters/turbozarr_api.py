@@ -4,7 +4,8 @@ Its environment is the harness's own interpreter with the repository's
 python/ directory on PYTHONPATH, so the row measures the working tree as
 built by `make build`, not a released wheel. Over HTTP the source is the
 server's URL itself: open_array opens an http:// URL with the library's HTTP
-store.
+store. Over S3 it is open_store("s3://bucket/prefix", endpoint_url=...,
+credentials), the library's S3 store with its defaults.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ ENV = "project"
 REQUIRES: tuple[str, ...] = ()
 SUPPORTS = frozenset(ALL_OPS)
 FORMATS = frozenset({"zarr2", "zarr3"})
-STORES = frozenset({"local", "memory", "zip", "http"})
+STORES = frozenset({"local", "memory", "zip", "http", "s3"})
 OPTIONS: dict[str, list] = {}
 NOTE = ("turbozarr Python API, threads from turbozarr.config.set_threads; "
         "round trips stream with Array.iter_blocks")
@@ -65,6 +66,12 @@ class Driver(_Base):
 
     def http_source(self, url: str) -> Any:
         return url  # an http:// URL opens the HTTP store
+
+    def s3_source(self, s3: dict[str, Any]) -> Any:
+        return self.tz.open_store(
+            f"s3://{s3['bucket']}/{s3['prefix']}", endpoint_url=s3["endpoint"],
+            region=s3["region"], access_key_id=s3["access_key_id"],
+            secret_access_key=s3["secret_access_key"], addressing="path")
 
     def open(self, source: Any) -> Any:
         return self.tz.open_array(source, mode="r")

@@ -9,7 +9,8 @@ zarr_benchmarks scripts do.
 Over HTTP (store = "http") the `remote` axis picks the store: "fsspec" is
 FsspecStore.from_url (fsspec's HTTPFileSystem on aiohttp), "obstore" is
 ObjectStore over obstore's HTTPStore (Rust object_store). Both keep
-zarr-python's default of `async.concurrency` (10) requests in flight.
+zarr-python's default of `async.concurrency` (10) requests in flight. Over S3
+(store = "s3") the store is ObjectStore over obstore's S3Store.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ PYTHON = "3.12"
 REQUIRES = (ZARR, "numcodecs==0.16.6", "numpy==2.4.6", *REMOTE_REQUIRES)
 SUPPORTS = frozenset(ALL_OPS)
 FORMATS = frozenset({"zarr2", "zarr3"})
-STORES = frozenset({"local", "memory", "zip", "http"})
+STORES = frozenset({"local", "memory", "zip", "http", "s3"})
 OPTIONS = {"pipeline": ["batched", "fused"], "remote": ["fsspec", "obstore"]}
 OPTION_STORES = {"remote": ("http",)}
 NOTE = ("zarr-python 3.4 sync API; pipeline = batched (default) or fused (a zarr without "
@@ -121,6 +122,20 @@ class Driver(_Base):
             raise Unsupported(f"remote = {remote}: {e.name} is not installed in this "
                               f"environment (pin it in [env.{self.case.get('impl', NAME)}] "
                               f"requires)") from None
+
+    def s3_source(self, s3: dict[str, Any]) -> Any:
+        try:
+            from obstore.store import S3Store
+        except ImportError as e:
+            raise Unsupported(f"store = s3: {e.name} is not installed in this environment "
+                              f"(pin obstore in [env.{self.case.get('impl', NAME)}] requires)"
+                              ) from None
+        inner = S3Store(s3["bucket"], prefix=s3["prefix"], endpoint=s3["endpoint"],
+                        region=s3["region"], access_key_id=s3["access_key_id"],
+                        secret_access_key=s3["secret_access_key"],
+                        virtual_hosted_style_request=False,
+                        client_options={"allow_http": True})
+        return self.zarr.storage.ObjectStore(inner, read_only=True)
 
     def open(self, source: Any) -> Any:
         a = self.zarr.open_array(store=source, mode="r")
