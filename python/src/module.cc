@@ -20,4 +20,5 @@ NB_MODULE(_core, m) {
   turbozarr::python::BindVcz(m);
   turbozarr::python::BindOme(m);
   turbozarr::python::BindSparse(m);
+  turbozarr::python::BindResultMemory(m);
 }

@@ -28,9 +28,13 @@ _ALIGNMENT = 64
 
 
 def _aligned_empty(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
-    """np.empty(shape, dtype), its data starting on a _ALIGNMENT boundary."""
+    """np.empty(shape, dtype), its data starting on a _ALIGNMENT boundary. A
+    large one reuses the memory of a dropped result of the same size, whose
+    pages the process already has (see result_memory_binding.cc)."""
     dtype = np.dtype(dtype)
     nbytes = math.prod(shape) * dtype.itemsize
+    if nbytes >= _core.POOLED_RESULT_BYTES:
+        return _core.result_bytes(nbytes).view(dtype).reshape(shape)
     raw = np.empty(nbytes + _ALIGNMENT, dtype=np.uint8)
     start = -raw.ctypes.data % _ALIGNMENT
     return raw[start:start + nbytes].view(dtype).reshape(shape)

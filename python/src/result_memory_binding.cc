@@ -1,0 +1,161 @@
+// Result memory: where the arrays that reads hand to numpy live, when they
+// are large.
+//
+// A fresh result costs the kernel a page fault and a zeroed page for every
+// 4 KiB (or 2 MiB) of it the first time the read writes there. For a read of
+// 1 GB in 20,000 small chunks that was twice the decoding, and it varied
+// from run to run by a factor of two or more (huge pages, whose first touch
+// on a virtual machine can wait for the host). Loaders, tile servers and
+// benchmarks read results of the same size again and again, and drop the
+// previous one first. So a result's memory, once numpy lets go of it, is
+// kept for the next result of the same size: that read writes into pages
+// the process already has, as a read with `out=` does.
+//
+// The memory comes from mmap, page-aligned. A dropped block is marked
+// MADV_FREE and kept while the kept blocks total at most a share of the
+// machine's memory (the oldest go first): the kernel may still take the
+// pages of a kept block when memory runs short, and a later read then
+// writes into fresh zeroed pages, as without the cache. A read writes every
+// byte of its result (the fill value where a chunk is missing), so stale
+// contents are never seen.
+//
+// Thread safety: every function here runs with the GIL held (the capsule
+// that owns a block is destroyed by Python with it), which is also what
+// makes the cache safe across fork(): no other thread is inside it then.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <deque>
+#include <new>
+#include <optional>
+#include <utility>
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+
+#include "bindings.h"
+
+namespace nb = nanobind;
+
+namespace turbozarr::python {
+namespace {
+
+// Results smaller than this come from numpy's own allocator (see _array.py).
+constexpr size_t kPooledResultBytes = size_t{1} << 20;
+
+size_t PageRounded(size_t n) {
+  static const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  return (n + page - 1) / page * page;
+}
+
+// At most 1/8 of the machine's memory is kept for later results.
+size_t CacheLimit() {
+  static const size_t limit = [] {
+    const long pages = ::sysconf(_SC_PHYS_PAGES);
+    const long page = ::sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0) return size_t{1} << 30;
+    return static_cast<size_t>(pages) * static_cast<size_t>(page) / 8;
+  }();
+  return limit;
+}
+
+class ResultCache {
+ public:
+  // A block of `size` bytes (page-rounded): a kept one of that size, else a
+  // new mapping; nullptr when the system has no memory to give.
+  void* Take(size_t size) {
+    for (auto it = kept_.begin(); it != kept_.end(); ++it) {
+      if (it->second == size) {
+        void* p = it->first;
+        kept_.erase(it);
+        kept_bytes_ -= size;
+        return p;
+      }
+    }
+    void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                     -1, 0);
+    return p == MAP_FAILED ? nullptr : p;
+  }
+
+  // Keeps a dropped block for a later result, or unmaps it.
+  void Give(void* p, size_t size) {
+    const size_t limit = limit_override_ ? *limit_override_ : CacheLimit();
+    if (size > limit) {
+      ::munmap(p, size);
+      return;
+    }
+    while (kept_bytes_ + size > limit) {  // the oldest first
+      ::munmap(kept_.front().first, kept_.front().second);
+      kept_bytes_ -= kept_.front().second;
+      kept_.pop_front();
+    }
+    ::madvise(p, size, MADV_FREE);  // the kernel may take the pages back
+    kept_.emplace_back(p, size);
+    kept_bytes_ += size;
+  }
+
+  void Clear() {
+    for (auto& [p, size] : kept_) ::munmap(p, size);
+    kept_.clear();
+    kept_bytes_ = 0;
+  }
+
+  size_t kept_bytes() const { return kept_bytes_; }
+  void set_limit(std::optional<size_t> limit) { limit_override_ = limit; }
+
+ private:
+  std::deque<std::pair<void*, size_t>> kept_;  // oldest first
+  size_t kept_bytes_ = 0;
+  std::optional<size_t> limit_override_;
+};
+
+ResultCache& Cache() {
+  static ResultCache* cache = new ResultCache;  // never destroyed: blocks outlive statics
+  return *cache;
+}
+
+struct Block {
+  void* data;
+  size_t size;
+};
+
+nb::object ResultBytes(size_t nbytes) {
+  const size_t size = PageRounded(std::max<size_t>(nbytes, 1));
+  void* data = Cache().Take(size);
+  if (data == nullptr) throw std::bad_alloc();
+  auto* block = new Block{data, size};
+  nb::capsule owner(block, [](void* p) noexcept {
+    auto* b = static_cast<Block*>(p);
+    Cache().Give(b->data, b->size);
+    delete b;
+  });
+  return nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>>(data, {nbytes}, owner).cast();
+}
+
+}  // namespace
+
+void BindResultMemory(nb::module_& m) {
+  m.attr("POOLED_RESULT_BYTES") = kPooledResultBytes;
+  m.def("result_bytes", &ResultBytes, nb::arg("nbytes"),
+        "A new uint8 array of `nbytes` for a read's result, page-aligned; its memory "
+        "is kept for a later result of the same size once it is dropped.");
+  m.def(
+      "result_cache_bytes", [] { return Cache().kept_bytes(); },
+      "Bytes of dropped results kept for later ones.");
+  m.def(
+      "set_result_cache_limit",
+      [](std::optional<size_t> limit) {
+        Cache().set_limit(limit);
+        if (limit && Cache().kept_bytes() > *limit) Cache().Clear();
+      },
+      nb::arg("limit").none(),
+      "Caps the bytes kept (None: 1/8 of the machine's memory); for tests.");
+  m.def(
+      "clear_result_cache", [] { Cache().Clear(); },
+      "Unmaps every kept result block.");
+}
+
+}  // namespace turbozarr::python
