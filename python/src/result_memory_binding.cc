@@ -11,13 +11,15 @@
 // kept for the next result of the same size: that read writes into pages
 // the process already has, as a read with `out=` does.
 //
-// The memory comes from mmap, page-aligned. A dropped block is marked
-// MADV_FREE and kept while the kept blocks total at most a share of the
-// machine's memory (the oldest go first): the kernel may still take the
-// pages of a kept block when memory runs short, and a later read then
-// writes into fresh zeroed pages, as without the cache. A read writes every
-// byte of its result (the fill value where a chunk is missing), so stale
-// contents are never seen.
+// The memory comes from mmap, page-aligned. A dropped block is kept while
+// the kept blocks total at most 1/16 of the machine's memory (the oldest go
+// first), and for at most kKeptFor: a block not taken again by then is
+// unmapped at the next result made or dropped, so a process that stops
+// reading holds at most that share. (Marking kept blocks MADV_FREE, so that
+// the kernel could take them back, cost their reuse 60 ms per GB: every
+// page's dirty bit set again on the next write.) A read writes every byte of
+// its result (the fill value where a chunk is missing), so stale contents
+// are never seen.
 //
 // Thread safety: every function here runs with the GIL held (the capsule
 // that owns a block is destroyed by Python with it), which is also what
@@ -26,6 +28,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <new>
@@ -51,25 +54,37 @@ size_t PageRounded(size_t n) {
   return (n + page - 1) / page * page;
 }
 
-// At most 1/8 of the machine's memory is kept for later results.
+// At most 1/16 of the machine's memory is kept for later results.
 size_t CacheLimit() {
   static const size_t limit = [] {
     const long pages = ::sysconf(_SC_PHYS_PAGES);
     const long page = ::sysconf(_SC_PAGESIZE);
     if (pages <= 0 || page <= 0) return size_t{1} << 30;
-    return static_cast<size_t>(pages) * static_cast<size_t>(page) / 8;
+    return static_cast<size_t>(pages) * static_cast<size_t>(page) / 16;
   }();
   return limit;
 }
 
+// A kept block not taken again within this long is given back.
+constexpr std::chrono::seconds kKeptFor{10};
+
 class ResultCache {
  public:
+  using Clock = std::chrono::steady_clock;
+
+  struct Kept {
+    void* data;
+    size_t size;
+    Clock::time_point since;
+  };
+
   // A block of `size` bytes (page-rounded): a kept one of that size, else a
   // new mapping; nullptr when the system has no memory to give.
   void* Take(size_t size) {
+    DropStale();
     for (auto it = kept_.begin(); it != kept_.end(); ++it) {
-      if (it->second == size) {
-        void* p = it->first;
+      if (it->size == size) {
+        void* p = it->data;
         kept_.erase(it);
         kept_bytes_ -= size;
         return p;
@@ -82,34 +97,44 @@ class ResultCache {
 
   // Keeps a dropped block for a later result, or unmaps it.
   void Give(void* p, size_t size) {
+    DropStale();
     const size_t limit = limit_override_ ? *limit_override_ : CacheLimit();
     if (size > limit) {
       ::munmap(p, size);
       return;
     }
-    while (kept_bytes_ + size > limit) {  // the oldest first
-      ::munmap(kept_.front().first, kept_.front().second);
-      kept_bytes_ -= kept_.front().second;
-      kept_.pop_front();
-    }
-    ::madvise(p, size, MADV_FREE);  // the kernel may take the pages back
-    kept_.emplace_back(p, size);
+    while (kept_bytes_ + size > limit) DropOldest();
+    kept_.push_back({p, size, Clock::now()});
     kept_bytes_ += size;
   }
 
   void Clear() {
-    for (auto& [p, size] : kept_) ::munmap(p, size);
-    kept_.clear();
-    kept_bytes_ = 0;
+    while (!kept_.empty()) DropOldest();
   }
 
   size_t kept_bytes() const { return kept_bytes_; }
   void set_limit(std::optional<size_t> limit) { limit_override_ = limit; }
+  void set_kept_for(std::optional<double> seconds) {
+    kept_for_ = seconds ? std::chrono::duration_cast<Clock::duration>(
+                              std::chrono::duration<double>(*seconds))
+                        : Clock::duration(kKeptFor);
+  }
 
  private:
-  std::deque<std::pair<void*, size_t>> kept_;  // oldest first
+  void DropOldest() {
+    ::munmap(kept_.front().data, kept_.front().size);
+    kept_bytes_ -= kept_.front().size;
+    kept_.pop_front();
+  }
+  void DropStale() {
+    const Clock::time_point now = Clock::now();
+    while (!kept_.empty() && now - kept_.front().since > kept_for_) DropOldest();
+  }
+
+  std::deque<Kept> kept_;  // oldest first
   size_t kept_bytes_ = 0;
   std::optional<size_t> limit_override_;
+  Clock::duration kept_for_ = kKeptFor;
 };
 
 ResultCache& Cache() {
@@ -147,12 +172,14 @@ void BindResultMemory(nb::module_& m) {
       "Bytes of dropped results kept for later ones.");
   m.def(
       "set_result_cache_limit",
-      [](std::optional<size_t> limit) {
+      [](std::optional<size_t> limit, std::optional<double> kept_for) {
         Cache().set_limit(limit);
+        Cache().set_kept_for(kept_for);
         if (limit && Cache().kept_bytes() > *limit) Cache().Clear();
       },
-      nb::arg("limit").none(),
-      "Caps the bytes kept (None: 1/8 of the machine's memory); for tests.");
+      nb::arg("limit").none(), nb::arg("kept_for").none() = nb::none(),
+      "Caps the bytes kept (None: 1/16 of the machine's memory) and how long, in "
+      "seconds (None: 10); for tests.");
   m.def(
       "clear_result_cache", [] { Cache().Clear(); },
       "Unmaps every kept result block.");

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gc
 import multiprocessing as mp
+import time
 
 import numpy as np
 import pytest
@@ -94,6 +95,19 @@ def test_the_kept_memory_stays_within_its_limit(big):
     del out
     assert _core.result_cache_bytes() == 0, "nothing is kept with a limit of 0"
     assert_bit_equal(a[...], data)
+
+
+def test_a_block_not_taken_again_soon_is_given_back(big):
+    a, data, path = big
+    _core.set_result_cache_limit(None, kept_for=0.2)
+    x = a[...]
+    del x
+    assert _core.result_cache_bytes() == data.nbytes
+    time.sleep(0.3)
+    small = a[:1024]  # making (and dropping) a result looks at the kept blocks
+    assert _core.result_cache_bytes() == 0
+    del small
+    assert _core.result_cache_bytes() == data.nbytes // 2
 
 
 def _read_in_child(path, q):
