@@ -31,6 +31,31 @@ Status HttpStore::ReadOnly(std::string_view what) const {
                                  std::string(what) + ")");
 }
 
+namespace {
+
+// Whether `key` names a Zarr metadata document (v2 or v3, consolidated
+// metadata included), the only keys whose absence the store remembers.
+bool IsMetadataKey(std::string_view key) {
+  const size_t slash = key.rfind('/');
+  const std::string_view name = slash == std::string_view::npos ? key : key.substr(slash + 1);
+  return name == "zarr.json" || name == ".zarray" || name == ".zgroup" ||
+         name == ".zattrs" || name == ".zmetadata";
+}
+
+}  // namespace
+
+bool HttpStore::KnownAbsent(std::string_view key) const {
+  if (!IsMetadataKey(key)) return false;
+  std::lock_guard<std::mutex> lock(absent_mutex_);
+  return absent_.find(key) != absent_.end();
+}
+
+void HttpStore::NoteAbsent(std::string_view key) {
+  if (!IsMetadataKey(key)) return;
+  std::lock_guard<std::mutex> lock(absent_mutex_);
+  absent_.emplace(key);
+}
+
 Status HttpStore::NoListing() const {
   return Status::Unsupported(base_ +
                              ": HTTP servers cannot list keys; open groups through "
@@ -59,6 +84,28 @@ Result<std::optional<internal::FetchedBytes>> Interpret(const std::string& url,
 Status HttpStore::Read(std::span<const ReadRequest> requests,
                        std::span<ReadAnswer> answers) {
   for (const ReadRequest& r : requests) TZ_RETURN_NOT_OK(ValidateKey(r.key));
+  // Documents known to be absent are answered here; the rest go out.
+  std::vector<size_t> asked;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    if (KnownAbsent(requests[i].key)) {
+      answers[i] = ReadAnswer{};
+    } else {
+      asked.push_back(i);
+    }
+  }
+  if (asked.size() < requests.size()) {
+    std::vector<ReadRequest> some;
+    std::vector<ReadAnswer> some_answers(asked.size());
+    for (size_t i : asked) some.push_back(requests[i]);
+    TZ_RETURN_NOT_OK(Fetch(some, some_answers));
+    for (size_t k = 0; k < asked.size(); ++k) answers[asked[k]] = some_answers[k];
+    return Status::OK();
+  }
+  return Fetch(requests, answers);
+}
+
+Status HttpStore::Fetch(std::span<const ReadRequest> requests,
+                        std::span<ReadAnswer> answers) {
   const HttpOptions& opt = transport_->options();
   auto fetch = [&](std::span<const internal::PlannedRead> plan,
                    std::span<std::optional<internal::FetchedBytes>> out) -> Status {
@@ -82,18 +129,26 @@ Status HttpStore::Read(std::span<const ReadRequest> requests,
   };
   // One window: the transport keeps at most max_concurrency in flight and
   // queues the rest without signing or buffering them.
-  return internal::ReadPlanned(requests, answers, {opt.coalesce_gap, opt.coalesce_max},
-                               requests.size(), fetch);
+  TZ_RETURN_NOT_OK(internal::ReadPlanned(
+      requests, answers, {opt.coalesce_gap, opt.coalesce_max}, requests.size(), fetch));
+  for (size_t i = 0; i < requests.size(); ++i) {
+    if (!answers[i].found) NoteAbsent(requests[i].key);
+  }
+  return Status::OK();
 }
 
 Result<std::optional<uint64_t>> HttpStore::Size(std::string_view key) {
   TZ_RETURN_NOT_OK(ValidateKey(key));
+  if (KnownAbsent(key)) return std::optional<uint64_t>();
   const std::string where = base_ + "/" + std::string(key);
   HttpRequest head;
   head.method = "HEAD";
   head.url = Url(key);
   TZ_ASSIGN_OR_RETURN(HttpResponse r, transport_->Fetch(head));
-  if (r.status == 404 || r.status == 410) return std::optional<uint64_t>();
+  if (r.status == 404 || r.status == 410) {
+    NoteAbsent(key);
+    return std::optional<uint64_t>();
+  }
   if (r.status < 200 || r.status > 299) {
     return Status::IOError("HEAD " + where + ": HTTP " + std::to_string(r.status) +
                            Attempts(r));

@@ -17,7 +17,10 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "store/http_transport.h"
 #include "turbozarr/remote_store.h"
@@ -45,14 +48,27 @@ class HttpStore final : public Store {
   std::string Describe() const override { return base_; }
 
  private:
+  // Read, for requests that go to the server.
+  Status Fetch(std::span<const ReadRequest> requests, std::span<ReadAnswer> answers);
   // The URL to request for `key`, query string included.
   std::string Url(std::string_view key) const;
   Status ReadOnly(std::string_view what) const;
   Status NoListing() const;
+  // Metadata documents the server said it does not have (404 or 410): the
+  // store is read-only, so they are absent for its life and are not asked
+  // for again. Opening an array probes for the other format's documents
+  // (zarr.json beside .zarray), and a program that opens the arrays of a
+  // group one by one, or the same array in several tasks, asked each time.
+  // Chunks are not remembered: a missing chunk is read once per read anyway,
+  // and there may be millions.
+  bool KnownAbsent(std::string_view key) const;
+  void NoteAbsent(std::string_view key);
 
   std::string base_;
   std::string query_;
   std::unique_ptr<HttpTransport> transport_;
+  mutable std::mutex absent_mutex_;
+  std::set<std::string, std::less<>> absent_;  // guarded by absent_mutex_
 };
 
 }  // namespace turbozarr

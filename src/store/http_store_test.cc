@@ -316,6 +316,49 @@ TEST(HttpStoreTest, NeighbouringRangesAreMergedIntoOneRequest) {
   }
 }
 
+// A read-only store remembers the metadata documents the server does not
+// have: opening arrays again (or another array's probes for the other
+// format) asks the server once. Chunks are asked every time.
+TEST(HttpStoreTest, AbsentMetadataDocumentsAreAskedForOnce) {
+  FaultHttpServer server;
+  ASSERT_TRUE(server.Start().ok());
+  server.Put("a/.zarray", "{}");
+  auto s = MakeHttpStore(server.url(), FastOptions());
+  ASSERT_TRUE(s.ok());
+  const uint64_t before = server.requests();
+  const std::vector<KeyRange> open = {{"a/zarr.json", ByteRange::Full()},
+                                      {"a/.zarray", ByteRange::Full()},
+                                      {"a/.zattrs", ByteRange::Full()}};
+  for (int round = 0; round < 3; ++round) {
+    auto r = (*s)->GetMany(open);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_FALSE((*r)[0].has_value());
+    ASSERT_TRUE((*r)[1].has_value());
+    EXPECT_EQ((*r)[1]->chars(), "{}");
+    EXPECT_FALSE((*r)[2].has_value());
+  }
+  // 3 the first time, then only the document that exists.
+  EXPECT_EQ(server.requests() - before, 3u + 2u);
+  auto size = (*s)->Size("a/zarr.json");
+  ASSERT_TRUE(size.ok());
+  EXPECT_FALSE(size->has_value());
+  auto gone = (*s)->Get("a/.zattrs");
+  ASSERT_TRUE(gone.ok());
+  EXPECT_FALSE(gone->has_value());
+  EXPECT_EQ(server.requests() - before, 5u);
+  // A HEAD that finds nothing is remembered too.
+  ASSERT_TRUE((*s)->Size("b/.zgroup").ok());
+  ASSERT_TRUE((*s)->Size("b/.zgroup").ok());
+  EXPECT_EQ(server.requests() - before, 6u);
+  // Chunks are not metadata: each read asks.
+  for (int round = 0; round < 2; ++round) {
+    auto chunk = (*s)->Get("a/0.0");
+    ASSERT_TRUE(chunk.ok());
+    EXPECT_FALSE(chunk->has_value());
+  }
+  EXPECT_EQ(server.requests() - before, 8u);
+}
+
 TEST(HttpStoreTest, RandomFaultsNeverGiveWrongBytes) {
   FaultHttpServer server;
   ASSERT_TRUE(server.Start().ok());
