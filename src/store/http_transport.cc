@@ -19,6 +19,8 @@
 #include <utility>
 
 #include "store/http_host_policy.h"
+#include "store/http_options.h"
+#include "store/url_origin.h"
 #include "store/store_internal.h"
 #include "util/thread_annotations.h"
 
@@ -87,63 +89,6 @@ std::string_view Trim(std::string_view s) {
 
 constexpr int kMaxRedirects = 8;
 
-bool IsRedirect(long status) {
-  return status == 301 || status == 302 || status == 303 || status == 307 ||
-         status == 308;
-}
-
-// The scheme, host name (lower case) and port (the scheme's default if none
-// is written) of an absolute URL; nullopt if it is not one.
-struct UrlOrigin {
-  std::string scheme;
-  std::string host;
-  std::string port;
-};
-
-std::optional<UrlOrigin> OriginOf(const std::string& url) {
-  CURLU* u = curl_url();
-  if (u == nullptr) return std::nullopt;
-  std::optional<UrlOrigin> origin;
-  if (curl_url_set(u, CURLUPART_URL, url.c_str(), 0) == CURLUE_OK) {
-    char* scheme = nullptr;
-    char* host = nullptr;
-    char* port = nullptr;
-    if (curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
-        curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
-        curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK) {
-      origin = UrlOrigin{internal::AsciiLower(scheme), internal::AsciiLower(host), port};
-    }
-    curl_free(scheme);
-    curl_free(host);
-    curl_free(port);
-  }
-  curl_url_cleanup(u);
-  return origin;
-}
-
-// Why a redirect from `from` to `to` is not followed, or "" if it is: the
-// same host name and port, or http to https on the same host name, unless
-// `any_host`; never from https to http, which would send in clear what was
-// meant to be encrypted.
-std::string RedirectRefusal(const std::string& from, const std::string& to,
-                            bool any_host) {
-  std::optional<UrlOrigin> a = OriginOf(from);
-  std::optional<UrlOrigin> b = OriginOf(to);
-  if (!a || !b) return "redirected to a URL that cannot be parsed";
-  if (a->scheme == "https" && b->scheme != "https") {
-    return "redirected from https to " + b->scheme + " (" + b->host +
-           "), which is refused";
-  }
-  if (any_host) return "";
-  const bool same_place =
-      a->host == b->host && (a->port == b->port || (a->scheme == "http" &&
-                                                    b->scheme == "https"));
-  if (same_place) return "";
-  return "redirected from " + a->host + ":" + a->port + " to another host, " + b->host +
-         ":" + b->port +
-         ", which is refused (it would receive the request's headers and "
-         "credentials; HttpOptions::redirects_to_other_hosts allows it)";
-}
 
 struct HostQueue;
 
@@ -307,35 +252,7 @@ std::optional<milliseconds> RetryAfter(const HttpResponse& response) {
   return milliseconds(std::min<uint64_t>(seconds, 3600) * 1000);
 }
 
-// Connections per host when neither the options nor the environment say.
-constexpr int kDefaultMaxConnections = 32;
 
-// TURBOZARR_HTTP_MAX_CONNECTIONS as a positive count, or 0.
-int MaxConnectionsFromEnvironment() {
-  const char* v = std::getenv("TURBOZARR_HTTP_MAX_CONNECTIONS");
-  if (v == nullptr) return 0;
-  int n = 0;
-  const std::string_view text(v);
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-  return ec == std::errc() && end == text.data() + text.size() && n > 0 ? n : 0;
-}
-
-// The options with counts that make sense.
-HttpOptions Normalised(HttpOptions options) {
-  options.max_concurrency = std::max(1, options.max_concurrency);
-  options.max_retries = std::max(0, options.max_retries);
-  if (options.max_connections <= 0) options.max_connections = MaxConnectionsFromEnvironment();
-  if (options.max_connections <= 0) options.max_connections = kDefaultMaxConnections;
-  options.max_connections = std::min(options.max_connections, options.max_concurrency);
-  return options;
-}
-
-// "scheme://host:port" of `url`, the key of its host's queue; "" if it
-// cannot be parsed (curl will say why when the request is sent).
-std::string HostKey(const std::string& url) {
-  std::optional<UrlOrigin> o = OriginOf(url);
-  return o ? o->scheme + "://" + o->host + ":" + o->port : std::string();
-}
 
 }  // namespace
 
@@ -515,7 +432,7 @@ void HttpTransport::Driver::Run() {
 }
 
 HostQueue& HttpTransport::Driver::HostOf(const std::string& url) {
-  std::unique_ptr<HostQueue>& host = hosts_[HostKey(url)];
+  std::unique_ptr<HostQueue>& host = hosts_[internal::HostKey(url)];
   if (!host) {
     host = std::make_unique<HostQueue>(internal::HostPolicy::Limits{
         .max_connections = options_.max_connections,
@@ -673,7 +590,7 @@ void HttpTransport::Driver::Complete(CURL* easy, CURLcode code) {
   curl_easy_getinfo(easy, CURLINFO_HTTP_VERSION, &http_version);
   if (http_version >= CURL_HTTP_VERSION_2_0) t->host->policy.SetMultiplexed();
   std::string location;
-  if (IsRedirect(status)) {
+  if (internal::IsRedirect(status)) {
     char* where = nullptr;  // resolved against the URL asked for
     curl_easy_getinfo(easy, CURLINFO_REDIRECT_URL, &where);
     if (where != nullptr) location = where;
@@ -718,7 +635,7 @@ void HttpTransport::Driver::Complete(CURL* easy, CURLcode code) {
   }
   if (failure.empty() && !location.empty()) {
     std::string refusal =
-        RedirectRefusal(t->url, location, options_.redirects_to_other_hosts);
+        internal::RedirectRefusal(t->url, location, options_.redirects_to_other_hosts);
     if (refusal.empty() && t->redirects == kMaxRedirects) {
       refusal = "more than " + std::to_string(kMaxRedirects) + " redirects in a row";
     }
@@ -884,26 +801,6 @@ void HttpTransport::Driver::CancelAll() {
 
 namespace {
 
-// Every field of `o`, so that transports share a driver only when they would
-// send the same requests the same way.
-std::string OptionsKey(const HttpOptions& o) {
-  std::string key;
-  for (int64_t n : {o.connect_timeout.count(), o.idle_timeout.count(),
-                    o.request_timeout.count(), o.deadline.count(),
-                    int64_t{o.max_concurrency}, int64_t{o.max_connections},
-                    int64_t{o.max_retries}, o.backoff_base.count(), o.backoff_max.count(),
-                    static_cast<int64_t>(o.coalesce_gap),
-                    static_cast<int64_t>(o.coalesce_max),
-                    int64_t{o.redirects_to_other_hosts}, int64_t{o.verify_tls},
-                    int64_t{o.http2}}) {
-    key += std::to_string(n) + ',';
-  }
-  auto add = [&](const std::string& s) { key += std::to_string(s.size()) + ':' + s; };
-  add(o.user_agent);
-  add(o.ca_file);
-  for (const std::string& h : o.headers) add(h);
-  return key;
-}
 
 // A driver no transport holds is kept this long after it was last handed
 // out, so that a store opened again soon (each run of a script's loop, each
@@ -935,7 +832,7 @@ class HttpTransport::DriverRegistry {
   }
 
   std::shared_ptr<Driver> Find(const HttpOptions& options) {
-    const auto key = std::make_pair(internal::ForkGeneration(), OptionsKey(options));
+    const auto key = std::make_pair(internal::ForkGeneration(), internal::OptionsKey(options));
     std::vector<std::shared_ptr<Driver>> released;  // destroyed after the lock
     if (std::shared_ptr<Driver> d = Lookup(key, nullptr, released)) return d;
     // Made outside the lock: a driver's first one initialises curl, which
@@ -999,7 +896,7 @@ class HttpTransport::DriverRegistry {
 };
 
 HttpTransport::HttpTransport(HttpOptions options)
-    : options_(Normalised(std::move(options))),
+    : options_(internal::Normalised(std::move(options))),
       driver_(DriverRegistry::Get().Find(options_)) {}
 
 // In a fork child the parent's driver thread cannot be stopped, and its
