@@ -9,6 +9,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "cli/time_text.h"
 #include "turbozarr/number_text.h"
 #include "turbozarr/utf8.h"
 
@@ -148,6 +149,33 @@ void AppendElement(const DataType& dtype, const void* p, std::string& out) {
     case DataTypeId::kBytes:
       AppendByteString(*static_cast<const std::string*>(p), out);
       return;
+    case DataTypeId::kDateTime64:
+      AppendJsonString(DateTimeText(Load<int64_t>(p), dtype.time_unit(), dtype.time_scale()),
+                       out);
+      return;
+    case DataTypeId::kTimeDelta64:
+      out += TimeDeltaText(Load<int64_t>(p), dtype.time_scale());
+      return;
+    case DataTypeId::kStruct: {
+      // numpy prints a struct element as a tuple; a shaped field as a list.
+      out += '(';
+      for (const StructField& f : dtype.fields()) {
+        if (&f != &dtype.fields().front()) out += ", ";
+        const auto* at = static_cast<const char*>(p) + f.offset;
+        if (f.shape.empty()) {
+          AppendElement(f.dtype, at, out);
+          continue;
+        }
+        out += '[';
+        for (size_t k = 0; k * f.dtype.size() < f.size(); ++k) {
+          if (k > 0) out += ", ";
+          AppendElement(f.dtype, at + k * f.dtype.size(), out);
+        }
+        out += ']';
+      }
+      out += ')';
+      return;
+    }
   }
 }
 

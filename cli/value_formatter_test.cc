@@ -31,6 +31,39 @@ TEST(AppendElementTest, Scalars) {
   EXPECT_EQ(Element(DataType(DataTypeId::kFloat64), -0.1), "-0.1");
 }
 
+TEST(AppendElementTest, TimesAsNumpyPrintsThem) {
+  auto dt = [](const char* unit, int64_t scale = 1) {
+    return *DataType::Time(DataTypeId::kDateTime64, unit, scale);
+  };
+  // Expected strings are str(np.datetime64(count, unit)).
+  EXPECT_EQ(Element(dt("ms"), int64_t{1577836800123}), "\"2020-01-01T00:00:00.123\"");
+  EXPECT_EQ(Element(dt("s"), int64_t{-1}), "\"1969-12-31T23:59:59\"");
+  EXPECT_EQ(Element(dt("D", 10), int64_t{1}), "\"1970-01-11\"");
+  EXPECT_EQ(Element(dt("h"), int64_t{25}), "\"1970-01-02T01\"");
+  EXPECT_EQ(Element(dt("M"), int64_t{-1}), "\"1969-12\"");
+  EXPECT_EQ(Element(dt("m"), int64_t{61}), "\"1970-01-01T01:01\"");
+  EXPECT_EQ(Element(dt("W"), int64_t{3}), "\"1970-01-22\"");
+  EXPECT_EQ(Element(dt("ns"), int64_t{-1}), "\"1969-12-31T23:59:59.999999999\"");
+  EXPECT_EQ(Element(dt("Y"), int64_t{55}), "\"2025\"");
+  EXPECT_EQ(Element(dt("ps"), int64_t{1}), "\"1970-01-01T00:00:00.000000000001\"");
+  EXPECT_EQ(Element(dt("ns"), std::numeric_limits<int64_t>::min()), "\"NaT\"");
+  const DataType td = *DataType::Time(DataTypeId::kTimeDelta64, "s", 10);
+  EXPECT_EQ(Element(td, int64_t{-3}), "-30");
+  EXPECT_EQ(Element(td, std::numeric_limits<int64_t>::min()), "NaT");
+}
+
+TEST(AppendElementTest, StructsAsTuples) {
+  auto t = ParseV2DataTypeJson(nlohmann::json::parse(R"([["a","<i2"],["v","<f4",2]])"));
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  struct __attribute__((packed)) {
+    int16_t a = -4;
+    float v[2] = {0.5f, 2.0f};
+  } element;
+  std::string out;
+  AppendElement(t->dtype, &element, out);
+  EXPECT_EQ(out, "(-4, [0.5, 2.0])");
+}
+
 TEST(AppendElementTest, ComplexLikePython) {
   DataType c128(DataTypeId::kComplex128);
   EXPECT_EQ(Element(c128, std::complex<double>(1, 2)), "(1+2j)");

@@ -11,8 +11,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -32,7 +34,12 @@ enum class DataTypeId {
   kFixedUnicode,   // v2 "<U<n>": UTF-32 code units, n characters
   kString,         // variable-length UTF-8 (v3 "string", v2 "|O" + vlen-utf8)
   kBytes,          // variable-length bytes (v3 "bytes", v2 "|O" + vlen-bytes)
+  kDateTime64,     // numpy datetime64: int64 counts of unit x scale since 1970
+  kTimeDelta64,    // numpy timedelta64: int64 counts of unit x scale
+  kStruct,         // named fields of fixed-size types, packed in field order
 };
+
+struct StructField;
 
 class DataType {
  public:
@@ -42,6 +49,14 @@ class DataType {
   explicit DataType(DataTypeId id);
   // Raw bits, fixed bytes or fixed unicode of `size` bytes in memory.
   static DataType Sized(DataTypeId id, size_t size);
+  // datetime64 / timedelta64 counting in multiples of `scale` `unit`s
+  // ("Y" "M" "W" "D" "h" "m" "s" "ms" "us" "ns" "ps" "fs" "as" or "generic").
+  // InvalidArgument for another unit or a scale below 1.
+  static Result<DataType> Time(DataTypeId id, std::string_view unit, int64_t scale);
+  // A struct of `fields` (at least one, distinct non-empty names, fixed-size
+  // types); each field's offset is set here, packed in order, as numpy packs
+  // a structured dtype made from a list.
+  static Result<DataType> Struct(std::vector<StructField> fields);
 
   DataTypeId id() const { return id_; }
   // Bytes per element in memory.
@@ -50,24 +65,65 @@ class DataType {
   bool is_variable_length() const {
     return id_ == DataTypeId::kString || id_ == DataTypeId::kBytes;
   }
+  bool is_time() const {
+    return id_ == DataTypeId::kDateTime64 || id_ == DataTypeId::kTimeDelta64;
+  }
   // The size of one scalar whose bytes are swapped for big-endian storage:
   // the element size for numbers, each half of a complex, 4 for UTF-32, and
-  // 1 for types that have no byte order.
+  // 1 for types that have no byte order. A struct has no single unit: 1, and
+  // its scalars are swap_segments().
   size_t swap_unit() const;
+  // Whether the stored bytes depend on the byte order (some scalar of more
+  // than one byte): what makes the bytes codec's "endian" required.
+  bool has_byte_order() const;
+  // Where the scalars of one element lie, as (offset, bytes) pairs with bytes
+  // > 1, in order: one pair per scalar of a struct's (nested) fields; one
+  // pair {0, swap_unit()} repeated per unit for other types that have a byte
+  // order; empty for those that have none.
+  struct SwapSegment {
+    uint32_t offset;
+    uint32_t bytes;
+  };
+  std::vector<SwapSegment> swap_segments() const;
+
+  // datetime64 / timedelta64 only: the unit and its multiple ("ns", 1).
+  const std::string& time_unit() const;
+  int64_t time_scale() const;
+  // kStruct only: the fields in order (empty for other types).
+  const std::vector<StructField>& fields() const;
 
   // The v3 name ("int32", "r16", "string") or JSON object for extensions.
   nlohmann::json ToV3Json() const;
   // The v2 type string with the given byte order ('<', '>' or '|' where the
   // type has none): "<i4", "|b1", "|S10", "<U5", "|O".
   std::string ToV2TypeString(char byte_order = '<') const;
-  // A short human name ("int32", "string", "S10").
+  // The v2 "dtype" value: ToV2TypeString's string, or for a struct the list
+  // of [name, type] (or [name, type, shape]) pairs, every multi-byte scalar in
+  // `byte_order`.
+  nlohmann::json ToV2Json(char byte_order = '<') const;
+  // A short human name ("int32", "string", "S10", "datetime64[ns]",
+  // "struct{a: int32, b: float64}").
   std::string ToString() const;
 
-  bool operator==(const DataType& o) const { return id_ == o.id_ && size_ == o.size_; }
+  bool operator==(const DataType& o) const;
 
  private:
+  struct Details;  // time unit and scale, or struct fields
   DataTypeId id_ = DataTypeId::kUInt8;
   size_t size_ = 1;
+  std::shared_ptr<const Details> details_;
+};
+
+// One field of a struct: its name, its element type, and (v2 only, where
+// numpy allows "subarray" fields) a shape of such elements; offset and size
+// in bytes within the struct element are set by DataType::Struct.
+struct StructField {
+  std::string name;
+  DataType dtype;
+  std::vector<int64_t> shape;  // empty: one element
+  size_t offset = 0;
+  size_t size() const;  // dtype.size() times the product of shape
+  bool operator==(const StructField&) const = default;
 };
 
 // Parses a v3 "data_type" value.
@@ -80,6 +136,11 @@ struct V2TypeString {
 // Parses a v2 "dtype" string; an object type "|O" parses as kString (the
 // filters decide between string and bytes).
 Result<V2TypeString> ParseV2DataType(std::string_view typestr);
+// Parses a v2 "dtype" value: a type string, or a structured dtype's list of
+// [name, type] / [name, type, shape] pairs (nested lists for nested structs).
+// A struct's byte order is that of its multi-byte scalars ('|' if none);
+// Unsupported if they differ.
+Result<V2TypeString> ParseV2DataTypeJson(const nlohmann::json& j);
 
 // One element's value. For fixed-size types, `bytes` holds dtype.size() bytes
 // in native order; for variable-length types, `bytes` holds the string.

@@ -71,6 +71,12 @@ const char* DataTypeIdName(DataTypeId id) {
       return "string";
     case DataTypeId::kBytes:
       return "bytes";
+    case DataTypeId::kDateTime64:
+      return "datetime64";
+    case DataTypeId::kTimeDelta64:
+      return "timedelta64";
+    case DataTypeId::kStruct:
+      return "struct";
   }
   return "unknown";
 }
@@ -265,6 +271,14 @@ void BindArray(nb::module_& m) {
                    [](const Array& a) { return DataTypeIdName(a.dtype().id()); })
       .def_prop_ro("dtype_size", [](const Array& a) { return a.dtype().size(); })
       .def_prop_ro("dtype_string", [](const Array& a) { return a.dtype().ToString(); })
+      .def_prop_ro("dtype_json",
+                   [](const Array& a) {
+                     const ArrayMetadata& m = a.metadata();
+                     return (m.zarr_format == 2 ? m.dtype.ToV2Json(m.v2_byte_order)
+                                                : m.dtype.ToV3Json())
+                         .dump();
+                   },
+                   "The data type as the metadata spells it (v2 with its byte order).")
       .def_prop_ro(
           "v2_byte_order",
           [](const Array& a) { return std::string(1, a.metadata().v2_byte_order); })

@@ -46,7 +46,7 @@ class Array(Node):
     def __init__(self, core: _core.Array, read_only: bool = False):
         super().__init__(core, read_only)
         self._dtype = _dtypes.numpy_dtype(core.dtype_name, core.dtype_size, core.zarr_format,
-                                          core.v2_byte_order)
+                                          core.v2_byte_order, core.dtype_json)
         self._native = _dtypes.native(self._dtype)
         self._variable = self._dtype.kind in "OT"
         #: Store chunks that hold only the fill value (False erases them instead).

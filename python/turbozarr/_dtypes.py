@@ -3,13 +3,15 @@
 The numpy dtype an array reports is the one zarr-python 3 reports for the
 same stored array: native byte order for v3 (byte order is a codec's business
 there), the stored byte order for v2, ``StringDType`` for variable-length
-strings (v3 ``"string"`` and v2 ``"|O"`` + vlen-utf8) and ``object`` holding
-``bytes`` for variable-length bytes.
+strings (v3 ``"string"`` and v2 ``"|O"`` + vlen-utf8), ``object`` holding
+``bytes`` for variable-length bytes, ``datetime64``/``timedelta64`` at the
+stored unit, and structured dtypes (packed, fields in order) for structs.
 """
 
 from __future__ import annotations
 
 import base64
+import json
 import math
 from typing import Any
 
@@ -37,6 +39,128 @@ _NUMERIC = {
 STRING_DTYPE = np.dtypes.StringDType()
 OBJECT_DTYPE = np.dtype(object)
 
+# numpy's NaT as stored: the smallest int64.
+NAT = -(2**63)
+
+# Structs nest at most this deep (numpy's own limit is 32).
+_MAX_STRUCT_DEPTH = 32
+
+
+def _time_v3(dt: np.dtype) -> dict[str, Any]:
+    unit, scale = np.datetime_data(dt)
+    name = "numpy.datetime64" if dt.kind == "M" else "numpy.timedelta64"
+    return {"name": name, "configuration": {"unit": unit, "scale_factor": int(scale)}}
+
+
+def _packed(dt: np.dtype, depth: int = 0) -> np.dtype:
+    """A structured dtype without padding (numpy's layout of a list of
+    fields), as every Zarr writer stores structs; other dtypes unchanged."""
+    if dt.fields is None:
+        return dt
+    if depth > _MAX_STRUCT_DEPTH:
+        raise TypeError(f"structured dtype nested more than {_MAX_STRUCT_DEPTH} deep")
+    fields = []
+    for name in dt.names:
+        field = dt.fields[name][0]
+        if field.subdtype is not None:
+            base, shape = field.subdtype
+            fields.append((name, _packed(base, depth + 1), shape))
+        else:
+            fields.append((name, _packed(field, depth + 1)))
+    return np.dtype(fields)
+
+
+def _check_struct(dt: np.dtype, zarr_format: int | None) -> None:
+    for name in dt.names:
+        field = dt.fields[name][0]
+        if name == "":
+            raise TypeError(f"structured dtype {dt} has a field without a name")
+        if field.subdtype is not None:
+            if zarr_format == 3:
+                raise TypeError(f"field {name!r} of {dt} is a subarray; Zarr v3 structs "
+                                "have none (use zarr_format=2, or one field per element)")
+            field = field.subdtype[0]
+        if field.kind in "OT":
+            raise TypeError(f"field {name!r} of {dt} has a variable-length type")
+        if field.fields is not None:
+            _check_struct(field, zarr_format)
+        elif field.kind not in "biufcSUVMm":
+            raise TypeError(f"field {name!r} of {dt} has the unsupported dtype {field}")
+
+
+def _struct_v3(dt: np.dtype) -> dict[str, Any]:
+    fields = [{"name": name, "data_type": _fixed_v3(dt.fields[name][0])} for name in dt.names]
+    return {"name": "struct", "configuration": {"fields": fields}}
+
+
+def _fixed_v3(dt: np.dtype) -> Any:
+    """The v3 data_type of a fixed-size numpy dtype."""
+    if dt.fields is not None:
+        return _struct_v3(dt)
+    if dt.kind in "Mm":
+        return _time_v3(dt)
+    if dt.kind in "biufc":
+        return np.dtype(dt.newbyteorder("=")).name if dt.kind != "b" else "bool"
+    names = {"S": "null_terminated_bytes", "U": "fixed_length_utf32", "V": "raw_bytes"}
+    return {"name": names[dt.kind], "configuration": {"length_bytes": dt.itemsize}}
+
+
+def _v2_descr(dt: np.dtype) -> Any:
+    """The v2 "dtype" of a fixed-size numpy dtype: its type string, or for a
+    struct the [name, type] (or [name, type, shape]) lists zarr-python writes."""
+    if dt.fields is None:
+        return dt.str
+    out = []
+    for name in dt.names:
+        field = dt.fields[name][0]
+        if field.subdtype is not None:
+            base, shape = field.subdtype
+            out.append([name, _v2_descr(base), list(shape)])
+        else:
+            out.append([name, _v2_descr(field)])
+    return out
+
+
+def _from_v3(data_type: Any) -> np.dtype:
+    """The numpy dtype of a v3 data_type (the ones numpy_dtype's engine name
+    does not say alone: times and structs)."""
+    if isinstance(data_type, str):
+        return np.dtype(_NUMERIC[data_type]) if data_type in _NUMERIC else np.dtype(data_type)
+    name = data_type["name"]
+    config = data_type.get("configuration", {})
+    if name in ("numpy.datetime64", "numpy.timedelta64"):
+        unit, scale = config["unit"], config["scale_factor"]
+        kind = "M8" if name == "numpy.datetime64" else "m8"
+        if unit == "generic":
+            return np.dtype(kind)
+        return np.dtype(f"{kind}[{'' if scale == 1 else scale}{unit}]")
+    if name in ("struct", "structured"):
+        fields = []
+        for f in config["fields"]:
+            fname, ftype = (f["name"], f["data_type"]) if isinstance(f, dict) else f
+            fields.append((fname, _from_v3(ftype)))
+        return np.dtype(fields)
+    if name == "raw_bytes":
+        return np.dtype(f"V{config['length_bytes']}")
+    if name == "null_terminated_bytes":
+        return np.dtype(f"S{config['length_bytes']}")
+    if name == "fixed_length_utf32":
+        return np.dtype(f"U{config['length_bytes'] // 4}")
+    return np.dtype(_NUMERIC[name])
+
+
+def _from_v2(dtype: Any) -> np.dtype:
+    if isinstance(dtype, str):
+        return np.dtype(dtype)
+    fields = []
+    for f in dtype:
+        if len(f) == 3:
+            shape = tuple(f[2]) if isinstance(f[2], list) else (f[2],)
+            fields.append((f[0], _from_v2(f[1]), shape))
+        else:
+            fields.append((f[0], _from_v2(f[1])))
+    return np.dtype(fields)
+
 
 class ZarrType:
     """What create() needs to know about an element type.
@@ -63,25 +187,28 @@ class ZarrType:
             return "string"
         if self.kind == "bytes":
             return "variable_length_bytes"
-        dt = self.numpy
-        if dt.kind in "biufc":
-            return np.dtype(dt.newbyteorder("=")).name if dt.kind != "b" else "bool"
-        names = {"S": "null_terminated_bytes", "U": "fixed_length_utf32", "V": "raw_bytes"}
-        return {"name": names[dt.kind], "configuration": {"length_bytes": dt.itemsize}}
+        return _fixed_v3(self.numpy)
 
-    def v2_dtype(self) -> str:
+    def v2_dtype(self) -> Any:
         if self.is_variable_length:
             return "|O"
-        return self.numpy.str
+        return _v2_descr(self.numpy)
 
     def has_byte_order(self) -> bool:
-        """Whether stored elements have a byte order (multi-byte numbers, UTF-32)."""
-        return not self.is_variable_length and (
-            self.numpy.kind in "iufcU" and self.numpy.itemsize > 1
-        )
+        """Whether stored elements have a byte order (multi-byte numbers,
+        times, UTF-32, structs with such fields)."""
+        return not self.is_variable_length and _has_byte_order(self.numpy)
 
 
-def parse_dtype(dtype: Any) -> ZarrType:
+def _has_byte_order(dt: np.dtype) -> bool:
+    if dt.fields is not None:
+        return any(_has_byte_order(dt.fields[name][0]) for name in dt.names)
+    if dt.subdtype is not None:
+        return _has_byte_order(dt.subdtype[0])
+    return dt.kind in "iufcUMm" and dt.itemsize > 1
+
+
+def parse_dtype(dtype: Any, zarr_format: int | None = None) -> ZarrType:
     """The element type a create() call asks for.
 
     Accepts anything numpy accepts for fixed-size types, plus ``str``,
@@ -104,14 +231,22 @@ def parse_dtype(dtype: Any) -> ZarrType:
         raise TypeError(f"dtype {dt} has no length; pass e.g. 'S8', or str/bytes "
                         "for variable-length elements")
     if dt.kind == "V" and dt.fields is not None:
-        raise TypeError(f"structured dtypes are not supported: {dt}")
-    if dt.kind not in "biufcSUV":
+        _check_struct(dt, zarr_format)
+        return ZarrType("fixed", _packed(dt))
+    if dt.subdtype is not None:
+        raise TypeError(f"subarray dtype {dt}: pass its base type and add the shape")
+    if dt.kind not in "biufcSUVMm":
         raise TypeError(f"unsupported dtype {dt}")
     return ZarrType("fixed", dt)
 
 
-def numpy_dtype(engine_name: str, size: int, zarr_format: int, v2_byte_order: str) -> np.dtype:
-    """The numpy dtype of an opened array, as zarr-python 3 reports it."""
+def numpy_dtype(engine_name: str, size: int, zarr_format: int, v2_byte_order: str,
+                dtype_json: str | None = None) -> np.dtype:
+    """The numpy dtype of an opened array, as zarr-python 3 reports it; times
+    and structs need the metadata's spelling (`dtype_json`)."""
+    if engine_name in ("datetime64", "timedelta64", "struct"):
+        spelled = json.loads(dtype_json)
+        return _from_v2(spelled) if zarr_format == 2 else _from_v3(spelled)
     if engine_name == "string":
         return STRING_DTYPE
     if engine_name == "bytes":
@@ -131,6 +266,8 @@ def numpy_dtype(engine_name: str, size: int, zarr_format: int, v2_byte_order: st
 
 def native(dt: np.dtype) -> np.dtype:
     """The dtype the engine holds in memory: same type, native byte order."""
+    if dt.fields is not None:
+        return dt if dt.isnative else dt.newbyteorder("=")
     if dt.kind in "OT" or dt.byteorder in ("=", "|"):
         return dt
     return dt.newbyteorder("=")
@@ -144,15 +281,30 @@ def _float_json(x: float) -> Any:
     return x
 
 
-def fill_value_json(zt: ZarrType, value: Any) -> Any:
+def fill_value_json(zt: ZarrType, value: Any, zarr_format: int = 3) -> Any:
     """The JSON spelling of a fill value, as zarr-python writes it; None asks
-    for the default (zero, False, or the empty string/bytes)."""
+    for zarr-python's default: NaT for times, zero, False or the empty
+    string/bytes otherwise (structs: every field zero, times included)."""
     if zt.kind == "string":
         return "" if value is None else str(value)
     if zt.kind == "bytes":
         raw = b"" if value is None else bytes(value)
         return base64.standard_b64encode(raw).decode("ascii")
-    dt = zt.numpy
+    return _fixed_fill_json(zt.numpy, value, zarr_format)
+
+
+def _fixed_fill_json(dt: np.dtype, value: Any, zarr_format: int) -> Any:
+    if dt.kind in "Mm":
+        if value is None:
+            return NAT
+        scalar = np.asarray(value).astype(dt)
+        return int(scalar.view(np.int64))
+    if dt.fields is not None:
+        scalar = np.zeros((), dtype=dt) if value is None else np.asarray(value, dtype=dt)
+        if zarr_format == 2 or any(dt.fields[n][0].subdtype is not None for n in dt.names):
+            return base64.standard_b64encode(scalar.tobytes()).decode("ascii")
+        return {name: _fixed_fill_json(dt.fields[name][0], scalar[name][()], zarr_format)
+                for name in dt.names}
     if dt.kind == "U":
         return "" if value is None else str(np.asarray(value, dtype=dt)[()])
     if dt.kind in "SV":

@@ -86,7 +86,7 @@ def array_documents(
     shard_index_location: str = "end",
 ) -> tuple[ZarrType, str, str]:
     """(element type, metadata JSON, v2 .zattrs JSON or "null")."""
-    zt = parse_dtype(dtype)
+    zt = parse_dtype(dtype, zarr_format)
     shape = normalize_shape(shape)
     if zarr_format not in (2, 3):
         raise ValueError(f"zarr_format must be 2 or 3, got {zarr_format!r}")
@@ -106,7 +106,7 @@ def array_documents(
             "shape": list(shape),
             "chunks": list(chunk_shape),
             "dtype": zt.v2_dtype(),
-            "fill_value": fill_value_json(zt, fill_value),
+            "fill_value": fill_value_json(zt, fill_value, 2),
             "order": order,
             "filters": filter_list,
             "dimension_separator": dimension_separator or ".",
@@ -141,7 +141,7 @@ def array_documents(
         "data_type": zt.v3_data_type(),
         "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": list(grid_shape)}},
         "chunk_key_encoding": chunk_key_encoding,
-        "fill_value": fill_value_json(zt, fill_value),
+        "fill_value": fill_value_json(zt, fill_value, 3),
         "codecs": codec_list,
         "attributes": attributes,
     }

@@ -493,8 +493,8 @@ class ZarrCodecPipeline(CodecPipeline):
         elif not isinstance(metadata, ArrayV2Metadata):
             raise _Unsupported(f"metadata {type(metadata).__name__}")
         dtype = metadata.dtype.to_native_dtype()
-        # Datetimes and structured types take zarr-python's pipeline for now.
-        if dtype.kind in "mMV" or dtype.fields is not None:
+        # Raw bytes ("V" without fields) take zarr-python's pipeline for now.
+        if dtype.kind == "V" and dtype.fields is None:
             raise _Unsupported(f"data type {metadata.dtype} ({dtype})")
 
     def __getstate__(self) -> dict[str, Any]:

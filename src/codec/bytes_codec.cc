@@ -22,7 +22,7 @@ Result<std::shared_ptr<const BytesCodec>> BytesCodec::Make(internal::CodecConfig
       return config.Invalid("endian",
                             "expected \"little\" or \"big\", got \"" + e + "\"");
     }
-  } else if (spec.dtype.swap_unit() > 1) {
+  } else if (spec.dtype.has_byte_order()) {
     return config.Invalid(
         "endian", "is required for the multi-byte data type " + spec.dtype.ToString());
   }
@@ -65,8 +65,7 @@ Status CheckSize(const ArraySpec& spec, size_t size, bool decoding) {
 Result<Buffer> BytesCodec::EncodeOwned(ChunkArray array, const ArraySpec& spec) const {
   TZ_RETURN_NOT_OK(CheckSize(spec, array.bytes.size(), /*decoding=*/false));
   if (NeedsSwap(spec.dtype)) {
-    internal::CopySwapped(array.bytes.data(), array.bytes.data(), array.bytes.size(),
-                          spec.dtype.swap_unit());
+    internal::CopySwappedElements(array.bytes.data(), array.bytes.data(), array.bytes.size(), spec.dtype);
   }
   return std::move(array.bytes);
 }
@@ -74,8 +73,7 @@ Result<Buffer> BytesCodec::EncodeOwned(ChunkArray array, const ArraySpec& spec) 
 Result<ChunkArray> BytesCodec::DecodeOwned(Buffer bytes, const ArraySpec& spec) const {
   TZ_RETURN_NOT_OK(CheckSize(spec, bytes.size(), /*decoding=*/true));
   if (NeedsSwap(spec.dtype)) {
-    internal::CopySwapped(bytes.data(), bytes.data(), bytes.size(),
-                          spec.dtype.swap_unit());
+    internal::CopySwappedElements(bytes.data(), bytes.data(), bytes.size(), spec.dtype);
   }
   ChunkArray out;
   out.shape = spec.shape;
@@ -89,7 +87,7 @@ Result<Buffer> BytesCodec::Encode(const ChunkArray& array, const ArraySpec& spec
   const size_t expected = array.bytes.size();
   if (!NeedsSwap(spec.dtype)) return Buffer(array.bytes.view());
   Buffer out(expected);
-  internal::CopySwapped(out.data(), array.bytes.data(), expected, spec.dtype.swap_unit());
+  internal::CopySwappedElements(out.data(), array.bytes.data(), expected, spec.dtype);
   return out;
 }
 
@@ -103,8 +101,7 @@ Result<ChunkArray> BytesCodec::Decode(ByteView bytes, const ArraySpec& spec) con
     out.bytes.Assign(bytes);
   } else {
     out.bytes.Resize(expected);
-    internal::CopySwapped(out.bytes.data(), bytes.data(), expected,
-                          spec.dtype.swap_unit());
+    internal::CopySwappedElements(out.bytes.data(), bytes.data(), expected, spec.dtype);
   }
   return out;
 }

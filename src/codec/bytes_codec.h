@@ -39,7 +39,7 @@ class BytesCodec final : public ArrayToBytesCodec {
   bool StoresElements() const override { return true; }
   // True when stored bytes must be swapped for `dtype` on this machine.
   bool NeedsSwap(const DataType& dtype) const override {
-    return endian_ && *endian_ != std::endian::native && dtype.swap_unit() > 1;
+    return endian_ && *endian_ != std::endian::native && dtype.has_byte_order();
   }
 
   std::optional<std::endian> endian() const { return endian_; }

@@ -125,8 +125,7 @@ Result<ByteView> CodecChain::EncodeFrom(ByteView elements, Buffer& storage) cons
   ByteView view = elements;
   if (a2b_->NeedsSwap(spec_.dtype)) {
     storage.Resize(chunk_bytes);
-    internal::CopySwapped(storage.data(), elements.data(), chunk_bytes,
-                          spec_.dtype.swap_unit());
+    internal::CopySwappedElements(storage.data(), elements.data(), chunk_bytes, spec_.dtype);
     view = storage.view();
   }
   for (const auto& c : b2b_) {
@@ -177,7 +176,7 @@ Status CodecChain::DecodeInto(ByteView bytes, MutableByteView out) const {
     if (chunk_bytes > 0) std::memcpy(out.data(), view.data(), chunk_bytes);
   }
   if (a2b_->NeedsSwap(spec_.dtype)) {
-    internal::CopySwapped(out.data(), out.data(), out.size(), spec_.dtype.swap_unit());
+    internal::CopySwappedElements(out.data(), out.data(), out.size(), spec_.dtype);
   }
   return Status::OK();
 }

@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "turbozarr/buffer.h"
+#include "turbozarr/dtype.h"
 #include "turbozarr/status.h"
 #include "util/repeated_elements.h"
 
@@ -47,6 +48,11 @@ inline void StoreLE64(std::byte* p, uint64_t v) {
 // scalar (a unit of 1 is a plain copy). dst == src swaps in place; other
 // overlap is not allowed. REQUIRES: n is a multiple of unit.
 void CopySwapped(std::byte* dst, const std::byte* src, size_t n, size_t unit);
+
+// CopySwapped for elements of `dtype`: its swap_unit(), or for a struct each
+// field's scalars (DataType::swap_segments) in every element. dst == src
+// swaps in place. REQUIRES: n is a multiple of dtype.size().
+void CopySwappedElements(std::byte* dst, const std::byte* src, size_t n, const DataType& dtype);
 
 // A Buffer of `size` bytes, or Corruption naming `what` when a decoder was
 // told to expect more memory than the machine will give (a corrupt header

@@ -156,10 +156,10 @@ TEST(DataTypeTest, UnknownAndMalformedTypes) {
   EXPECT_EQ(unknown.status().code(), StatusCode::kUnsupported);
   EXPECT_NE(unknown.status().message().find("int128"), std::string::npos);
 
-  auto ext = ParseV3DataType(json::parse(R"({"name":"numpy.datetime64",
+  auto ext = ParseV3DataType(json::parse(R"({"name":"numpy.datetime65",
       "configuration":{"unit":"s","scale_factor":1}})"));
   EXPECT_EQ(ext.status().code(), StatusCode::kUnsupported);
-  EXPECT_NE(ext.status().message().find("numpy.datetime64"), std::string::npos);
+  EXPECT_NE(ext.status().message().find("numpy.datetime65"), std::string::npos);
 
   EXPECT_EQ(ParseV3DataType(json(5)).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(ParseV3DataType(json::object()).status().code(),
@@ -195,11 +195,188 @@ TEST(DataTypeTest, UnknownAndMalformedTypes) {
   auto huge_v3 = ParseV3DataType(json::parse(
       R"({"name":"raw_bytes","configuration":{"length_bytes":2147483648}})"));
   EXPECT_EQ(huge_v3.status().code(), StatusCode::kInvalidArgument);
-  auto dt = ParseV2DataType("<M8[ns]");
-  EXPECT_EQ(dt.status().code(), StatusCode::kUnsupported);
   auto i3 = ParseV2DataType("<i3");
   EXPECT_EQ(i3.status().code(), StatusCode::kUnsupported);
   EXPECT_NE(i3.status().message().find("<i3"), std::string::npos);
+}
+
+TEST(DataTypeTest, TimesRoundTripThroughV3AndV2) {
+  struct Case {
+    const char* v3;
+    const char* v2;
+    const char* name;
+  };
+  const Case cases[] = {
+      {R"({"name":"numpy.datetime64","configuration":{"unit":"ns","scale_factor":1}})",
+       "<M8[ns]", "datetime64[ns]"},
+      {R"({"name":"numpy.timedelta64","configuration":{"unit":"s","scale_factor":10}})",
+       "<m8[10s]", "timedelta64[10s]"},
+      {R"({"name":"numpy.datetime64","configuration":{"unit":"D","scale_factor":1}})",
+       "<M8[D]", "datetime64[D]"},
+      {R"({"name":"numpy.datetime64","configuration":{"unit":"generic","scale_factor":1}})",
+       "<M8", "datetime64[generic]"},
+      {R"({"name":"numpy.timedelta64","configuration":{"unit":"generic","scale_factor":2}})",
+       "<m8[2generic]", "timedelta64[2generic]"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.v2);
+    auto v3 = ParseV3DataType(json::parse(c.v3));
+    ASSERT_TRUE(v3.ok()) << v3.status().ToString();
+    EXPECT_TRUE(v3->is_time());
+    EXPECT_EQ(v3->size(), 8u);
+    EXPECT_EQ(v3->swap_unit(), 8u);
+    EXPECT_EQ(v3->ToString(), c.name);
+    EXPECT_EQ(v3->ToV3Json(), json::parse(c.v3));
+    EXPECT_EQ(v3->ToV2TypeString('<'), c.v2);
+    auto v2 = ParseV2DataType(c.v2);
+    ASSERT_TRUE(v2.ok()) << v2.status().ToString();
+    EXPECT_EQ(v2->dtype, *v3);
+    EXPECT_EQ(v2->byte_order, '<');
+  }
+  auto be = ParseV2DataType(">M8[us]");
+  ASSERT_TRUE(be.ok());
+  EXPECT_EQ(be->byte_order, '>');
+  EXPECT_EQ(be->dtype.time_unit(), "us");
+  // Units and multiples differ: different types.
+  EXPECT_FALSE(ParseV2DataType("<M8[ns]")->dtype == ParseV2DataType("<M8[us]")->dtype);
+  EXPECT_FALSE(ParseV2DataType("<M8[ns]")->dtype == ParseV2DataType("<m8[ns]")->dtype);
+  EXPECT_FALSE(ParseV2DataType("<M8[s]")->dtype == ParseV2DataType("<M8[2s]")->dtype);
+}
+
+TEST(DataTypeTest, BadTimesNameWhatIsWrong) {
+  for (const char* bad : {"<M8[xs]", "<M8[ns", "<M4[ns]", "<M8[0s]", "<m8[99999999999s]"}) {
+    SCOPED_TRACE(bad);
+    auto r = ParseV2DataType(bad);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.status().message().find(bad), std::string::npos) << r.status().ToString();
+  }
+  for (const char* bad : {
+           R"({"name":"numpy.datetime64","configuration":{"unit":"fortnight","scale_factor":1}})",
+           R"({"name":"numpy.datetime64","configuration":{"unit":"s","scale_factor":0}})",
+           R"({"name":"numpy.datetime64","configuration":{"unit":"s"}})",
+           R"({"name":"numpy.timedelta64"})",
+           R"({"name":"numpy.timedelta64","configuration":{"unit":"s","scale_factor":1,"x":1}})",
+       }) {
+    SCOPED_TRACE(bad);
+    auto r = ParseV3DataType(json::parse(bad));
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(r.status().message().find("numpy."), std::string::npos) << r.status().ToString();
+  }
+}
+
+TEST(DataTypeTest, StructsAsZarrPythonWritesThem) {
+  // zarr-python 3.4's v3 spelling, nested, with a fixed-bytes field.
+  const json v3 = json::parse(R"({"name":"struct","configuration":{"fields":[
+      {"name":"a","data_type":"int32"},
+      {"name":"b","data_type":"float64"},
+      {"name":"c","data_type":{"name":"struct","configuration":{"fields":[
+          {"name":"x","data_type":"uint8"},
+          {"name":"y","data_type":{"name":"null_terminated_bytes",
+                                   "configuration":{"length_bytes":3}}}]}}}]}})");
+  auto d = ParseV3DataType(v3);
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  EXPECT_EQ(d->id(), DataTypeId::kStruct);
+  EXPECT_EQ(d->size(), 4u + 8u + 1u + 3u);
+  ASSERT_EQ(d->fields().size(), 3u);
+  EXPECT_EQ(d->fields()[1].name, "b");
+  EXPECT_EQ(d->fields()[1].offset, 4u);
+  EXPECT_EQ(d->fields()[2].offset, 12u);
+  EXPECT_EQ(d->ToString(), "struct{a: int32, b: float64, c: struct{x: uint8, y: S3}}");
+  EXPECT_EQ(d->ToV3Json(), v3);
+  EXPECT_TRUE(d->has_byte_order());
+  auto segments = d->swap_segments();
+  ASSERT_EQ(segments.size(), 2u);
+  EXPECT_EQ(segments[0].offset, 0u);
+  EXPECT_EQ(segments[0].bytes, 4u);
+  EXPECT_EQ(segments[1].offset, 4u);
+  EXPECT_EQ(segments[1].bytes, 8u);
+
+  // The older "structured" spelling: [name, type] pairs.
+  auto legacy = ParseV3DataType(json::parse(R"({"name":"structured","configuration":{"fields":[
+      ["a","int32"],["b","float64"],["c",{"name":"struct","configuration":{"fields":[
+          ["x","uint8"],["y",{"name":"null_terminated_bytes",
+                              "configuration":{"length_bytes":3}}]]}}]]}})"));
+  ASSERT_TRUE(legacy.ok()) << legacy.status().ToString();
+  EXPECT_EQ(*legacy, *d);
+
+  // v2: a list of [name, type string] pairs, one byte order for the struct.
+  const json v2 = json::parse(R"([["a","<i4"],["b","<f8"],["c",[["x","|u1"],["y","|S3"]]]])");
+  auto p2 = ParseV2DataTypeJson(v2);
+  ASSERT_TRUE(p2.ok()) << p2.status().ToString();
+  EXPECT_EQ(p2->dtype, *d);
+  EXPECT_EQ(p2->byte_order, '<');
+  EXPECT_EQ(d->ToV2Json('<'), v2);
+  EXPECT_EQ(d->ToV2Json('>'),
+            json::parse(R"([["a",">i4"],["b",">f8"],["c",[["x","|u1"],["y","|S3"]]]])"));
+  auto big = ParseV2DataTypeJson(json::parse(R"([["a",">i4"],["y","|S3"]])"));
+  ASSERT_TRUE(big.ok());
+  EXPECT_EQ(big->byte_order, '>');
+  auto bytes_only = ParseV2DataTypeJson(json::parse(R"([["x","|u1"],["y","|S3"]])"));
+  ASSERT_TRUE(bytes_only.ok());
+  EXPECT_EQ(bytes_only->byte_order, '|');
+  EXPECT_FALSE(bytes_only->dtype.has_byte_order());
+}
+
+TEST(DataTypeTest, V2StructSubarrayFieldsRepeatTheirScalars) {
+  auto d = ParseV2DataTypeJson(json::parse(R"([["t","<M8[s]"],["xy","<f4",[2,3]]])"));
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  EXPECT_EQ(d->dtype.size(), 8u + 24u);
+  EXPECT_EQ(d->dtype.fields()[1].shape, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(d->dtype.swap_segments().size(), 7u);
+  EXPECT_EQ(d->dtype.swap_segments().back().offset, 8u + 20u);
+  EXPECT_EQ(d->dtype.ToV2Json('<'),
+            json::parse(R"([["t","<M8[s]"],["xy","<f4",[2,3]]])"));
+  // numpy also writes a one-dimensional shape as a bare number.
+  auto bare = ParseV2DataTypeJson(json::parse(R"([["v","<i2",4]])"));
+  ASSERT_TRUE(bare.ok()) << bare.status().ToString();
+  EXPECT_EQ(bare->dtype.size(), 8u);
+}
+
+TEST(DataTypeTest, BadStructsAreRefusedWithTheReason) {
+  struct Case {
+    const char* v2;
+    const char* says;
+    StatusCode code;
+  };
+  const Case v2_cases[] = {
+      {R"([])", "needs fields", StatusCode::kInvalidArgument},
+      {R"([["a","<i4"],["a","<f8"]])", "appears twice", StatusCode::kInvalidArgument},
+      {R"([["a","<i4"],["b",">f8"]])", "both byte orders", StatusCode::kUnsupported},
+      {R"([["a","|O"]])", "object fields", StatusCode::kUnsupported},
+      {R"([["a"]])", "[name, type]", StatusCode::kInvalidArgument},
+      {R"([["","<i4"]])", "empty name", StatusCode::kInvalidArgument},
+      {R"([["a","<i4",[-1]]])", "shape entries", StatusCode::kInvalidArgument},
+      {R"([[1,"<i4"]])", "[name, type]", StatusCode::kInvalidArgument},
+      {R"([["a","<q9"]])", "<q9", StatusCode::kUnsupported},
+  };
+  for (const Case& c : v2_cases) {
+    SCOPED_TRACE(c.v2);
+    auto r = ParseV2DataTypeJson(json::parse(c.v2));
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), c.code) << r.status().ToString();
+    EXPECT_NE(r.status().message().find(c.says), std::string::npos) << r.status().ToString();
+  }
+  auto string_field = ParseV3DataType(json::parse(
+      R"({"name":"struct","configuration":{"fields":[{"name":"s","data_type":"string"}]}})"));
+  ASSERT_FALSE(string_field.ok());
+  EXPECT_NE(string_field.status().message().find("variable-length"), std::string::npos);
+  auto extra_key = ParseV3DataType(json::parse(
+      R"({"name":"struct","configuration":{"fields":[{"name":"s","data_type":"int8","x":1}]}})"));
+  EXPECT_EQ(extra_key.status().code(), StatusCode::kInvalidArgument);
+
+  // Nesting deeper than numpy allows is refused, not recursed into.
+  json deep = "int8";
+  for (int i = 0; i < 100; ++i) {
+    deep = {{"name", "struct"},
+            {"configuration", {{"fields", json::array({{{"name", "f"}, {"data_type", deep}}})}}}};
+  }
+  auto too_deep = ParseV3DataType(deep);
+  ASSERT_FALSE(too_deep.ok());
+  EXPECT_NE(too_deep.status().message().find("nested"), std::string::npos);
+  json deep2 = "|i1";
+  for (int i = 0; i < 100; ++i) deep2 = json::array({json::array({"f", deep2})});
+  EXPECT_FALSE(ParseV2DataTypeJson(deep2).ok());
 }
 
 }  // namespace

@@ -4,7 +4,10 @@
 // "-Infinity", a numeric string, or (v3) "0x<hex>" holding the exact bits;
 // complex values are [re, im] with each part spelled like a float; byte-string
 // types are base64; fixed-length unicode and variable-length strings are JSON
-// strings. The bytes held are native (little-endian) order.
+// strings; times are integer counts (or "NaT"); structs are an object of
+// field values (v3, as zarr-python 3.4 writes them) or base64 of the packed
+// element (v2, and v3 as older writers spelled it). The bytes held are native
+// (little-endian) order.
 #include <bit>
 #include <charconv>
 #include <cmath>
@@ -273,6 +276,19 @@ Result<std::string> DecodeBase64Fill(const nlohmann::json& j, const DataType& dt
   return *std::move(decoded);
 }
 
+// Base64 of exactly one element's bytes.
+Result<FillValue> ParseExactBase64(const nlohmann::json& j, const DataType& dtype) {
+  TZ_ASSIGN_OR_RETURN(std::string raw, DecodeBase64Fill(j, dtype));
+  if (raw.size() != dtype.size()) {
+    return BadFill(j, dtype,
+                   "decodes to " + std::to_string(raw.size()) + " bytes, expected " +
+                       std::to_string(dtype.size()));
+  }
+  FillValue f{Buffer(dtype.size())};
+  std::memcpy(f.bytes.data(), raw.data(), raw.size());
+  return f;
+}
+
 Result<FillValue> ParseRawBits(const nlohmann::json& j, const DataType& dtype) {
   FillValue f{Buffer(dtype.size())};
   if (j.is_array()) {
@@ -289,14 +305,7 @@ Result<FillValue> ParseRawBits(const nlohmann::json& j, const DataType& dtype) {
     }
     return f;
   }
-  TZ_ASSIGN_OR_RETURN(std::string raw, DecodeBase64Fill(j, dtype));
-  if (raw.size() != dtype.size()) {
-    return BadFill(j, dtype,
-                   "decodes to " + std::to_string(raw.size()) + " bytes, expected " +
-                       std::to_string(dtype.size()));
-  }
-  std::memcpy(f.bytes.data(), raw.data(), raw.size());
-  return f;
+  return ParseExactBase64(j, dtype);
 }
 
 Result<FillValue> ParseFixedBytes(const nlohmann::json& j, const DataType& dtype) {
@@ -334,6 +343,80 @@ std::string StripTrailingNuls(std::string_view s) {
   size_t n = s.size();
   while (n > 0 && s[n - 1] == '\0') --n;
   return std::string(s.substr(0, n));
+}
+
+// ---- times -------------------------------------------------------------
+
+constexpr int64_t kNaT = std::numeric_limits<int64_t>::min();
+
+Result<FillValue> ParseTime(const nlohmann::json& j, const DataType& dtype) {
+  int64_t v = 0;
+  if (j.is_string() && j.get_ref<const std::string&>() == "NaT") {
+    v = kNaT;
+  } else if (j.is_number_integer() || j.is_number_unsigned()) {
+    if (j.is_number_unsigned() &&
+        j.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      return BadFill(j, dtype, "out of range");
+    }
+    v = j.get<int64_t>();
+  } else {
+    return BadFill(j, dtype, "expected an integer count or \"NaT\"");
+  }
+  FillValue f{Buffer(8)};
+  Put<int64_t>(f.bytes, 0, v);
+  return f;
+}
+
+// ---- structs -----------------------------------------------------------
+
+// zarr-python's default for a field a fill value object leaves out: NaT for
+// times, zero otherwise.
+FillValue FieldDefault(const DataType& dtype) {
+  FillValue f = DefaultFillValue(dtype);
+  if (dtype.is_time()) Put<int64_t>(f.bytes, 0, kNaT);
+  return f;
+}
+
+Result<FillValue> ParseStruct(const nlohmann::json& j, const DataType& dtype, int zarr_format) {
+  if (j.is_string()) return ParseExactBase64(j, dtype);
+  FillValue f{Buffer(dtype.size())};
+  if (!j.is_object()) return BadFill(j, dtype, "expected an object of field values");
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    bool known = false;
+    for (const StructField& field : dtype.fields()) known = known || field.name == it.key();
+    if (!known) return BadFill(j, dtype, "no field '" + it.key() + "'");
+  }
+  for (const StructField& field : dtype.fields()) {
+    FillValue value;
+    auto given = j.find(field.name);
+    if (given == j.end()) {
+      value = FieldDefault(field.dtype);
+    } else if (!field.shape.empty()) {
+      return BadFill(j, dtype, "field '" + field.name + "' has a shape: use base64 bytes");
+    } else {
+      auto parsed = ParseFillValue(*given, field.dtype, zarr_format);
+      if (!parsed.ok()) return parsed.status().WithContext("field '" + field.name + "'");
+      value = *std::move(parsed);
+    }
+    // A shaped field's default repeats the element's.
+    for (size_t at = 0; at < field.size(); at += field.dtype.size()) {
+      std::memcpy(f.bytes.data() + field.offset + at, value.bytes.data(), field.dtype.size());
+    }
+  }
+  return f;
+}
+
+nlohmann::json StructToJson(const FillValue& fill, const DataType& dtype, int zarr_format) {
+  bool shaped = false;
+  for (const StructField& field : dtype.fields()) shaped = shaped || !field.shape.empty();
+  if (zarr_format == 2 || shaped) return internal::Base64Encode(fill.bytes.chars());
+  nlohmann::json out = nlohmann::json::object();
+  for (const StructField& field : dtype.fields()) {
+    FillValue value{Buffer(field.dtype.size())};
+    std::memcpy(value.bytes.data(), fill.bytes.data() + field.offset, field.dtype.size());
+    out[field.name] = FillValueToJson(value, field.dtype, zarr_format);
+  }
+  return out;
 }
 
 }  // namespace
@@ -404,6 +487,11 @@ Result<FillValue> ParseFillValue(const nlohmann::json& j, const DataType& dtype,
       TZ_ASSIGN_OR_RETURN(std::string raw, DecodeBase64Fill(j, dtype));
       return FillValue{Buffer::FromString(raw)};
     }
+    case DataTypeId::kDateTime64:
+    case DataTypeId::kTimeDelta64:
+      return ParseTime(j, dtype);
+    case DataTypeId::kStruct:
+      return ParseStruct(j, dtype, zarr_format);
     default:
       return BadFill(j, dtype, "unknown data type");
   }
@@ -441,6 +529,11 @@ nlohmann::json FillValueToJson(const FillValue& fill, const DataType& dtype,
       return std::string(fill.bytes.chars());
     case DataTypeId::kBytes:
       return internal::Base64Encode(fill.bytes.chars());
+    case DataTypeId::kDateTime64:
+    case DataTypeId::kTimeDelta64:
+      return Get<int64_t>(fill.bytes, 0);
+    case DataTypeId::kStruct:
+      return StructToJson(fill, dtype, zarr_format);
     default:
       return nullptr;
   }

@@ -227,5 +227,64 @@ TEST(FillValueTest, DefaultsAndIsAllZero) {
   EXPECT_TRUE(Parse(json(0.0), kF64).IsAllZero());
 }
 
+TEST(FillValueTest, TimesAreCountsWithNaT) {
+  const DataType ns = *DataType::Time(DataTypeId::kDateTime64, "ns", 1);
+  const DataType td = *DataType::Time(DataTypeId::kTimeDelta64, "s", 10);
+  // zarr-python writes NaT as int64's minimum, in v2 and v3.
+  EXPECT_EQ(As<int64_t>(Parse(json(INT64_MIN), ns)), INT64_MIN);
+  EXPECT_EQ(As<int64_t>(Parse(json("NaT"), td, 2)), INT64_MIN);
+  EXPECT_EQ(As<int64_t>(Parse(json(1577836800000000000), ns)), 1577836800000000000);
+  ExpectRoundTrip(json("NaT"), ns, 3, json(INT64_MIN));
+  ExpectRoundTrip(json(-5), td, 2, json(-5));
+  for (const json& bad : {json(1.5), json("2020-01-01"), json(UINT64_MAX), json::array()}) {
+    SCOPED_TRACE(bad.dump());
+    auto r = ParseFillValue(bad, ns, 3);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.status().message().find("datetime64[ns]"), std::string::npos);
+  }
+}
+
+TEST(FillValueTest, StructsAreFieldObjectsOrBase64) {
+  const DataType t = *ParseV3DataType(json::parse(R"({"name":"struct","configuration":{"fields":[
+      {"name":"a","data_type":"int32"},
+      {"name":"t","data_type":{"name":"numpy.datetime64",
+                               "configuration":{"unit":"s","scale_factor":1}}},
+      {"name":"s","data_type":{"name":"null_terminated_bytes",
+                               "configuration":{"length_bytes":2}}}]}})"));
+  FillValue f = Parse(json::parse(R"({"a": -2, "t": 7, "s": "aGk="})"), t);
+  ASSERT_EQ(f.bytes.size(), 14u);
+  int32_t a;
+  int64_t time;
+  std::memcpy(&a, f.bytes.data(), 4);
+  std::memcpy(&time, f.bytes.data() + 4, 8);
+  EXPECT_EQ(a, -2);
+  EXPECT_EQ(time, 7);
+  EXPECT_EQ(std::string(f.bytes.chars().substr(12)), "hi");
+  // v3 writes the object, v2 the packed bytes.
+  EXPECT_EQ(FillValueToJson(f, t, 3), json::parse(R"({"a": -2, "t": 7, "s": "aGk="})"));
+  auto v2 = FillValueToJson(f, t, 2);
+  ASSERT_TRUE(v2.is_string());
+  EXPECT_EQ(Parse(v2, t, 2), f);
+  EXPECT_EQ(Parse(v2, t, 3), f);  // base64 was v3's older spelling
+  // A field left out takes zarr-python's default: NaT for times, zero else.
+  FillValue partial = Parse(json::parse(R"({"a": 1})"), t);
+  std::memcpy(&time, partial.bytes.data() + 4, 8);
+  EXPECT_EQ(time, INT64_MIN);
+  EXPECT_EQ(partial.bytes.data()[12], std::byte{0});
+
+  struct Bad {
+    json j;
+    const char* says;
+  };
+  for (const Bad& b : {Bad{json::parse(R"({"nope": 1})"), "no field 'nope'"},
+                       Bad{json::parse(R"({"a": 1.5})"), "field 'a'"},
+                       Bad{json("AAAA"), "expected 14"}, Bad{json(3), "object of field values"}}) {
+    SCOPED_TRACE(b.j.dump());
+    auto r = ParseFillValue(b.j, t, 3);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.status().ToString().find(b.says), std::string::npos) << r.status().ToString();
+  }
+}
+
 }  // namespace
 }  // namespace turbozarr

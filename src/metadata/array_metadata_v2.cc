@@ -2,6 +2,7 @@
 // writing the fields zarr-python writes, in its order.
 #include <string>
 
+#include "codec/raw_bytes.h"
 #include "metadata/metadata_fields.h"
 #include "turbozarr/metadata.h"
 
@@ -24,6 +25,11 @@ bool IsKnownField(std::string_view key) {
     if (k == key) return true;
   }
   return false;
+}
+
+// Whether a struct's stored bytes are big-endian (its base64 fill value too).
+bool StructBytesAreSwapped(const ArrayMetadata& m) {
+  return m.dtype.id() == DataTypeId::kStruct && m.v2_byte_order == '>';
 }
 
 // A numcodecs configuration: an object with a string "id".
@@ -87,15 +93,11 @@ Result<ArrayMetadata> ParseV2ArrayMetadata(const nlohmann::json& zarray,
 
   TZ_ASSIGN_OR_RETURN(const nlohmann::json* dtype,
                       RequireField(zarray, "dtype", where, "dtype"));
-  if (dtype->is_array()) {
-    return Status::Unsupported(
-        std::string(where) +
-        ": dtype: structured dtypes are not supported: " + Describe(*dtype));
+  if (!dtype->is_string() && !dtype->is_array()) {
+    return FieldError(where, "dtype",
+                      "expected a string or a list of fields, got " + Describe(*dtype));
   }
-  if (!dtype->is_string()) {
-    return FieldError(where, "dtype", "expected a string, got " + Describe(*dtype));
-  }
-  auto typestr = ParseV2DataType(dtype->get_ref<const std::string&>());
+  auto typestr = ParseV2DataTypeJson(*dtype);
   if (!typestr.ok()) return InField(typestr.status(), where, "dtype");
   m.dtype = typestr->dtype;
   m.v2_byte_order = typestr->byte_order;
@@ -132,6 +134,11 @@ Result<ArrayMetadata> ParseV2ArrayMetadata(const nlohmann::json& zarray,
   auto fill_value = ParseFillValue(fill, m.dtype, 2);
   if (!fill_value.ok()) return InField(fill_value.status(), where, "fill_value");
   m.fill_value = *std::move(fill_value);
+  if (StructBytesAreSwapped(m)) {
+    // A struct's base64 fill value holds its bytes as stored.
+    internal::CopySwappedElements(m.fill_value.bytes.data(), m.fill_value.bytes.data(),
+                                  m.fill_value.bytes.size(), m.dtype);
+  }
 
   m.chunk_key_encoding.kind = ChunkKeyEncoding::Kind::kV2;
   m.chunk_key_encoding.separator = '.';
@@ -169,9 +176,17 @@ nlohmann::json ToV2ZarrayJson(const ArrayMetadata& m) {
   nlohmann::json j = nlohmann::json::object();
   j["shape"] = m.shape;
   j["chunks"] = m.chunk_shape;
-  j["dtype"] = m.dtype.ToV2TypeString(m.v2_byte_order);
-  j["fill_value"] = m.v2_fill_value_null ? nlohmann::json(nullptr)
-                                         : FillValueToJson(m.fill_value, m.dtype, 2);
+  j["dtype"] = m.dtype.ToV2Json(m.v2_byte_order);
+  if (m.v2_fill_value_null) {
+    j["fill_value"] = nullptr;
+  } else if (StructBytesAreSwapped(m) && m.fill_value.bytes.size() == m.dtype.size()) {
+    FillValue stored{Buffer(m.fill_value.bytes.view())};
+    internal::CopySwappedElements(stored.bytes.data(), stored.bytes.data(),
+                                  stored.bytes.size(), m.dtype);
+    j["fill_value"] = FillValueToJson(stored, m.dtype, 2);
+  } else {
+    j["fill_value"] = FillValueToJson(m.fill_value, m.dtype, 2);
+  }
   j["order"] = std::string(1, m.v2_order == 'F' ? 'F' : 'C');
   nlohmann::json filters = m.v2_filters;
   if (m.dtype.is_variable_length() && filters.is_null()) {

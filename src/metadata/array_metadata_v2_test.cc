@@ -109,6 +109,24 @@ TEST(ArrayMetadataV2Test, FixedSizeTypesAndFillSpellings) {
   EXPECT_EQ(b.v2_byte_order, '|');
 }
 
+TEST(ArrayMetadataV2Test, BigEndianStructFillIsNativeInMemoryAndStoredBackAsWritten) {
+  // numpy: np.array((1, 2.0), dtype=[("a", ">i4"), ("b", ">f4")]).tobytes()
+  json j = Doc(t::kV2BasicZarray);
+  j["dtype"] = json::parse(R"([["a", ">i4"], ["b", ">f4"]])");
+  j["fill_value"] = "AAAAAUAAAAA=";
+  auto m = ParseV2ArrayMetadata(j, nullptr, "array 'a'");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->v2_byte_order, '>');
+  int32_t a;
+  float b;
+  std::memcpy(&a, m->fill_value.bytes.data(), 4);
+  std::memcpy(&b, m->fill_value.bytes.data() + 4, 4);
+  EXPECT_EQ(a, 1);
+  EXPECT_EQ(b, 2.0f);
+  EXPECT_EQ(ToV2ZarrayJson(*m)["fill_value"], "AAAAAUAAAAA=");
+  EXPECT_EQ(ToV2ZarrayJson(*m)["dtype"], j["dtype"]);
+}
+
 TEST(ArrayMetadataV2Test, NullFillIsZerosAndWrittenBackAsNull) {
   ArrayMetadata m = ParseOk(t::kV2NofillZarray);
   EXPECT_TRUE(m.v2_fill_value_null);
@@ -164,8 +182,8 @@ TEST(ArrayMetadataV2Test, BadDocumentsGiveTheRightCodeAndNameTheField) {
       {"/dtype", "<i3", false, StatusCode::kUnsupported, "<i3"},
       {"/dtype", "i4", false, StatusCode::kCorruption, "dtype"},
       {"/dtype", 4, false, StatusCode::kCorruption, "dtype"},
-      {"/dtype", json::parse(R"([["a", "<i4"]])"), false, StatusCode::kUnsupported,
-       "structured"},
+      {"/dtype", json::parse(R"([["a", "<i4"], ["b", ">i2"]])"), false,
+       StatusCode::kUnsupported, "both byte orders"},
       {"/order", "K", false, StatusCode::kCorruption, "order"},
       {"/compressor", "zstd", false, StatusCode::kCorruption, "compressor"},
       {"/compressor", json::object(), false, StatusCode::kCorruption, "compressor"},

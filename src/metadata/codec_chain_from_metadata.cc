@@ -86,7 +86,7 @@ Result<CodecChain> MakeV2CodecChain(const ArrayMetadata& m) {
   }
   if (!a2b) {
     nlohmann::json bytes = {{"name", "bytes"}};
-    if (m.dtype.swap_unit() > 1) {
+    if (m.dtype.has_byte_order()) {
       bytes["configuration"] = {{"endian", m.v2_byte_order == '>' ? "big" : "little"}};
     }
     TZ_ASSIGN_OR_RETURN(auto codec, MakeCodec(bytes, next));
