@@ -37,6 +37,11 @@ inline ArraySpec MakeSpec(std::vector<int64_t> shape, DataType dtype) {
 inline std::vector<CodecCase> CodecCases() {
   using json = nlohmann::json;
   const ArraySpec u16 = MakeSpec({16}, DataType(DataTypeId::kUInt16));
+  const ArraySpec f8 = MakeSpec({8}, DataType(DataTypeId::kFloat64));
+  auto numcodecs = [](const char* id, json config) {
+    return json{{"name", std::string("numcodecs.") + id},
+                {"configuration", std::move(config)}};
+  };
   const json little = {{"name", "bytes"}, {"configuration", {{"endian", "little"}}}};
   const json gzip1 = {{"name", "gzip"}, {"configuration", {{"level", 1}}}};
   const json sharding = {{"name", "sharding_indexed"},
@@ -73,16 +78,38 @@ inline std::vector<CodecCase> CodecCases() {
       {"zlib", u16, {{"id", "zlib"}, {"level", 6}}, false, true},
       {"bz2", u16, {{"id", "bz2"}, {"level", 9}}, false, true},
       {"sharding", u16, json::array({sharding}), true, false},
-      {"delta",
-       u16,
+      {"delta", u16,
        json::array({{{"name", "numcodecs.delta"}, {"configuration", {{"dtype", "<u2"}}}},
                     little}),
-       true,
-       false},
+       true, false},
       {"shuffle", u16, {{"id", "shuffle"}, {"elementsize", 2}}, false, true},
+      {"crc32", u16, {{"id", "crc32"}}, false, true},
+      {"adler32", u16, {{"id", "adler32"}, {"location", "end"}}, false, true},
+      {"fletcher32", u16, {{"id", "fletcher32"}}, false, true},
+      {"fixedscaleoffset", f8,
+       json::array(
+           {numcodecs(
+                "fixedscaleoffset",
+                {{"offset", 1000}, {"scale", 10}, {"dtype", "<f8"}, {"astype", "<i2"}}),
+            little}),
+       true, false},
+      {"quantize", f8, json::array({numcodecs("quantize", {{"digits", 2}}), little}),
+       true, false},
+      {"bitround", f8, json::array({numcodecs("bitround", {{"keepbits", 7}}), little}),
+       true, false},
+      {"astype", f8,
+       json::array({numcodecs("astype", {{"encode_dtype", "<f4"}}), little}), true,
+       false},
+      {"packbits", MakeSpec({13}, DataType(DataTypeId::kBool)),
+       json::array({numcodecs("packbits", json::object()), little}), true, false},
+      {"scale_offset", MakeSpec({8}, DataType(DataTypeId::kInt32)),
+       json::array(
+           {{{"name", "scale_offset"}, {"configuration", {{"offset", 3}, {"scale", 4}}}},
+            little}),
+       true, false},
       {"transpose", MakeSpec({4, 4}, DataType(DataTypeId::kUInt16)),
-       json::array({{{"name", "transpose"}, {"configuration", {{"order", {1, 0}}}}},
-                    little}),
+       json::array(
+           {{{"name", "transpose"}, {"configuration", {{"order", {1, 0}}}}}, little}),
        true, false},
   };
 }

@@ -39,7 +39,10 @@ Result<ordered_json> CompleteV3(const ordered_json& codec, size_t itemsize) {
     if (row->complete_v3 != nullptr) row->complete_v3(config, itemsize);
   }
   ordered_json out = {{"name", name}};
-  if (!config.empty()) out["configuration"] = std::move(config);
+  // zarr-python writes numcodecs' codecs with their configuration even when
+  // it is empty, and reads them only so.
+  const bool numcodecs = name.is_string() && name.get<std::string>().starts_with("numcodecs.");
+  if (!config.empty() || numcodecs) out["configuration"] = std::move(config);
   return out;
 }
 

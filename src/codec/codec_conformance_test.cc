@@ -49,6 +49,14 @@ std::vector<CodecCase> AllBytesToBytes() {
        4},
       {"numcodecs_shuffle_1",
        {{"name", "numcodecs.shuffle"}, {"configuration", {{"elementsize", 1}}}}},
+      {"numcodecs_crc32",
+       {{"name", "numcodecs.crc32"}, {"configuration", json::object()}}},
+      {"numcodecs_crc32_end",
+       {{"name", "numcodecs.crc32"}, {"configuration", {{"location", "end"}}}}},
+      {"numcodecs_adler32",
+       {{"name", "numcodecs.adler32"}, {"configuration", json::object()}}},
+      {"numcodecs_fletcher32",
+       {{"name", "numcodecs.fletcher32"}, {"configuration", json::object()}}},
       // The same codecs as a v2 array names them.
       {"v2_blosc",
        {{"id", "blosc"},
@@ -65,6 +73,9 @@ std::vector<CodecCase> AllBytesToBytes() {
       {"v2_bz2", {{"id", "bz2"}, {"level", 2}}, 1, true},
       {"v2_crc32c", {{"id", "crc32c"}}, 1, true},
       {"v2_shuffle", {{"id", "shuffle"}, {"elementsize", 2}}, 2, true},
+      {"v2_crc32", {{"id", "crc32"}}, 1, true},
+      {"v2_adler32_end", {{"id", "adler32"}, {"location", "end"}}, 1, true},
+      {"v2_fletcher32", {{"id", "fletcher32"}}, 1, true},
   };
   // Every compressor this blosc has, with each shuffle.
   for (const char* cname : {"lz4", "lz4hc", "blosclz", "zstd", "zlib", "snappy"}) {
@@ -112,8 +123,15 @@ std::vector<ChainCase> AllChains() {
                   {"index_codecs", json::array({le, crc})},
                   {"index_location", location}}}};
   };
+  auto numcodecs = [](const char* id, json config) {
+    return json{{"name", std::string("numcodecs.") + id},
+                {"configuration", std::move(config)}};
+  };
   const DataType i32(DataTypeId::kInt32), u8(DataTypeId::kUInt8), i16(DataTypeId::kInt16);
   const DataType f8(DataTypeId::kFloat64), c16(DataTypeId::kComplex128);
+  const DataType f4(DataTypeId::kFloat32), f2(DataTypeId::kFloat16),
+      b1(DataTypeId::kBool);
+  const DataType u64(DataTypeId::kUInt64);
   const DataType str(DataTypeId::kString), bytes(DataTypeId::kBytes);
   const std::vector<std::vector<int64_t>> grid = {{2, 2}, {4, 6}, {0, 2}, {16, 8}};
   std::vector<ChainCase> v = {
@@ -123,28 +141,92 @@ std::vector<ChainCase> AllChains() {
       {"transpose_reversed",
        json::array({{{"name", "transpose"}, {"configuration", {{"order", "F"}}}}, le})},
       {"transpose_2d_zstd",
-       json::array({{{"name", "transpose"}, {"configuration", {{"order", {1, 0}}}}}, be,
-                    zstd}),
+       json::array(
+           {{{"name", "transpose"}, {"configuration", {{"order", {1, 0}}}}}, be, zstd}),
        {},
        {{1, 1}, {3, 5}, {0, 4}, {64, 33}, {16, 8}}},
       {"delta_i4", json::array({delta("<i4"), le}), {i32}},
       {"delta_u1_zstd", json::array({delta("|u1"), le, zstd}), {u8}},
       {"delta_i2_big", json::array({delta("<i2"), be, crc}), {i16}},
-      {"shuffle_4", json::array({le, {{"name", "numcodecs.shuffle"},
-                                      {"configuration", {{"elementsize", 4}}}}, zstd}),
+      {"fixedscaleoffset_f8_u1",
+       json::array(
+           {numcodecs(
+                "fixedscaleoffset",
+                {{"offset", 1000}, {"scale", 10}, {"dtype", "<f8"}, {"astype", "|u1"}}),
+            le, crc}),
+       {f8},
+       {},
+       true},
+      {"fixedscaleoffset_i4_int",
+       json::array({numcodecs("fixedscaleoffset",
+                              {{"offset", 7}, {"scale", 3}, {"dtype", "<i4"}}),
+                    le}),
+       {i32},
+       {},
+       true},
+      {"quantize_f4",
+       json::array({numcodecs("quantize", {{"digits", 2}, {"dtype", "<f4"}}), le}),
+       {f4},
+       {},
+       true},
+      {"quantize_f8_as_f4",
+       json::array(
+           {numcodecs("quantize", {{"digits", 3}, {"dtype", "<f8"}, {"astype", "<f4"}}),
+            le, zstd}),
+       {f8},
+       {},
+       true},
+      {"bitround",
+       json::array({numcodecs("bitround", {{"keepbits", 5}}), le, zstd}),
+       {f8, f4, f2},
+       {},
+       true},
+      {"astype_widening",
+       json::array(
+           {numcodecs("astype", {{"encode_dtype", "<f8"}, {"decode_dtype", "<u8"}}), be}),
+       {u64},
+       {},
+       true},
+      {"astype_u1_as_f8",
+       json::array(
+           {numcodecs("astype", {{"encode_dtype", "<f8"}, {"decode_dtype", "|u1"}}), le}),
+       {u8}},
+      {"packbits",
+       json::array({numcodecs("packbits", json::object()), le, zstd}),
+       {b1},
+       {},
+       true},
+      {"scale_offset_default",
+       json::array({{{"name", "scale_offset"}}, le}),
+       {u8, i32, f8}},
+      {"scale_offset_float",
+       json::array({{{"name", "scale_offset"},
+                     {"configuration", {{"offset", 0.5}, {"scale", "4"}}}},
+                    le}),
+       {f8, f4, f2},
+       {},
+       true},
+      {"shuffle_4",
+       json::array(
+           {le,
+            {{"name", "numcodecs.shuffle"}, {"configuration", {{"elementsize", 4}}}},
+            zstd}),
        {i32, f8, c16}},
       {"vlen_utf8", json::array({{{"name", "vlen-utf8"}}}), {str}},
       {"vlen_utf8_zstd_crc32c", json::array({{{"name", "vlen-utf8"}}, zstd, crc}), {str}},
       {"vlen_bytes", json::array({{{"name", "vlen-bytes"}}}), {bytes}},
       {"vlen_bytes_gzip",
-       json::array({{{"name", "vlen-bytes"}}, {{"name", "gzip"},
-                                               {"configuration", {{"level", 1}}}}}),
+       json::array({{{"name", "vlen-bytes"}},
+                    {{"name", "gzip"}, {"configuration", {{"level", 1}}}}}),
        {bytes}},
       {"sharding_end", json::array({sharding(json::array({le}), "end")}), {}, grid},
       {"sharding_start_zstd",
-       json::array({sharding(json::array({be, zstd, crc}), "start")}), {}, grid},
+       json::array({sharding(json::array({be, zstd, crc}), "start")}),
+       {},
+       grid},
       {"sharding_vlen",
-       json::array({sharding(json::array({{{"name", "vlen-utf8"}}}), "end")}), {str},
+       json::array({sharding(json::array({{{"name", "vlen-utf8"}}}), "end")}),
+       {str},
        grid},
   };
   for (const CodecCase& c : AllBytesToBytes()) {

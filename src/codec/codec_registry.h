@@ -31,4 +31,21 @@ inline nlohmann::json NumcodecsV3Json(const nlohmann::json& v2) {
   return {{"name", "numcodecs." + id}, {"configuration", config}};
 }
 
+// An array->array codec numcodecs has (a filter): {"id": <id>} in a v2
+// array, "numcodecs.<id>" in a v3 one, its configuration numcodecs' in both,
+// so that a filter writes only ToV2Json.
+class NumcodecsFilter : public ArrayToArrayCodec, public NumcodecsCodec {
+ public:
+  // `id`: a string literal. `in_v3`: spelled "numcodecs.<id>".
+  NumcodecsFilter(const char* id, bool in_v3) : id_(id), in_v3_(in_v3) {}
+  std::string name() const override {
+    return in_v3_ ? std::string("numcodecs.") + id_ : std::string(id_);
+  }
+  nlohmann::json ToJson() const override { return NumcodecsV3Json(ToV2Json()); }
+
+ private:
+  const char* id_;
+  bool in_v3_;
+};
+
 }  // namespace turbozarr::internal

@@ -2,13 +2,20 @@
 // here; nothing else in the library names codecs.
 #include "codec/codec_table.h"
 
+#include "codec/astype_codec.h"
+#include "codec/bitround_codec.h"
 #include "codec/blosc_codec.h"
 #include "codec/bytes_codec.h"
 #include "codec/bz2_codec.h"
+#include "codec/checksum32_codec.h"
 #include "codec/crc32c_codec.h"
 #include "codec/delta_codec.h"
+#include "codec/fixedscaleoffset_codec.h"
 #include "codec/gzip_codec.h"
 #include "codec/lz4_codec.h"
+#include "codec/packbits_codec.h"
+#include "codec/quantize_codec.h"
+#include "codec/scale_offset_codec.h"
 #include "codec/sharding/sharding_codec.h"
 #include "codec/shuffle_codec.h"
 #include "codec/transpose_codec.h"
@@ -164,6 +171,53 @@ std::vector<CodecRow> MakeTable() {
        .kind = K::kBytesToBytes,
        .make = [](CodecConfig& c, const ArraySpec&,
                   Spelling s) { return Up(ShuffleCodec::Make(c, InV3(s))); }},
+      {.numcodecs_id = "crc32",
+       .kind = K::kBytesToBytes,
+       .make =
+           [](CodecConfig& c, const ArraySpec&, Spelling s) {
+             return Up(
+                 Checksum32Codec::MakeNumcodecs(Checksum32Codec::kCrc32, c, InV3(s)));
+           }},
+      {.numcodecs_id = "adler32",
+       .kind = K::kBytesToBytes,
+       .make =
+           [](CodecConfig& c, const ArraySpec&, Spelling s) {
+             return Up(
+                 Checksum32Codec::MakeNumcodecs(Checksum32Codec::kAdler32, c, InV3(s)));
+           }},
+      {.numcodecs_id = "fletcher32",
+       .kind = K::kBytesToBytes,
+       .make =
+           [](CodecConfig& c, const ArraySpec&, Spelling s) {
+             return Up(Checksum32Codec::MakeNumcodecs(Checksum32Codec::kFletcher32, c,
+                                                      InV3(s)));
+           }},
+      {.numcodecs_id = "astype",
+       .kind = K::kArrayToArray,
+       .make = [](CodecConfig& c, const ArraySpec& spec,
+                  Spelling s) { return Up(AsTypeCodec::Make(c, spec, InV3(s))); }},
+      {.numcodecs_id = "fixedscaleoffset",
+       .kind = K::kArrayToArray,
+       .make =
+           [](CodecConfig& c, const ArraySpec& spec, Spelling s) {
+             return Up(FixedScaleOffsetCodec::Make(c, spec, InV3(s)));
+           }},
+      {.numcodecs_id = "quantize",
+       .kind = K::kArrayToArray,
+       .make = [](CodecConfig& c, const ArraySpec& spec,
+                  Spelling s) { return Up(QuantizeCodec::Make(c, spec, InV3(s))); }},
+      {.numcodecs_id = "bitround",
+       .kind = K::kArrayToArray,
+       .make = [](CodecConfig& c, const ArraySpec& spec,
+                  Spelling s) { return Up(BitRoundCodec::Make(c, spec, InV3(s))); }},
+      {.numcodecs_id = "packbits",
+       .kind = K::kArrayToArray,
+       .make = [](CodecConfig& c, const ArraySpec& spec,
+                  Spelling s) { return Up(PackBitsCodec::Make(c, spec, InV3(s))); }},
+      {.name = "scale_offset",
+       .kind = K::kArrayToArray,
+       .make = [](CodecConfig& c, const ArraySpec& spec,
+                  Spelling) { return Up(ScaleOffsetCodec::Make(c, spec)); }},
   };
 }
 

@@ -89,7 +89,8 @@ TEST(CodecTableTest, CompletesV3AsZarrPythonWritesIt) {
             "shuffle");
   EXPECT_EQ(Complete(R"({"name": "crc32c", "configuration": {"a": 1}})", 4, 3).dump(),
             R"({"name":"crc32c"})");
-  // Others keep their fields; an empty configuration and other members go.
+  // Others keep their fields; an empty configuration and other members go,
+  // except numcodecs' empty configuration, which zarr-python requires.
   EXPECT_EQ(Complete(R"({"name": "transpose", "configuration": {"order": [1, 0]}})", 4, 3)
                 .dump(),
             R"({"name":"transpose","configuration":{"order":[1,0]}})");
@@ -97,7 +98,11 @@ TEST(CodecTableTest, CompletesV3AsZarrPythonWritesIt) {
                          "must_understand": false})",
                      4, 3)
                 .dump(),
-            R"({"name":"numcodecs.zlib"})");
+            R"({"name":"numcodecs.zlib","configuration":{}})");
+  EXPECT_EQ(Complete(R"({"name": "numcodecs.crc32"})", 4, 3).dump(),
+            R"({"name":"numcodecs.crc32","configuration":{}})");
+  EXPECT_EQ(Complete(R"({"name": "transpose", "configuration": {}})", 4, 3).dump(),
+            R"({"name":"transpose"})");
   EXPECT_EQ(Complete(R"({"name": "lzma", "configuration": {"preset": 9}})", 4, 3).dump(),
             R"({"name":"lzma","configuration":{"preset":9}})");
 }

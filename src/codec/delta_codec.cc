@@ -4,6 +4,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include "codec/numpy_cast.h"
+
 namespace turbozarr {
 namespace {
 
@@ -38,34 +40,7 @@ void DeltaPass(std::byte* data, int64_t n) {
 }
 
 bool IsDeltaType(DataTypeId id) {
-  switch (id) {
-    case DataTypeId::kInt8: case DataTypeId::kInt16: case DataTypeId::kInt32:
-    case DataTypeId::kInt64: case DataTypeId::kUInt8: case DataTypeId::kUInt16:
-    case DataTypeId::kUInt32: case DataTypeId::kUInt64: case DataTypeId::kFloat32:
-    case DataTypeId::kFloat64:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// Calls fn.template operator()<T>() for the element type of `id`; false for
-// types delta does not take.
-template <typename Fn>
-bool ForNumericType(DataTypeId id, Fn&& fn) {
-  switch (id) {
-    case DataTypeId::kInt8: fn.template operator()<int8_t>(); return true;
-    case DataTypeId::kInt16: fn.template operator()<int16_t>(); return true;
-    case DataTypeId::kInt32: fn.template operator()<int32_t>(); return true;
-    case DataTypeId::kInt64: fn.template operator()<int64_t>(); return true;
-    case DataTypeId::kUInt8: fn.template operator()<uint8_t>(); return true;
-    case DataTypeId::kUInt16: fn.template operator()<uint16_t>(); return true;
-    case DataTypeId::kUInt32: fn.template operator()<uint32_t>(); return true;
-    case DataTypeId::kUInt64: fn.template operator()<uint64_t>(); return true;
-    case DataTypeId::kFloat32: fn.template operator()<float>(); return true;
-    case DataTypeId::kFloat64: fn.template operator()<double>(); return true;
-    default: return false;
-  }
+  return id != DataTypeId::kFloat16 && internal::IsNumericType(id);
 }
 
 }  // namespace
@@ -108,14 +83,18 @@ nlohmann::json DeltaCodec::ToJson() const {
 Result<ChunkArray> DeltaCodec::Encode(ChunkArray decoded) const {
   std::byte* data = decoded.bytes.data();
   const int64_t n = decoded.num_elements();
-  ForNumericType(type_.id(), [&]<typename T>() { DeltaPass<T, true>(data, n); });
+  internal::VisitNumericType(type_.id(), [&]<typename T>() {
+    if constexpr (!std::is_same_v<T, internal::Half>) DeltaPass<T, true>(data, n);
+  });
   return decoded;
 }
 
 Result<ChunkArray> DeltaCodec::Decode(ChunkArray encoded, const ArraySpec&) const {
   std::byte* data = encoded.bytes.data();
   const int64_t n = encoded.num_elements();
-  ForNumericType(type_.id(), [&]<typename T>() { DeltaPass<T, false>(data, n); });
+  internal::VisitNumericType(type_.id(), [&]<typename T>() {
+    if constexpr (!std::is_same_v<T, internal::Half>) DeltaPass<T, false>(data, n);
+  });
   return encoded;
 }
 

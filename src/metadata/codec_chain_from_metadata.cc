@@ -86,7 +86,9 @@ Result<CodecChain> MakeV2CodecChain(const ArrayMetadata& m) {
   }
   if (!a2b) {
     nlohmann::json bytes = {{"name", "bytes"}};
-    if (m.dtype.has_byte_order()) {
+    // The bytes codec stores what the filters made (astype may change the
+    // type): its byte order matters for their type, not the array's.
+    if (next.dtype.has_byte_order()) {
       bytes["configuration"] = {{"endian", m.v2_byte_order == '>' ? "big" : "little"}};
     }
     TZ_ASSIGN_OR_RETURN(auto codec, MakeCodec(bytes, next));

@@ -4,7 +4,10 @@
 // Thread safety: pure functions.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <string>
 #include <string_view>
@@ -56,6 +59,53 @@ inline ArraySpec MakeSpec(std::vector<int64_t> shape, DataType dtype) {
   s.dtype = dtype;
   s.fill_value = DefaultFillValue(dtype);
   return s;
+}
+
+// A 1-d chunk of `dtype` whose elements are the bytes of `hex`.
+inline ChunkArray ChunkFromHex(std::string_view hex, DataType dtype) {
+  ChunkArray c;
+  c.dtype = dtype;
+  c.bytes = FromHex(hex);
+  c.shape = {static_cast<int64_t>(c.bytes.size() / dtype.size())};
+  return c;
+}
+
+// The array->array codec a v3 ({"name": ...}) or numcodecs ({"id": ...})
+// JSON names, for chunks of `spec`; null (with a test failure) otherwise.
+inline std::shared_ptr<const ArrayToArrayCodec> MakeFilter(const nlohmann::json& j,
+                                                           const ArraySpec& spec) {
+  auto c = j.contains("id") ? MakeV2Codec(j, spec) : MakeCodec(j, spec);
+  if (!c.ok()) {
+    ADD_FAILURE() << c.status().ToString();
+    return nullptr;
+  }
+  auto filter = std::dynamic_pointer_cast<const ArrayToArrayCodec>(*c);
+  if (!filter) ADD_FAILURE() << j.dump() << " is not array->array";
+  return filter;
+}
+
+// Encodes the 1-d chunk of `dtype` in `in_hex` with the filter `j` and
+// expects `out_hex`, then decodes that and expects `dec_hex` (by default the
+// input, for a lossless filter).
+inline void ExpectFilterBytes(const nlohmann::json& j, DataType dtype,
+                              std::string_view in_hex, std::string_view out_hex,
+                              std::string_view dec_hex = {}) {
+  SCOPED_TRACE(j.dump());
+  ChunkArray in = ChunkFromHex(in_hex, dtype);
+  const ArraySpec spec = MakeSpec(in.shape, dtype);
+  auto filter = MakeFilter(j, spec);
+  if (!filter) return;
+  auto enc = filter->Encode(in);
+  ASSERT_TRUE(enc.ok()) << enc.status().ToString();
+  EXPECT_EQ(ToHex(enc->bytes), out_hex);
+  auto encoded_spec = filter->EncodedSpec(spec);
+  ASSERT_TRUE(encoded_spec.ok()) << encoded_spec.status().ToString();
+  EXPECT_EQ(enc->shape, encoded_spec->shape);
+  EXPECT_TRUE(enc->dtype == encoded_spec->dtype);
+  auto dec = filter->Decode(*enc, spec);
+  ASSERT_TRUE(dec.ok()) << dec.status().ToString();
+  EXPECT_EQ(ToHex(dec->bytes), dec_hex.empty() ? in_hex : dec_hex);
+  EXPECT_EQ(dec->shape, spec.shape);
 }
 
 // A chunk of `spec` whose bytes follow a seeded pattern (or, for
