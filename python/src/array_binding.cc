@@ -25,6 +25,7 @@
 #include "py_buffer.h"
 #include "turbozarr/array.h"
 #include "turbozarr/array_copy.h"
+#include "turbozarr/array_read_many.h"
 
 namespace nb = nanobind;
 
@@ -83,6 +84,19 @@ const char* DataTypeIdName(DataTypeId id) {
 
 namespace {
 
+// The values of a string or bytes array as Python str or bytes objects.
+nb::list ToPyList(const Array& a, const std::vector<std::string>& values) {
+  bool text = a.dtype().id() == DataTypeId::kString;
+  nb::list result;
+  for (const std::string& v : values) {
+    PyObject* item =
+        text ? PyUnicode_DecodeUTF8(v.data(), static_cast<Py_ssize_t>(v.size()), "strict")
+             : PyBytes_FromStringAndSize(v.data(), static_cast<Py_ssize_t>(v.size()));
+    if (item == nullptr) throw nb::python_error();
+    result.append(nb::steal(item));
+  }
+  return result;
+}
 
 Selection CheckedSelection(const Array& a, const RangeList& ranges) {
   Selection selection = MakeSelection(ranges);
@@ -122,15 +136,66 @@ nb::list ReadObjects(const Array& a, const RangeList& ranges) {
     status = a.Read(selection, values);
   }
   Check(status);
-  bool text = a.dtype().id() == DataTypeId::kString;
-  nb::list result;
-  for (const std::string& v : values) {
-    PyObject* item =
-        text ? PyUnicode_DecodeUTF8(v.data(), static_cast<Py_ssize_t>(v.size()), "strict")
-             : PyBytes_FromStringAndSize(v.data(), static_cast<Py_ssize_t>(v.size()));
-    if (item == nullptr) throw nb::python_error();
-    result.append(nb::steal(item));
+  return ToPyList(a, values);
+}
+
+// Reads each box of `boxes` into the buffer of `outs` at the same place
+// (ReadMany, turbozarr/array_read_many.h): the boxes' chunks decode in
+// parallel with the GIL released.
+void ReadBoxes(const Array& a, const std::vector<RangeList>& boxes, nb::list outs) {
+  if (a.dtype().is_variable_length()) {
+    throw nb::type_error("read_boxes needs a fixed-size data type; use read_boxes_objects");
   }
+  if (nb::len(outs) != boxes.size()) {
+    Check(Status::InvalidArgument(a.Describe() + ": " + std::to_string(boxes.size()) +
+                                  " boxes but " + std::to_string(nb::len(outs)) +
+                                  " output buffers"));
+  }
+  std::vector<Selection> selections;
+  std::vector<std::unique_ptr<PyBufferView>> buffers;
+  std::vector<ElementSpan> spans;
+  for (size_t i = 0; i < boxes.size(); ++i) {
+    selections.push_back(MakeSelection(boxes[i]));
+    buffers.push_back(std::make_unique<PyBufferView>(outs[i], /*writable=*/true));
+    const size_t size = buffers.back()->size();
+    if (size % a.dtype().size() != 0) {
+      Check(Status::InvalidArgument(a.Describe() + ": output buffer " + std::to_string(i) +
+                                    " holds " + std::to_string(size) +
+                                    " bytes, not whole elements"));
+    }
+    spans.emplace_back(buffers.back()->data(), a.dtype(),
+                       static_cast<int64_t>(size / a.dtype().size()));
+  }
+  Status status;
+  {
+    nb::gil_scoped_release release;
+    status = ReadMany(a, selections, spans);
+  }
+  Check(status);
+}
+
+// ReadBoxes for strings and bytes: one flat list (C order) per box.
+nb::list ReadBoxesObjects(const Array& a, const std::vector<RangeList>& boxes) {
+  if (!a.dtype().is_variable_length()) {
+    throw nb::type_error("read_boxes_objects needs a variable-length data type");
+  }
+  std::vector<Selection> selections;
+  std::vector<std::vector<std::string>> values;
+  for (const RangeList& box : boxes) {
+    selections.push_back(MakeSelection(box));
+    int64_t n = selections.back().Validate(a.shape()).ok()
+                    ? selections.back().num_elements() : 0;
+    values.emplace_back(static_cast<size_t>(n));
+  }
+  std::vector<ElementSpan> spans(values.begin(), values.end());
+  Status status;
+  {
+    nb::gil_scoped_release release;
+    status = ReadMany(a, selections, spans);
+  }
+  Check(status);
+  nb::list result;
+  for (const std::vector<std::string>& v : values) result.append(ToPyList(a, v));
   return result;
 }
 
@@ -327,6 +392,11 @@ void BindArray(nb::module_& m) {
            "Reads the selection into `out`, a C-contiguous writable buffer of its size.")
       .def("read_objects", &ReadObjects, nb::arg("ranges"),
            "Reads the selection of a string/bytes array as a flat list in C order.")
+      .def("read_boxes", &ReadBoxes, nb::arg("boxes"), nb::arg("outs"),
+           "Reads each box (a list of (start, stop, step)) into the C-contiguous "
+           "writable buffer of `outs` at the same place, in parallel.")
+      .def("read_boxes_objects", &ReadBoxesObjects, nb::arg("boxes"),
+           "read_boxes for a string/bytes array: one flat list per box, in C order.")
       .def("write_from", &WriteFrom, nb::arg("ranges"), nb::arg("src"),
            nb::arg("write_empty_chunks") = false, nb::arg("mask").none() = nb::none())
       .def("write_objects", &WriteObjects, nb::arg("ranges"), nb::arg("values"),

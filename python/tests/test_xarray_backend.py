@@ -26,7 +26,6 @@ pd = pytest.importorskip("pandas")
 import turbozarr as tz  # noqa: E402
 from turbozarr.xarray_backend import (  # noqa: E402
     TurbozarrBackendEntrypoint,
-    _index_runs,
     read_outer,
 )
 
@@ -270,13 +269,6 @@ def test_read_outer_matches_numpy_and_skips_chunks(tmp_path) -> None:
         np.testing.assert_array_equal(got, data[rows[0], cols])
     np.testing.assert_array_equal(read_outer(a, (slice(3, 30, 4), np.array([2, 29]))),
                                   data[3:30:4][:, [2, 29]])
-    # the runs: a regular progression is one strided read; elsewhere one read
-    # per run of touched chunks, none for the chunks in between
-    assert [(s, None if t is None else t.tolist()) for s, t in
-            _index_runs(np.array([3, 7, 11]), 8)] == [(slice(3, 12, 4), None)]
-    runs = _index_runs(np.array([1, 2, 2, 9, 30, 31]), 8)
-    assert [(r.start, r.stop) for r, _ in runs] == [(1, 10), (30, 32)]
-    assert [t.tolist() for _, t in runs] == [[0, 1, 1, 8], [0, 1]]
 
 
 def test_outer_reads_touch_only_selected_chunks(tmp_path) -> None:

@@ -8,6 +8,7 @@ through Python objects.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import uuid
@@ -15,7 +16,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from turbozarr import _core, _dtypes, _indexing
+from turbozarr import _core, _dtypes, _fancy_indexing, _indexing, _selection_keys
 from turbozarr._node import Node
 from turbozarr._store import store_spec
 from turbozarr.errors import ReadOnlyError
@@ -186,12 +187,7 @@ class Array(Node):
         dimension), of `block_shape`, in the array's data type."""
         if self._variable:
             values = self._core.read_objects(ranges) if math.prod(block_shape) else []
-            if self._dtype.kind == "T":
-                out = np.array(values, dtype=self._dtype)
-            else:
-                out = np.empty(len(values), dtype=object)
-                out[:] = values
-            return out.reshape(block_shape)
+            return _fancy_indexing.object_block(self, values, block_shape)
         out = _aligned_empty(block_shape, self._native)
         if out.size:
             self._core.read_into(ranges, out)
@@ -200,6 +196,14 @@ class Array(Node):
         return out
 
     def __getitem__(self, key: Any) -> Any:
+        """numpy-style reads; integer and Boolean arrays are dispatched as
+        zarr-python's Array.__getitem__ does (module _selection_keys):
+        coordinate and mask selections go to vindex, others to oindex."""
+        if _selection_keys.has_index_array(key):
+            if _selection_keys.is_vectorized(key, self.ndim):
+                return self.vindex[key]
+            if _selection_keys.is_orthogonal(key, self.ndim):
+                return self.get_orthogonal_selection(key)
         sel = _indexing.normalize(key, self.shape)
         out = self._read_block(sel.ranges, sel.block_shape)
         if sel.needs_view:
@@ -216,12 +220,8 @@ class Array(Node):
         if out is None:
             return self[selection]
         sel = _indexing.normalize(selection, self.shape)
-        if out.shape != sel.result_shape or out.dtype != self._dtype:
-            raise ValueError(f"out has shape {out.shape} and dtype {out.dtype}; the "
-                             f"selection needs {sel.result_shape} and {self._dtype}")
-        direct = (not self._variable and not sel.needs_view and out.dtype == self._native
-                  and out.flags.c_contiguous and out.flags.writeable)
-        if direct:
+        _fancy_indexing.check_out(self, out, sel.result_shape)
+        if not sel.needs_view and _fancy_indexing.fills_directly(self, out):
             self._core.read_into(sel.ranges, out.reshape(sel.block_shape))
         else:
             out[...] = self[selection]
@@ -283,6 +283,82 @@ class Array(Node):
         """array[selection] = value."""
         self[selection] = value
 
+    # -- orthogonal, coordinate, mask and block selections ---------------------------
+
+    @property
+    def oindex(self) -> _SelectionIndex:
+        """Orthogonal (outer) indexing: ``a.oindex[[0, 5], 2:9:3]`` picks the
+        rows and the columns independently, as numpy's ``a[np.ix_(...)]``."""
+        return _SelectionIndex(self.get_orthogonal_selection,
+                               self.set_orthogonal_selection)
+
+    @property
+    def vindex(self) -> _SelectionIndex:
+        """Vectorized indexing: ``a.vindex[rows, cols]`` picks the points
+        (rows[i], cols[i]); ``a.vindex[mask]`` the elements where a Boolean
+        array of the array's shape is set."""
+        return _SelectionIndex(functools.partial(self._read_points, _selection_keys.vectorized),
+                               functools.partial(self._write_points, _selection_keys.vectorized))
+
+    @property
+    def blocks(self) -> _SelectionIndex:
+        """Block indexing: ``a.blocks[1, :2]`` is the data of chunk (shard,
+        when sharded) row 1 and columns 0 and 1."""
+        return _SelectionIndex(self.get_block_selection, self.set_block_selection)
+
+    def get_orthogonal_selection(self, selection: Any, *,
+                                 out: np.ndarray | None = None) -> Any:
+        """``a.oindex[selection]``: per dimension an integer, a slice (any
+        step), an integer array or list (any order, repeats, negatives) or a
+        Boolean array of the dimension's length. Only the chunks holding
+        selected elements are read, in parallel. With `out` (a writable array
+        of the result's shape and the array's dtype) the result goes there."""
+        indices = _selection_keys.orthogonal(selection, self.shape)
+        return _fancy_indexing.read_orthogonal(self, indices, out)
+
+    def set_orthogonal_selection(self, selection: Any, value: Any) -> None:
+        """``a.oindex[selection] = value``; only the selected elements of the
+        chunks holding any are rewritten."""
+        self._check_writable()
+        indices = _selection_keys.orthogonal(selection, self.shape)
+        _fancy_indexing.write_orthogonal(self, indices, value)
+
+    def get_coordinate_selection(self, selection: Any, *,
+                                 out: np.ndarray | None = None) -> Any:
+        """``a.vindex[selection]``: one integer array per dimension, broadcast
+        together; the result has their shape."""
+        return self._read_points(_selection_keys.coordinates, selection, out)
+
+    def set_coordinate_selection(self, selection: Any, value: Any) -> None:
+        self._write_points(_selection_keys.coordinates, selection, value)
+
+    def get_mask_selection(self, mask: Any, *, out: np.ndarray | None = None) -> Any:
+        """The elements where `mask` (Boolean, of the array's shape) is set,
+        in C order, as a 1-dimensional array."""
+        return self._read_points(_selection_keys.mask_points, mask, out)
+
+    def set_mask_selection(self, mask: Any, value: Any) -> None:
+        self._write_points(_selection_keys.mask_points, mask, value)
+
+    def _read_points(self, parse: Any, selection: Any, out: np.ndarray | None = None) -> Any:
+        """The points that parse(selection, shape) (_selection_keys) names."""
+        return _fancy_indexing.read_points(self, parse(selection, self.shape), out)
+
+    def _write_points(self, parse: Any, selection: Any, value: Any) -> None:
+        self._check_writable()
+        _fancy_indexing.write_points(self, parse(selection, self.shape), value)
+
+    def get_block_selection(self, selection: Any, *,
+                            out: np.ndarray | None = None) -> Any:
+        """``a.blocks[selection]``: integers and slices (step 1) of chunk
+        (shard, when sharded) indices."""
+        key = _selection_keys.blocks(selection, self.shape, tuple(self._core.chunk_shape))
+        return self.get_basic_selection(key, out=out)
+
+    def set_block_selection(self, selection: Any, value: Any) -> None:
+        key = _selection_keys.blocks(selection, self.shape, tuple(self._core.chunk_shape))
+        self[key] = value
+
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         if copy is False:
             raise ValueError("reading a turbozarr.Array always makes a new array")
@@ -300,14 +376,15 @@ class Array(Node):
         self._check_writable()
         if isinstance(value, Array) and self._copy_whole(key, value):
             return
+        if _selection_keys.has_index_array(key):
+            if _selection_keys.is_vectorized(key, self.ndim):
+                self.vindex[key] = value
+                return
+            if _selection_keys.is_orthogonal(key, self.ndim):
+                self.set_orthogonal_selection(key, value)
+                return
         sel = _indexing.normalize(key, self.shape)
-        if self._variable:
-            src = np.asarray(value, dtype=self._dtype)
-        elif isinstance(value, np.ndarray) and value.dtype == self._native:
-            src = value
-        else:
-            src = np.asarray(value, dtype=self._dtype).astype(self._native, copy=False)
-        src = np.broadcast_to(src, sel.result_shape)
+        src = _fancy_indexing.values_for(self, value, sel.result_shape)
         # Back to the engine's block: integer-indexed dimensions return as
         # length 1 and reversed dimensions are put in ascending order.
         src = src.reshape(sel.block_shape)
@@ -363,3 +440,19 @@ class Array(Node):
     def update_attributes(self, new_attributes: dict[str, Any]) -> Array:
         self.attrs.update(new_attributes)
         return self
+
+
+
+class _SelectionIndex:
+    """``a.oindex[...]``, ``a.vindex[...]`` and ``a.blocks[...]``: square
+    brackets that call one of the array's pairs of get and set methods."""
+
+    def __init__(self, get: Any, set_: Any):
+        self._get = get
+        self._set = set_
+
+    def __getitem__(self, selection: Any) -> Any:
+        return self._get(selection)
+
+    def __setitem__(self, selection: Any, value: Any) -> None:
+        self._set(selection, value)

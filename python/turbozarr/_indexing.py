@@ -30,7 +30,9 @@ class BasicSelection(NamedTuple):
         return any(v != slice(None) for v in self.view)
 
 
-def _expand(key: Any, ndim: int) -> list[Any]:
+def expand(key: Any, ndim: int) -> list[Any]:
+    """`key` as one index per dimension: ``...`` and missing trailing
+    dimensions become full slices."""
     if not isinstance(key, tuple):
         key = (key,)
     if any(k is None for k in key):
@@ -57,7 +59,7 @@ def normalize(key: Any, shape: tuple[int, ...]) -> BasicSelection:
     block: list[int] = []
     view: list[Any] = []
     result: list[int] = []
-    for dim, (k, extent) in enumerate(zip(_expand(key, len(shape)), shape)):
+    for dim, (k, extent) in enumerate(zip(expand(key, len(shape)), shape)):
         if isinstance(k, slice):
             start, stop, step = k.indices(extent)
             r = range(start, stop, step)

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
-import itertools
 import os
 import threading
 from collections.abc import Iterable, Iterator
@@ -175,71 +174,12 @@ class _Location:
 # -- arrays --------------------------------------------------------------------------
 
 
-def _index_runs(index: np.ndarray, chunk: int) -> list[tuple[slice, np.ndarray | None]]:
-    """Reads for the sorted, non-negative integer `index` along a dimension
-    chunked by `chunk`: (slice to read, positions to take from what it reads
-    or None for all of it). A regular progression is one strided slice;
-    otherwise one slice per run of touched chunks, so no chunk the index
-    skips is read."""
-    index = index.astype(np.int64, copy=False)
-    if index.size == 1:
-        return [(slice(int(index[0]), int(index[0]) + 1), None)]
-    steps = np.diff(index)
-    if steps[0] > 0 and (steps == steps[0]).all():
-        return [(slice(int(index[0]), int(index[-1]) + 1, int(steps[0])), None)]
-    chunk_ids = index // chunk
-    cuts = np.nonzero(np.diff(chunk_ids) > 1)[0] + 1
-    runs = []
-    for part in np.split(index, cuts):
-        lo = int(part[0])
-        runs.append((slice(lo, int(part[-1]) + 1), part - lo))
-    return runs
-
-
 def read_outer(array: Array, key: tuple[Any, ...]) -> np.ndarray:
-    """array.oindex[key] for a key of non-negative integers, slices with
-    positive steps and sorted non-negative integer arrays (what xarray hands a
-    backend of IndexingSupport.OUTER)."""
-    runs_per_dim: list[list[tuple[slice, np.ndarray | None]]] = []
-    dropped: list[bool] = []
-    for k, chunk in zip(key, array.chunks):
-        if isinstance(k, np.ndarray):
-            runs_per_dim.append(_index_runs(k, chunk))
-            dropped.append(False)
-        elif isinstance(k, slice):
-            runs_per_dim.append([(k, None)])
-            dropped.append(False)
-        else:
-            i = int(k)
-            runs_per_dim.append([(slice(i, i + 1), None)])
-            dropped.append(True)
-
-    def read(runs: tuple[tuple[slice, np.ndarray | None], ...]) -> np.ndarray:
-        block = array[tuple(s for s, _ in runs) or Ellipsis]
-        for axis, (_, take) in enumerate(runs):
-            if take is not None:
-                block = np.take(block, take, axis=axis)
-        return block
-
-    if all(len(runs) == 1 for runs in runs_per_dim):
-        out = read(tuple(runs[0] for runs in runs_per_dim))
-    else:
-        # Each run's place in the result: the runs of a dimension are in order.
-        starts = [np.cumsum([0] + [_run_length(r, n) for r in runs])
-                  for runs, n in zip(runs_per_dim, array.shape)]
-        out = np.empty(tuple(int(s[-1]) for s in starts), dtype=array.dtype)
-        for combo in itertools.product(*(range(len(runs)) for runs in runs_per_dim)):
-            where = tuple(slice(int(starts[d][i]), int(starts[d][i + 1]))
-                          for d, i in enumerate(combo))
-            out[where] = read(tuple(runs_per_dim[d][i] for d, i in enumerate(combo)))
-    if any(dropped):
-        out = out[tuple(0 if d else slice(None) for d in dropped)]
-    return out
-
-
-def _run_length(run: tuple[slice, np.ndarray | None], extent: int) -> int:
-    s, take = run
-    return len(take) if take is not None else len(range(*s.indices(extent)))
+    """array.oindex[key] for what xarray hands a backend of
+    IndexingSupport.OUTER (integers, slices and integer arrays): read by the
+    package's orthogonal selections, which read only the chunks holding
+    selected elements, in parallel."""
+    return np.asarray(array.get_orthogonal_selection(key))
 
 
 class TurbozarrArrayWrapper(BackendArray):

@@ -58,6 +58,7 @@ from zarr.registry import register_pipeline
 
 from turbozarr import _core, _store
 from turbozarr._array import Array
+from turbozarr._fancy_indexing import read_blocks, unset_block
 from turbozarr.errors import UnsupportedError
 
 if TYPE_CHECKING:
@@ -735,8 +736,10 @@ def _read(engine: _Engine, plan: _Plan, out: np.ndarray,
         else:
             out[...] = array._read_block(plan.box, _block_shape(plan.box)).reshape(out.shape)  # noqa: SLF001
         return
-    for item, ranges, local in plan.parts:
-        selected = array._read_block(ranges, _block_shape(ranges))[local]  # noqa: SLF001
+    # The chunks' boxes in one engine call, decoded in parallel.
+    blocks = read_blocks(array, [ranges for _, ranges, _ in plan.parts])
+    for (item, _, local), block in zip(plan.parts, blocks):
+        selected = block[local]
         if drop_axes:
             selected = selected.squeeze(axis=drop_axes)
         out[item.out_selection] = selected
@@ -765,20 +768,11 @@ def _write(engine: _Engine, plan: _Plan, value: np.ndarray,
             if drop_axes:
                 part = part[tuple(None if d in drop_axes else slice(None)
                                   for d in range(len(ranges)))]
-        block = _unset_block(array, shape)
+        block = unset_block(array, shape)
         block[local] = part
         mask = np.zeros(shape, dtype=np.bool_)
         mask[local] = True
         array._write_block(ranges, block, write_empty, mask)  # noqa: SLF001
-
-
-def _unset_block(array, shape: tuple[int, ...]) -> np.ndarray:
-    """A block of the array's type whose elements the mask leaves out:
-    zeros, or empty strings or bytes for variable-length types."""
-    if not array._variable:  # noqa: SLF001
-        return np.zeros(shape, dtype=array._native)  # noqa: SLF001
-    empty = b"" if array._core.dtype_name == "bytes" else ""  # noqa: SLF001
-    return np.full(shape, empty, dtype=object)
 
 
 def _output_shape(items: list[_Item]) -> tuple[int, ...] | None:

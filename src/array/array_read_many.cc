@@ -1,0 +1,68 @@
+// ReadMany (turbozarr/array_read_many.h): the boxes of a gather on one pool.
+#include "turbozarr/array_read_many.h"
+
+#include <algorithm>
+#include <memory>
+#include <string>
+
+#include "util/thread_pool.h"
+
+namespace turbozarr {
+namespace {
+
+// How many chunks of the finest grid (the inner chunks of a sharded array:
+// the units a read decodes) `selection` spans, the unselected between its
+// first and last element included.
+int64_t ChunksSpanned(const Selection& selection, const std::vector<int64_t>& chunk_shape) {
+  int64_t chunks = 1;
+  for (size_t d = 0; d < selection.rank(); ++d) {
+    const DimRange& r = selection.dims()[d];
+    if (r.count() == 0) return 0;
+    const int64_t last = r.start + (r.count() - 1) * r.step;
+    chunks *= last / chunk_shape[d] - r.start / chunk_shape[d] + 1;
+  }
+  return chunks;
+}
+
+}  // namespace
+
+Status ReadMany(const Array& array, std::span<const Selection> selections,
+                std::span<const ElementSpan> outs, const ReadOptions& options) {
+  if (selections.size() != outs.size()) {
+    return Status::InvalidArgument(array.Describe() + ": " +
+                                   std::to_string(selections.size()) + " boxes but " +
+                                   std::to_string(outs.size()) + " destinations");
+  }
+  const std::vector<int64_t> grid =
+      array.metadata().InnerChunkShape().value_or(array.metadata().chunk_shape);
+  int64_t widest = 0;
+  for (size_t i = 0; i < selections.size(); ++i) {
+    Status valid = selections[i].Validate(array.shape());
+    if (valid.ok()) {
+      valid = outs[i].CheckHolds(array.dtype(), selections[i].num_elements());
+    }
+    if (!valid.ok()) {
+      return valid.WithContext(array.Describe() + ", box " + std::to_string(i) + " " +
+                               selections[i].ToString());
+    }
+    widest = std::max(widest, ChunksSpanned(selections[i], grid));
+  }
+
+  // Held to the end: SetThreads may put another pool in its place meanwhile.
+  const std::shared_ptr<ThreadPool> pool = ThreadPool::OrDefault(options.pool);
+  ReadOptions each = options;
+  each.pool = pool;
+  const auto n = static_cast<int64_t>(selections.size());
+  if (n > 1 && (n >= pool->concurrency() || widest <= 1)) {
+    // A Read inside an item runs its own ParallelFor inline (thread_pool.h).
+    return pool->ParallelFor(
+        n, [&](int64_t i) { return array.Read(selections[i], outs[i], each); });
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    Status s = array.Read(selections[i], outs[i], each);
+    if (!s.ok()) return s;
+  }
+  return Status::OK();
+}
+
+}  // namespace turbozarr

@@ -1,0 +1,130 @@
+// ReadMany: many boxes read in one call give what one Read per box gives,
+// on plain and sharded arrays, serial and parallel; bad boxes are refused
+// before anything is read; a bad chunk names the array and its key.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "testing/int32_array_fixtures.h"
+#include "turbozarr/array.h"
+#include "turbozarr/array_read_many.h"
+#include "turbozarr/config.h"
+#include "turbozarr/store_wrappers.h"
+
+namespace turbozarr {
+namespace {
+
+using nlohmann::json;
+using namespace fixtures;  // NOLINT: the shared test fixtures
+
+const std::vector<int64_t> kShape = {40, 30};
+
+// What one Read per box gives.
+std::vector<std::vector<int32_t>> OneByOne(const Array& a, const std::vector<Selection>& boxes) {
+  std::vector<std::vector<int32_t>> out;
+  for (const Selection& box : boxes) {
+    out.emplace_back(static_cast<size_t>(box.num_elements()));
+    EXPECT_TRUE(a.Read(box, out.back()).ok()) << box.ToString();
+  }
+  return out;
+}
+
+Status ReadAll(const Array& a, const std::vector<Selection>& boxes,
+               std::vector<std::vector<int32_t>>& got) {
+  got.clear();
+  std::vector<ElementSpan> outs;
+  for (const Selection& box : boxes) got.emplace_back(static_cast<size_t>(box.num_elements()), 7);
+  for (auto& g : got) outs.emplace_back(g);
+  return ReadMany(a, boxes, outs);
+}
+
+// Boxes inside one chunk each (the gather's usual case), boxes across chunks,
+// strided and empty ones.
+std::vector<Selection> Boxes() {
+  return {Selection({{0, 1, 1}, {0, 30, 1}}),   Selection({{9, 16, 1}, {3, 5, 1}}),
+          Selection({{17, 18, 1}, {21, 28, 1}}), Selection({{0, 40, 3}, {2, 30, 7}}),
+          Selection({{39, 40, 1}, {29, 30, 1}}), Selection({{5, 5, 1}, {0, 30, 1}}),
+          Selection({{24, 31, 1}, {8, 14, 1}}),  Selection({{1, 40, 1}, {0, 30, 1}})};
+}
+
+TEST(ReadManyTest, MatchesOneReadPerBox) {
+  const std::vector<int32_t> model = Pattern(NumElements(kShape), 5);
+  for (const json& codecs : {json::array({kLittle, kZstd}),
+                             Sharded({4, 5}, json::array({kLittle, kZstd}), "end")}) {
+    SCOPED_TRACE(codecs.dump());
+    auto a = Array::Create(MakeMemoryStore(), "a", Int32Metadata(kShape, {8, 10}, codecs));
+    ASSERT_TRUE(a.ok());
+    ASSERT_TRUE((*a)->Write(Selection::All(kShape), model.data()).ok());
+    const std::vector<Selection> boxes = Boxes();
+    const auto want = OneByOne(**a, boxes);
+    for (int threads : {1, 4}) {
+      ASSERT_TRUE(SetThreads(threads).ok());
+      // All the boxes (in parallel on 4 threads), then two (one after another).
+      std::vector<std::vector<int32_t>> got;
+      ASSERT_TRUE(ReadAll(**a, boxes, got).ok());
+      EXPECT_EQ(got, want) << threads << " threads";
+      std::vector<Selection> two = {boxes[3], boxes[7]};
+      ASSERT_TRUE(ReadAll(**a, two, got).ok());
+      EXPECT_EQ(got, (std::vector<std::vector<int32_t>>{want[3], want[7]}));
+    }
+  }
+  EXPECT_TRUE(SetThreads(2).ok());
+}
+
+TEST(ReadManyTest, EachTouchedChunkIsFetchedOnce) {
+  auto metrics = MakeMetricsStore(MakeMemoryStore());
+  auto a = Array::Create(metrics, "a",
+                         Int32Metadata(kShape, {8, 30}, json::array({kLittle})));
+  ASSERT_TRUE(a.ok());
+  const std::vector<int32_t> model = Pattern(NumElements(kShape), 2);
+  ASSERT_TRUE((*a)->Write(Selection::All(kShape), model.data()).ok());
+  ASSERT_TRUE(SetThreads(4).ok());
+  metrics->ResetMetrics();
+  // Rows 1, 3 (chunk 0), 17 (chunk 2), 33, 38 (chunk 4): chunks 1 and 3 untouched.
+  std::vector<Selection> boxes = {Selection({{1, 4, 2}, {0, 30, 1}}),
+                                  Selection({{17, 18, 1}, {0, 30, 1}}),
+                                  Selection({{33, 39, 5}, {0, 30, 1}})};
+  std::vector<std::vector<int32_t>> got;
+  ASSERT_TRUE(ReadAll(**a, boxes, got).ok());
+  EXPECT_EQ(metrics->metrics().gets, 3u);
+  EXPECT_EQ(got, OneByOne(**a, boxes));
+  EXPECT_TRUE(SetThreads(2).ok());
+}
+
+TEST(ReadManyTest, BadBoxesAreRefusedBeforeAnyRead) {
+  auto metrics = MakeMetricsStore(MakeMemoryStore());
+  auto a = Array::Create(metrics, "a", Int32Metadata(kShape, {8, 10}, json::array({kLittle})));
+  ASSERT_TRUE(a.ok());
+  metrics->ResetMetrics();
+  std::vector<std::vector<int32_t>> got;
+  Status s = ReadAll(**a, {Selection({{0, 8, 1}, {0, 10, 1}}), Selection({{0, 41, 1}, {0, 1, 1}})},
+                     got);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("box 1"), std::string::npos) << s.ToString();
+  EXPECT_EQ(metrics->metrics().gets, 0u);
+
+  std::vector<int32_t> small(3);
+  std::vector<Selection> one = {Selection({{0, 2, 1}, {0, 2, 1}})};
+  std::vector<ElementSpan> outs = {ElementSpan(small)};
+  EXPECT_EQ(ReadMany(**a, one, outs).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(ReadMany(**a, one, {}).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(metrics->metrics().gets, 0u);
+}
+
+TEST(ReadManyTest, BadChunkNamesArrayAndKey) {
+  auto store = MakeMemoryStore();
+  auto a = Array::Create(store, "a", Int32Metadata(kShape, {8, 10}, json::array({kLittle, kZstd})));
+  ASSERT_TRUE(a.ok());
+  const std::vector<int32_t> model = Pattern(NumElements(kShape));
+  ASSERT_TRUE((*a)->Write(Selection::All(kShape), model.data()).ok());
+  ASSERT_TRUE(store->Set("a/c/2/1", Buffer::FromString("not zstd").view()).ok());
+  std::vector<std::vector<int32_t>> got;
+  Status s = ReadAll(**a, {Selection({{0, 1, 1}, {0, 1, 1}}), Selection({{17, 18, 1}, {12, 13, 1}})},
+                     got);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("a/c/2/1"), std::string::npos) << s.ToString();
+  EXPECT_NE(s.message().find("array"), std::string::npos) << s.ToString();
+}
+
+}  // namespace
+}  // namespace turbozarr
