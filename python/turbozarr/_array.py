@@ -404,7 +404,7 @@ class Array(Node):
             self._core.write_objects(ranges, np.asarray(block, dtype=self._dtype).ravel().tolist(),
                                      write_empty_chunks, mask)
         else:
-            self._core.write_from(ranges, np.ascontiguousarray(block, dtype=self._native),
+            self._core.write_from(ranges, _dtypes.to_native(block, self._native),
                                   write_empty_chunks, mask)
 
     def _copy_whole(self, key: Any, source: "Array") -> bool:

@@ -109,6 +109,10 @@ def _v2_descr(dt: np.dtype) -> Any:
     """The v2 "dtype" of a fixed-size numpy dtype: its type string, or for a
     struct the [name, type] (or [name, type, shape]) lists zarr-python writes."""
     if dt.fields is None:
+        if dt.kind in "Mm" and np.datetime_data(dt) != ("generic", 1) and \
+                np.datetime_data(dt)[0] == "generic":
+            # numpy's str drops a generic multiple; zarr-python spells it out.
+            return f"{dt.str}[{np.datetime_data(dt)[1]}generic]"
         return dt.str
     out = []
     for name in dt.names:
@@ -131,9 +135,7 @@ def _from_v3(data_type: Any) -> np.dtype:
     if name in ("numpy.datetime64", "numpy.timedelta64"):
         unit, scale = config["unit"], config["scale_factor"]
         kind = "M8" if name == "numpy.datetime64" else "m8"
-        if unit == "generic":
-            return np.dtype(kind)
-        return np.dtype(f"{kind}[{'' if scale == 1 else scale}{unit}]")
+        return np.dtype(f"{kind}[{scale}{unit}]")
     if name in ("struct", "structured"):
         fields = []
         for f in config["fields"]:
@@ -271,6 +273,23 @@ def native(dt: np.dtype) -> np.dtype:
     if dt.kind in "OT" or dt.byteorder in ("=", "|"):
         return dt
     return dt.newbyteorder("=")
+
+
+def in_byte_order_of(values: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """`values` swapped into `dt` when they are of the same type in the other
+    byte order, else unchanged: numpy's own cast between byte orders leaves
+    generic-unit times unswapped (numpy 2.4), so assignments and casts go
+    through this first."""
+    if values.dtype != dt and values.dtype.kind not in "OT" and \
+            values.dtype.newbyteorder("=") == dt.newbyteorder("="):
+        return values.byteswap().view(dt)
+    return values
+
+
+def to_native(values: Any, native_dt: np.dtype) -> np.ndarray:
+    """`values` as a C-contiguous array of `native_dt` (a native-order
+    fixed-size type)."""
+    return np.asarray(in_byte_order_of(np.asarray(values), native_dt), dtype=native_dt, order="C")
 
 
 def _float_json(x: float) -> Any:

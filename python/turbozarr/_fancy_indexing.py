@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from turbozarr import _dtypes
 from turbozarr._selection_keys import Points
 
 if TYPE_CHECKING:
@@ -275,7 +276,7 @@ def values_for(array: Array, value: Any, shape: tuple[int, ...]) -> np.ndarray:
     elif isinstance(value, np.ndarray) and value.dtype == array._native:
         src = value
     else:
-        src = np.asarray(value, dtype=array._dtype).astype(array._native, copy=False)
+        src = _dtypes.to_native(value, array._native)
     try:
         return np.broadcast_to(src, shape)
     except ValueError:

@@ -56,7 +56,7 @@ from zarr.core.config import config as zarr_config
 from zarr.core.metadata import ArrayV2Metadata, ArrayV3Metadata
 from zarr.registry import register_pipeline
 
-from turbozarr import _core, _store
+from turbozarr import _core, _dtypes, _store
 from turbozarr._array import Array
 from turbozarr._fancy_indexing import read_blocks, unset_block
 from turbozarr.errors import UnsupportedError
@@ -734,7 +734,8 @@ def _read(engine: _Engine, plan: _Plan, out: np.ndarray,
         if direct:  # decoded straight into zarr-python's buffer
             array._core.read_into(plan.box, out.reshape(_block_shape(plan.box)))  # noqa: SLF001
         else:
-            out[...] = array._read_block(plan.box, _block_shape(plan.box)).reshape(out.shape)  # noqa: SLF001
+            block = array._read_block(plan.box, _block_shape(plan.box))  # noqa: SLF001
+            out[...] = _dtypes.in_byte_order_of(block, out.dtype).reshape(out.shape)
         return
     # The chunks' boxes in one engine call, decoded in parallel.
     blocks = read_blocks(array, [ranges for _, ranges, _ in plan.parts])
@@ -742,7 +743,7 @@ def _read(engine: _Engine, plan: _Plan, out: np.ndarray,
         selected = block[local]
         if drop_axes:
             selected = selected.squeeze(axis=drop_axes)
-        out[item.out_selection] = selected
+        out[item.out_selection] = _dtypes.in_byte_order_of(selected, out.dtype)
 
 
 def _write(engine: _Engine, plan: _Plan, value: np.ndarray,
@@ -769,7 +770,7 @@ def _write(engine: _Engine, plan: _Plan, value: np.ndarray,
                 part = part[tuple(None if d in drop_axes else slice(None)
                                   for d in range(len(ranges)))]
         block = unset_block(array, shape)
-        block[local] = part
+        block[local] = _dtypes.in_byte_order_of(np.asarray(part), block.dtype)
         mask = np.zeros(shape, dtype=np.bool_)
         mask[local] = True
         array._write_block(ranges, block, write_empty, mask)  # noqa: SLF001

@@ -1,8 +1,9 @@
 // .zarray / .zattrs of an array (zarr v2): parsing with validation, and
 // writing the fields zarr-python writes, in its order.
+
+#include <algorithm>
 #include <string>
 
-#include "codec/raw_bytes.h"
 #include "metadata/metadata_fields.h"
 #include "turbozarr/metadata.h"
 
@@ -30,6 +31,13 @@ bool IsKnownField(std::string_view key) {
 // Whether a struct's stored bytes are big-endian (its base64 fill value too).
 bool StructBytesAreSwapped(const ArrayMetadata& m) {
   return m.dtype.id() == DataTypeId::kStruct && m.v2_byte_order == '>';
+}
+
+// Reverses the bytes of each scalar of a struct's one element in place.
+void SwapStructElement(const DataType& dtype, Buffer& element) {
+  for (const DataType::SwapSegment& s : dtype.swap_segments()) {
+    std::reverse(element.data() + s.offset, element.data() + s.offset + s.bytes);
+  }
 }
 
 // A numcodecs configuration: an object with a string "id".
@@ -136,8 +144,7 @@ Result<ArrayMetadata> ParseV2ArrayMetadata(const nlohmann::json& zarray,
   m.fill_value = *std::move(fill_value);
   if (StructBytesAreSwapped(m)) {
     // A struct's base64 fill value holds its bytes as stored.
-    internal::CopySwappedElements(m.fill_value.bytes.data(), m.fill_value.bytes.data(),
-                                  m.fill_value.bytes.size(), m.dtype);
+    if (m.fill_value.bytes.size() == m.dtype.size()) SwapStructElement(m.dtype, m.fill_value.bytes);
   }
 
   m.chunk_key_encoding.kind = ChunkKeyEncoding::Kind::kV2;
@@ -181,8 +188,7 @@ nlohmann::json ToV2ZarrayJson(const ArrayMetadata& m) {
     j["fill_value"] = nullptr;
   } else if (StructBytesAreSwapped(m) && m.fill_value.bytes.size() == m.dtype.size()) {
     FillValue stored{Buffer(m.fill_value.bytes.view())};
-    internal::CopySwappedElements(stored.bytes.data(), stored.bytes.data(),
-                                  stored.bytes.size(), m.dtype);
+    SwapStructElement(m.dtype, stored.bytes);
     j["fill_value"] = FillValueToJson(stored, m.dtype, 2);
   } else {
     j["fill_value"] = FillValueToJson(m.fill_value, m.dtype, 2);
