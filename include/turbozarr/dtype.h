@@ -76,15 +76,19 @@ class DataType {
   // Whether the stored bytes depend on the byte order (some scalar of more
   // than one byte): what makes the bytes codec's "endian" required.
   bool has_byte_order() const;
-  // Where the scalars of one element lie, as (offset, bytes) pairs with bytes
-  // > 1, in order: one pair per scalar of a struct's (nested) fields; one
-  // pair {0, swap_unit()} repeated per unit for other types that have a byte
-  // order; empty for those that have none.
+  // Where a struct element's scalars of more than one byte lie, as (offset,
+  // bytes) pairs in order, nested fields included; worked out once when the
+  // struct is made. Empty for other types: their scalars are swap_unit() wide.
   struct SwapSegment {
     uint32_t offset;
     uint32_t bytes;
+    bool operator==(const SwapSegment&) const = default;
   };
-  std::vector<SwapSegment> swap_segments() const;
+  const std::vector<SwapSegment>& swap_segments() const;
+  // Reverses in place the bytes of every scalar (swap_segments) of the
+  // struct elements in data[0, n): between stored big-endian and native.
+  // REQUIRES: a struct; n a multiple of size().
+  void SwapStructScalars(std::byte* data, size_t n) const;
 
   // datetime64 / timedelta64 only: the unit and its multiple ("ns", 1).
   const std::string& time_unit() const;

@@ -40,20 +40,15 @@ Result<ArraySpec> AsTypeCodec::EncodedSpec(const ArraySpec& decoded) const {
 }
 
 Result<ChunkArray> AsTypeCodec::Encode(ChunkArray decoded) const {
-  ChunkArray out = internal::NewChunk(decoded.shape, encode_.type);
-  internal::CastElements(decoded.bytes.data(), decode_.type.id(), out.bytes.data(),
-                         encode_.type.id(), decoded.num_elements());
-  return out;
+  std::vector<int64_t> shape = decoded.shape;
+  return internal::CastChunk(std::move(decoded), encode_.type, std::move(shape));
 }
 
 Result<ChunkArray> AsTypeCodec::Decode(ChunkArray encoded,
                                        const ArraySpec& decoded) const {
   TZ_RETURN_NOT_OK(internal::CheckChunkElements(name(), encoded, encode_.type,
                                                 decoded.num_elements()));
-  ChunkArray out = internal::NewChunk(decoded.shape, decode_.type);
-  internal::CastElements(encoded.bytes.data(), encode_.type.id(), out.bytes.data(),
-                         decode_.type.id(), out.num_elements());
-  return out;
+  return internal::CastChunk(std::move(encoded), decode_.type, decoded.shape);
 }
 
 }  // namespace turbozarr

@@ -127,6 +127,17 @@ void CastElements(const std::byte* src, DataTypeId from, std::byte* dst, DataTyp
   });
 }
 
+ChunkArray CastChunk(ChunkArray chunk, const DataType& to, std::vector<int64_t> shape) {
+  if (chunk.dtype == to) {
+    chunk.shape = std::move(shape);
+    return chunk;
+  }
+  ChunkArray out = NewChunk(std::move(shape), to);
+  CastElements(chunk.bytes.data(), chunk.dtype.id(), out.bytes.data(), to.id(),
+               out.num_elements());
+  return out;
+}
+
 Result<NumpyDtype> ReadNumpyDtype(CodecConfig& config, std::string_view key,
                                   std::optional<std::string> fallback) {
   TZ_ASSIGN_OR_RETURN(std::string spelled, config.String(key, std::move(fallback)));

@@ -210,6 +210,11 @@ Status CheckChunkElements(std::string_view codec, const ChunkArray& chunk, DataT
 void CastElements(const std::byte* src, DataTypeId from, std::byte* dst, DataTypeId to,
                   int64_t n);
 
+// `chunk`'s elements as `to` (numpy's astype), shaped `shape`: its own bytes,
+// moved, when the type does not change (no copy), else a new chunk.
+// REQUIRES: both types are numeric; shape holds chunk's element count.
+ChunkArray CastChunk(ChunkArray chunk, const DataType& to, std::vector<int64_t> shape);
+
 // A numpy dtype as numcodecs spells it in a codec's configuration ("<f8",
 // "|u1", "int16"), and the element type it names.
 struct NumpyDtype {

@@ -78,6 +78,10 @@ Result<ArraySpec> QuantizeCodec::EncodedSpec(const ArraySpec& decoded) const {
 }
 
 Result<ChunkArray> QuantizeCodec::Encode(ChunkArray decoded) const {
+  if (astype_.type == dtype_.type) {  // (always so in v3) element by element, in place
+    EncodeElements(decoded.bytes.data(), decoded.bytes.data(), decoded.num_elements());
+    return decoded;
+  }
   ChunkArray out = internal::NewChunk(decoded.shape, astype_.type);
   EncodeElements(decoded.bytes.data(), out.bytes.data(), decoded.num_elements());
   return out;
@@ -87,10 +91,7 @@ Result<ChunkArray> QuantizeCodec::Decode(ChunkArray encoded,
                                          const ArraySpec& decoded) const {
   const int64_t n = decoded.num_elements();
   TZ_RETURN_NOT_OK(internal::CheckChunkElements(name(), encoded, astype_.type, n));
-  ChunkArray out = internal::NewChunk(decoded.shape, dtype_.type);
-  internal::CastElements(encoded.bytes.data(), astype_.type.id(), out.bytes.data(),
-                         dtype_.type.id(), n);
-  return out;
+  return internal::CastChunk(std::move(encoded), dtype_.type, decoded.shape);
 }
 
 }  // namespace turbozarr

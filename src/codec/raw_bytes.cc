@@ -50,14 +50,7 @@ void CopySwappedElements(std::byte* dst, const std::byte* src, size_t n,
                          const DataType& dtype) {
   if (dtype.id() != DataTypeId::kStruct) return CopySwapped(dst, src, n, dtype.swap_unit());
   if (dst != src && n > 0) std::memcpy(dst, src, n);
-  const std::vector<DataType::SwapSegment> segments = dtype.swap_segments();
-  const size_t size = dtype.size();
-  for (size_t at = 0; at + size <= n; at += size) {
-    for (const DataType::SwapSegment& s : segments) {
-      std::byte* p = dst + at + s.offset;
-      std::reverse(p, p + s.bytes);
-    }
-  }
+  dtype.SwapStructScalars(dst, n);
 }
 
 }  // namespace turbozarr::internal

@@ -26,6 +26,7 @@ struct DataType::Details {
   std::string unit;  // times: the unit, "generic" included
   int64_t scale = 1;
   std::vector<StructField> fields;
+  std::vector<SwapSegment> segments;  // structs: from the fields
   bool operator==(const Details&) const = default;
 };
 
@@ -320,22 +321,22 @@ Result<V2TypeString> ParseV2Struct(const nlohmann::json& j, int depth) {
   return V2TypeString{*parsed, order};
 }
 
-void AppendSegments(const DataType& d, size_t base, std::vector<DataType::SwapSegment>& out) {
-  if (d.id() == DataTypeId::kStruct) {
-    for (const StructField& f : d.fields()) {
-      size_t count = 1;
-      for (int64_t e : f.shape) count *= static_cast<size_t>(e);
-      for (size_t k = 0; k < count; ++k) {
-        AppendSegments(f.dtype, base + f.offset + k * f.dtype.size(), out);
+// The swap segments of a struct of `fields` (offsets set).
+std::vector<DataType::SwapSegment> SegmentsOf(const std::vector<StructField>& fields) {
+  std::vector<DataType::SwapSegment> out;
+  for (const StructField& f : fields) {
+    const size_t unit = f.dtype.swap_unit();
+    for (size_t at = 0; at < f.size(); at += f.dtype.size()) {
+      const size_t base = f.offset + at;
+      for (const DataType::SwapSegment& s : f.dtype.swap_segments()) {  // a nested struct
+        out.push_back({static_cast<uint32_t>(base + s.offset), s.bytes});
+      }
+      for (size_t k = 0; unit > 1 && k < f.dtype.size(); k += unit) {
+        out.push_back({static_cast<uint32_t>(base + k), static_cast<uint32_t>(unit)});
       }
     }
-    return;
   }
-  const size_t unit = d.swap_unit();
-  if (unit <= 1) return;
-  for (size_t at = 0; at < d.size(); at += unit) {
-    out.push_back({static_cast<uint32_t>(base + at), static_cast<uint32_t>(unit)});
-  }
+  return out;
 }
 
 }  // namespace
@@ -349,7 +350,7 @@ DataType::DataType(DataTypeId id) : id_(id) {
     size_ = sizeof(std::string);
   } else if (is_time()) {
     size_ = 8;
-    details_ = std::make_shared<const Details>(Details{"generic", 1, {}});
+    details_ = std::make_shared<const Details>(Details{"generic", 1, {}, {}});
   } else {
     size_ = id == DataTypeId::kFixedUnicode ? 4 : 1;
   }
@@ -379,7 +380,7 @@ Result<DataType> DataType::Time(DataTypeId id, std::string_view unit, int64_t sc
   DataType d;
   d.id_ = id;
   d.size_ = 8;
-  d.details_ = std::make_shared<const Details>(Details{std::string(unit), scale, {}});
+  d.details_ = std::make_shared<const Details>(Details{std::string(unit), scale, {}, {}});
   return d;
 }
 
@@ -417,7 +418,9 @@ Result<DataType> DataType::Struct(std::vector<StructField> fields) {
   DataType d;
   d.id_ = DataTypeId::kStruct;
   d.size_ = offset;
-  d.details_ = std::make_shared<const Details>(Details{"", 1, std::move(fields)});
+  std::vector<SwapSegment> segments = SegmentsOf(fields);
+  d.details_ =
+      std::make_shared<const Details>(Details{"", 1, std::move(fields), std::move(segments)});
   return d;
 }
 
@@ -470,10 +473,19 @@ bool DataType::has_byte_order() const {
                      [](const StructField& f) { return f.dtype.has_byte_order(); });
 }
 
-std::vector<DataType::SwapSegment> DataType::swap_segments() const {
-  std::vector<SwapSegment> out;
-  AppendSegments(*this, 0, out);
-  return out;
+const std::vector<DataType::SwapSegment>& DataType::swap_segments() const {
+  static const std::vector<SwapSegment> kNone;
+  return details_ ? details_->segments : kNone;
+}
+
+void DataType::SwapStructScalars(std::byte* data, size_t n) const {
+  assert(id_ == DataTypeId::kStruct && n % size_ == 0);
+  const std::vector<SwapSegment>& segments = swap_segments();
+  for (size_t at = 0; at + size_ <= n; at += size_) {
+    for (const SwapSegment& s : segments) {
+      std::reverse(data + at + s.offset, data + at + s.offset + s.bytes);
+    }
+  }
 }
 
 nlohmann::json DataType::ToV3Json() const {

@@ -1,7 +1,6 @@
 // .zarray / .zattrs of an array (zarr v2): parsing with validation, and
 // writing the fields zarr-python writes, in its order.
 
-#include <algorithm>
 #include <string>
 
 #include "metadata/metadata_fields.h"
@@ -31,13 +30,6 @@ bool IsKnownField(std::string_view key) {
 // Whether a struct's stored bytes are big-endian (its base64 fill value too).
 bool StructBytesAreSwapped(const ArrayMetadata& m) {
   return m.dtype.id() == DataTypeId::kStruct && m.v2_byte_order == '>';
-}
-
-// Reverses the bytes of each scalar of a struct's one element in place.
-void SwapStructElement(const DataType& dtype, Buffer& element) {
-  for (const DataType::SwapSegment& s : dtype.swap_segments()) {
-    std::reverse(element.data() + s.offset, element.data() + s.offset + s.bytes);
-  }
 }
 
 // A numcodecs configuration: an object with a string "id".
@@ -144,7 +136,9 @@ Result<ArrayMetadata> ParseV2ArrayMetadata(const nlohmann::json& zarray,
   m.fill_value = *std::move(fill_value);
   if (StructBytesAreSwapped(m)) {
     // A struct's base64 fill value holds its bytes as stored.
-    if (m.fill_value.bytes.size() == m.dtype.size()) SwapStructElement(m.dtype, m.fill_value.bytes);
+    if (m.fill_value.bytes.size() == m.dtype.size()) {
+      m.dtype.SwapStructScalars(m.fill_value.bytes.data(), m.fill_value.bytes.size());
+    }
   }
 
   m.chunk_key_encoding.kind = ChunkKeyEncoding::Kind::kV2;
@@ -188,7 +182,7 @@ nlohmann::json ToV2ZarrayJson(const ArrayMetadata& m) {
     j["fill_value"] = nullptr;
   } else if (StructBytesAreSwapped(m) && m.fill_value.bytes.size() == m.dtype.size()) {
     FillValue stored{Buffer(m.fill_value.bytes.view())};
-    SwapStructElement(m.dtype, stored.bytes);
+    m.dtype.SwapStructScalars(stored.bytes.data(), stored.bytes.size());
     j["fill_value"] = FillValueToJson(stored, m.dtype, 2);
   } else {
     j["fill_value"] = FillValueToJson(m.fill_value, m.dtype, 2);
