@@ -175,6 +175,18 @@ def test_generic_unit_times_in_either_byte_order(tmp_path, zarr_format):
             [-(2**63)] * 2
 
 
+@pytest.mark.parametrize("zarr_format", [2, 3])
+def test_python_values_write_struct_elements(tmp_path, zarr_format):
+    a = tz.create(str(tmp_path / "t.zarr"), shape=(3,), chunks=(2,), dtype=NESTED,
+                  zarr_format=zarr_format)
+    a[1] = (5, 2.5, (7, b"ab"))               # one element as a tuple
+    a[2:] = [(6, -1.0, (8, b"c"))]            # a list of them
+    expected = np.zeros(3, dtype=NESTED)
+    expected[1] = (5, 2.5, (7, b"ab"))
+    expected[2] = (6, -1.0, (8, b"c"))
+    assert_same(a[...], expected)
+
+
 def test_v2_subarray_fields_round_trip(tmp_path, rng):
     dt = np.dtype([("t", "<m8[s]"), ("xy", "<f4", (2, 3))])
     path = str(tmp_path / "sub.zarr")

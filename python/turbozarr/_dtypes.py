@@ -289,7 +289,10 @@ def in_byte_order_of(values: np.ndarray, dt: np.dtype) -> np.ndarray:
 def to_native(values: Any, native_dt: np.dtype) -> np.ndarray:
     """`values` as a C-contiguous array of `native_dt` (a native-order
     fixed-size type)."""
-    return np.asarray(in_byte_order_of(np.asarray(values), native_dt), dtype=native_dt, order="C")
+    if isinstance(values, np.ndarray):
+        values = in_byte_order_of(values, native_dt)
+    # Python values (a tuple is one struct element) take the type directly.
+    return np.asarray(values, dtype=native_dt, order="C")
 
 
 def _float_json(x: float) -> Any:
