@@ -51,6 +51,12 @@ struct ReadOptions {
   // The threads the read runs on (turbozarr/config.h); null: the
   // process-wide pool.
   std::shared_ptr<ThreadPool> pool;
+  // What a chunk (or shard) that is not stored reads as: the fill value, or,
+  // when false, a NotFound error naming its key (zarr-python's
+  // `read_missing_chunks=False`, for data that must be there). Inner chunks
+  // absent from a stored shard read as the fill value either way, as in
+  // zarr-python: the shard says they hold nothing else.
+  bool fill_missing_chunks = true;
 };
 
 class Array {

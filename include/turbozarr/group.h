@@ -24,7 +24,6 @@ namespace turbozarr {
 
 struct NodeDocuments;
 struct OpenedNode;
-struct OpenedNode;
 
 enum class NodeKind { kArray, kGroup };
 
@@ -65,6 +64,19 @@ class Group {
   Result<std::shared_ptr<Group>> CreateGroup(std::string_view name,
                                              const GroupCreateOptions& options = {});
 
+  // Erases the member `name` (an array, or a group with everything below
+  // it): its own metadata first, so that no reader finds half a node.
+  // NotFound if there is none. A consolidated group rewrites its
+  // consolidated metadata without it.
+  Status Delete(std::string_view name);
+  // Moves the member `source`, with everything below it, to `dest` (both
+  // relative to this group), creating the groups missing above `dest`. The
+  // moved node appears whole: its metadata is written after everything
+  // below it, and the source's metadata is erased before the rest of it.
+  // AlreadyExists if a node is at `dest`, InvalidArgument if `dest` is
+  // `source` or inside it.
+  Status Move(std::string_view source, std::string_view dest);
+
   // An indented tree of every member below this group, arrays with their
   // shape and dtype.
   Result<std::string> Tree() const;
@@ -92,6 +104,17 @@ class Group {
   Status GatherConsolidated(std::map<std::string, nlohmann::json>& out) const;
   Result<NodeKind> ConsolidatedKind(const std::string& rel) const;
   Result<ArrayMetadata> ConsolidatedArrayMetadata(const std::string& rel) const;
+  // The member `name` (normalized into NodeInfo::name), NotFound naming
+  // the group and `verb` when there is none.
+  Result<NodeInfo> ExistingMember(std::string_view name, const char* verb) const;
+  // Sets and writes the consolidated metadata (v3 inline, v2 .zmetadata).
+  Status StoreConsolidated(std::map<std::string, nlohmann::json> members);
+  // After a delete (renamed_to null) or a move of member `rel`: the
+  // consolidated metadata without it, or with it under its new name and the
+  // groups made for it there (`new_groups`, full paths), stored; nothing
+  // when the group is not consolidated.
+  Status RewriteConsolidated(const std::string& rel, const std::string* renamed_to,
+                             const std::vector<std::string>& new_groups);
   Status TreeLines(const std::string& indent, std::string& out) const;
 
   std::shared_ptr<Store> store_;

@@ -98,13 +98,21 @@ nb::list ToPyList(const Array& a, const std::vector<std::string>& values) {
   return result;
 }
 
+// The read options of a call: missing chunks filled (zarr-python's
+// read_missing_chunks) or errors.
+ReadOptions Options(bool fill_missing_chunks) {
+  ReadOptions options;
+  options.fill_missing_chunks = fill_missing_chunks;
+  return options;
+}
+
 Selection CheckedSelection(const Array& a, const RangeList& ranges) {
   Selection selection = MakeSelection(ranges);
   Check(selection.Validate(a.shape()).WithContext(a.Describe()));
   return selection;
 }
 
-void ReadInto(const Array& a, const RangeList& ranges, nb::handle out) {
+void ReadInto(const Array& a, const RangeList& ranges, nb::handle out, bool fill_missing) {
   if (a.dtype().is_variable_length()) {
     throw nb::type_error("read_into needs a fixed-size data type; use read_objects");
   }
@@ -119,12 +127,13 @@ void ReadInto(const Array& a, const RangeList& ranges, nb::handle out) {
   Status status;
   {
     nb::gil_scoped_release release;
-    status = a.Read(selection, ElementSpan(buffer.data(), a.dtype(), selection.num_elements()));
+    status = a.Read(selection, ElementSpan(buffer.data(), a.dtype(), selection.num_elements()),
+                    Options(fill_missing));
   }
   Check(status);
 }
 
-nb::list ReadObjects(const Array& a, const RangeList& ranges) {
+nb::list ReadObjects(const Array& a, const RangeList& ranges, bool fill_missing) {
   if (!a.dtype().is_variable_length()) {
     throw nb::type_error("read_objects needs a variable-length data type");
   }
@@ -133,7 +142,7 @@ nb::list ReadObjects(const Array& a, const RangeList& ranges) {
   Status status;
   {
     nb::gil_scoped_release release;
-    status = a.Read(selection, values);
+    status = a.Read(selection, values, Options(fill_missing));
   }
   Check(status);
   return ToPyList(a, values);
@@ -142,7 +151,8 @@ nb::list ReadObjects(const Array& a, const RangeList& ranges) {
 // Reads each box of `boxes` into the buffer of `outs` at the same place
 // (ReadMany, turbozarr/array_read_many.h): the boxes' chunks decode in
 // parallel with the GIL released.
-void ReadBoxes(const Array& a, const std::vector<RangeList>& boxes, nb::list outs) {
+void ReadBoxes(const Array& a, const std::vector<RangeList>& boxes, nb::list outs,
+               bool fill_missing) {
   if (a.dtype().is_variable_length()) {
     throw nb::type_error("read_boxes needs a fixed-size data type; use read_boxes_objects");
   }
@@ -169,13 +179,14 @@ void ReadBoxes(const Array& a, const std::vector<RangeList>& boxes, nb::list out
   Status status;
   {
     nb::gil_scoped_release release;
-    status = ReadMany(a, selections, spans);
+    status = ReadMany(a, selections, spans, Options(fill_missing));
   }
   Check(status);
 }
 
 // ReadBoxes for strings and bytes: one flat list (C order) per box.
-nb::list ReadBoxesObjects(const Array& a, const std::vector<RangeList>& boxes) {
+nb::list ReadBoxesObjects(const Array& a, const std::vector<RangeList>& boxes,
+                          bool fill_missing) {
   if (!a.dtype().is_variable_length()) {
     throw nb::type_error("read_boxes_objects needs a variable-length data type");
   }
@@ -191,7 +202,7 @@ nb::list ReadBoxesObjects(const Array& a, const std::vector<RangeList>& boxes) {
   Status status;
   {
     nb::gil_scoped_release release;
-    status = ReadMany(a, selections, spans);
+    status = ReadMany(a, selections, spans, Options(fill_missing));
   }
   Check(status);
   nb::list result;
@@ -389,13 +400,17 @@ void BindArray(nb::module_& m) {
           },
           nb::arg("shape"))
       .def("read_into", &ReadInto, nb::arg("ranges"), nb::arg("out"),
+           nb::arg("fill_missing_chunks") = true,
            "Reads the selection into `out`, a C-contiguous writable buffer of its size.")
       .def("read_objects", &ReadObjects, nb::arg("ranges"),
+           nb::arg("fill_missing_chunks") = true,
            "Reads the selection of a string/bytes array as a flat list in C order.")
       .def("read_boxes", &ReadBoxes, nb::arg("boxes"), nb::arg("outs"),
+           nb::arg("fill_missing_chunks") = true,
            "Reads each box (a list of (start, stop, step)) into the C-contiguous "
            "writable buffer of `outs` at the same place, in parallel.")
       .def("read_boxes_objects", &ReadBoxesObjects, nb::arg("boxes"),
+           nb::arg("fill_missing_chunks") = true,
            "read_boxes for a string/bytes array: one flat list per box, in C order.")
       .def("write_from", &WriteFrom, nb::arg("ranges"), nb::arg("src"),
            nb::arg("write_empty_chunks") = false, nb::arg("mask").none() = nb::none())

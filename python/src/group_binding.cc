@@ -105,6 +105,21 @@ void BindGroup(nb::module_& m) {
           },
           nb::arg("name"), nb::arg("zarr_format"), nb::arg("attributes_json") = "{}",
           nb::arg("overwrite") = false)
+      .def(
+          "delete",
+          [](Group& g, const std::string& name) {
+            nb::gil_scoped_release release;
+            Check(g.Delete(name));
+          },
+          nb::arg("name"), "Erases the member `name` and everything below it.")
+      .def(
+          "move",
+          [](Group& g, const std::string& source, const std::string& dest) {
+            nb::gil_scoped_release release;
+            Check(g.Move(source, dest));
+          },
+          nb::arg("source"), nb::arg("dest"),
+          "Moves the member `source` and everything below it to `dest`.")
       .def("tree",
            [](const Group& g) {
              nb::gil_scoped_release release;

@@ -7,6 +7,7 @@ create (fail if something is there).
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -62,12 +63,24 @@ def open(store: Any, mode: str = "r", *, path: str = "", zarr_format: int | None
 
     With mode "a", "w" or "w-", a missing node is created: an array when
     `shape` is given (the other keywords as for create), else a group.
+    `config` sets an array's write_empty_chunks and read_missing_chunks.
     """
     return _open(store, mode, path, zarr_format, "", kwargs)
 
 
 def _open(store: Any, mode: str, path: str, zarr_format: int | None, expect: str,
           kwargs: dict[str, Any]) -> Array | Group:
+    config = kwargs.pop("config", None)
+    node = _open_or_create(store, mode, path, zarr_format, expect, kwargs)
+    if config is not None:
+        if not isinstance(node, Array):
+            raise ValueError(f"config applies to arrays; path '{path}' holds a group")
+        node._configure(config)
+    return node
+
+
+def _open_or_create(store: Any, mode: str, path: str, zarr_format: int | None,
+                    expect: str, kwargs: dict[str, Any]) -> Array | Group:
     _check_mode(mode)
     path = normalize_path(path)
     # "w" at the root replaces everything there, which for a zip archive
@@ -134,7 +147,7 @@ def create(store: Any, shape: Any, dtype: Any = "float64", *, path: str = "",
            zarr_format: int = 3, order: str = "C", dimension_separator: str | None = None,
            chunk_key_encoding: Any = None, attributes: dict | None = None,
            dimension_names: Any = None, shard_index_location: str = "end",
-           overwrite: bool = False) -> Array:
+           overwrite: bool = False, config: dict | None = None) -> Array:
     """A new, empty array (every element the fill value).
 
     Defaults follow zarr-python 3.1: v3 with bytes + zstd(level 0), v2 with
@@ -142,7 +155,9 @@ def create(store: Any, shape: Any, dtype: Any = "float64", *, path: str = "",
     (v3, or the one v2 compressor) and `filters` take JSON dicts,
     zarr-python codec objects or, for v2, numcodecs objects; `codecs` gives a
     whole v3 chain. `shards` makes a sharded v3 array whose inner chunks are
-    `chunks`.
+    `chunks`. Groups missing on the way to `path` are created, as
+    zarr-python creates them. `config` sets the handle's write_empty_chunks
+    and read_missing_chunks (Array.with_config).
     """
     path = normalize_path(path)
     store = as_store(store, truncate=overwrite and path == "")
@@ -154,7 +169,7 @@ def create(store: Any, shape: Any, dtype: Any = "float64", *, path: str = "",
         attributes=attributes, dimension_names=dimension_names,
         shard_index_location=shard_index_location)
     core = _core.create_array(store, path, zarr_format, meta, zattrs, overwrite)
-    return Array(core)
+    return Array(core)._configure(config)
 
 
 create_array = create
@@ -173,3 +188,28 @@ def consolidate_metadata(store: Any, path: str = "") -> Group:
     """Writes consolidated metadata for the group at `path`."""
     store = as_store(store)
     return Group(_core.open_group(store, normalize_path(path))).consolidate()
+
+
+# -- asyncio: the same calls, run off the event loop ----------------------------
+
+async def open_async(store: Any, mode: str = "r", **kwargs: Any) -> Array | Group:
+    """open for asyncio code: the metadata reads run on a worker thread
+    while the event loop goes on (Array.get_async and set_async read and
+    write)."""
+    return await asyncio.to_thread(open, store, mode, **kwargs)
+
+
+async def open_array_async(store: Any, mode: str = "r", **kwargs: Any) -> Array:
+    """open_array for asyncio code (see open_async)."""
+    return await asyncio.to_thread(open_array, store, mode, **kwargs)
+
+
+async def open_group_async(store: Any, mode: str = "r", **kwargs: Any) -> Group:
+    """open_group for asyncio code (see open_async)."""
+    return await asyncio.to_thread(open_group, store, mode, **kwargs)
+
+
+async def create_async(store: Any, shape: Any, dtype: Any = "float64",
+                       **kwargs: Any) -> Array:
+    """create for asyncio code (see open_async)."""
+    return await asyncio.to_thread(create, store, shape, dtype, **kwargs)

@@ -8,6 +8,9 @@ through Python objects.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import copy
 import functools
 import json
 import math
@@ -19,7 +22,7 @@ import numpy as np
 from turbozarr import _core, _dtypes, _fancy_indexing, _indexing, _selection_keys
 from turbozarr._node import Node
 from turbozarr._store import store_spec
-from turbozarr.errors import ReadOnlyError
+from turbozarr.errors import ChunkNotFoundError, NotFoundError, ReadOnlyError
 
 # Results start on a 64-byte boundary (numpy only promises 16): on some CPUs
 # the kernel's copy of a read into user memory, which fills uncompressed
@@ -52,11 +55,53 @@ class Array(Node):
         self._variable = self._dtype.kind in "OT"
         #: Store chunks that hold only the fill value (False erases them instead).
         self.write_empty_chunks = False
+        #: Read chunks that are not stored as the fill value; False makes
+        #: such a read raise ChunkNotFoundError naming the chunk, for data
+        #: that must be there (zarr-python's ``read_missing_chunks``).
+        self.read_missing_chunks = True
 
     _open_core = staticmethod(_core.open_array)
 
     def _pickled_state(self) -> dict[str, Any]:
-        return {"write_empty_chunks": self.write_empty_chunks}
+        return self.config
+
+    @property
+    def config(self) -> dict[str, bool]:
+        """This handle's settings, as zarr-python's array config names them."""
+        return {"write_empty_chunks": self.write_empty_chunks,
+                "read_missing_chunks": self.read_missing_chunks}
+
+    def with_config(self, config: dict[str, Any] | None = None, **settings: Any) -> Array:
+        """Another handle on the same array with some settings changed
+        (``write_empty_chunks``, ``read_missing_chunks``); this one keeps its
+        own."""
+        other = copy.copy(self)
+        other._configure({**(config or {}), **settings})
+        return other
+
+    def _configure(self, config: dict[str, Any] | None) -> Array:
+        unknown = sorted(set(config or {}) - set(self.config))
+        if unknown:
+            raise ValueError(f"array {self.path!r}: unknown config key(s) {unknown}; "
+                             f"the settings are {sorted(self.config)}")
+        for name, value in (config or {}).items():
+            if not isinstance(value, (bool, np.bool_)):
+                raise TypeError(f"array {self.path!r}: config {name!r} must be True or "
+                                f"False, not {value!r}")
+            setattr(self, name, bool(value))
+        return self
+
+    @contextlib.contextmanager
+    def _chunks_required(self) -> Iterator[None]:
+        """Around an engine read: its NotFoundError for a chunk that is not
+        stored (only raised when read_missing_chunks is False) becomes
+        ChunkNotFoundError."""
+        try:
+            yield
+        except NotFoundError as e:
+            if self.read_missing_chunks:
+                raise
+            raise ChunkNotFoundError(str(e)) from None
 
     def __dask_tokenize__(self) -> tuple:
         """dask's name for this array: where it lives and its layout (two
@@ -185,12 +230,16 @@ class Array(Node):
                     block_shape: tuple[int, ...]) -> np.ndarray:
         """The engine's block of `ranges` (one (start, stop, step) per
         dimension), of `block_shape`, in the array's data type."""
+        fill = self.read_missing_chunks
         if self._variable:
-            values = self._core.read_objects(ranges) if math.prod(block_shape) else []
+            with self._chunks_required():
+                values = (self._core.read_objects(ranges, fill) if math.prod(block_shape)
+                          else [])
             return _fancy_indexing.object_block(self, values, block_shape)
         out = _aligned_empty(block_shape, self._native)
         if out.size:
-            self._core.read_into(ranges, out)
+            with self._chunks_required():
+                self._core.read_into(ranges, out, fill)
         if out.dtype != self._dtype:  # v2 big-endian: the engine fills native order
             out = out.byteswap(inplace=True).view(self._dtype)
         return out
@@ -222,7 +271,9 @@ class Array(Node):
         sel = _indexing.normalize(selection, self.shape)
         _fancy_indexing.check_out(self, out, sel.result_shape)
         if not sel.needs_view and _fancy_indexing.fills_directly(self, out):
-            self._core.read_into(sel.ranges, out.reshape(sel.block_shape))
+            with self._chunks_required():
+                self._core.read_into(sel.ranges, out.reshape(sel.block_shape),
+                                     self.read_missing_chunks)
         else:
             out[...] = self[selection]
         return out
@@ -436,6 +487,58 @@ class Array(Node):
         if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
             shape = tuple(shape[0])
         self._core.resize([int(s) for s in shape])
+
+    def append(self, data: Any, axis: int = 0) -> tuple[int, ...]:
+        """Grows the array along `axis` by ``data.shape[axis]`` and writes
+        `data` there; the other dimensions of `data` must be the array's.
+        Returns the new shape. If the write fails, the array is shrunk back
+        to its old shape (where the store allows) before the error is
+        raised."""
+        self._check_writable()
+        data = np.asanyarray(data)
+        if data.ndim != self.ndim:
+            raise ValueError(f"array {self.path!r}: cannot append data of {data.ndim} "
+                             f"dimensions to an array of {self.ndim}")
+        if not -self.ndim <= axis < self.ndim:
+            raise ValueError(f"array {self.path!r}: axis {axis} is out of range for "
+                             f"{self.ndim} dimensions")
+        axis %= self.ndim
+        old = self.shape
+        others = [d for d in range(self.ndim) if d != axis]
+        if any(data.shape[d] != old[d] for d in others):
+            raise ValueError(f"array {self.path!r}: data of shape {data.shape} does not fit "
+                             f"shape {old} outside axis {axis}")
+        new = old[:axis] + (old[axis] + data.shape[axis],) + old[axis + 1:]
+        self.resize(new)
+        try:
+            self[tuple(slice(old[axis], None) if d == axis else slice(None)
+                       for d in range(self.ndim))] = data
+        except BaseException as error:
+            try:
+                self.resize(old)
+            except Exception as undo:  # the store fails erases too: say so, keep the cause
+                error.add_note(f"the array could not be shrunk back to {old}: {undo}")
+            raise
+        return new
+
+    # -- asyncio -----------------------------------------------------------
+
+    async def get_async(self, selection: Any = Ellipsis, *,
+                        out: np.ndarray | None = None) -> Any:
+        """``self[selection]`` (``get_basic_selection`` with `out`) for asyncio
+        code: the read runs on the engine's threads while the event loop
+        goes on."""
+        if out is None:
+            return await asyncio.to_thread(self.__getitem__, selection)
+        return await asyncio.to_thread(self.get_basic_selection, selection, out=out)
+
+    async def set_async(self, selection: Any, value: Any) -> None:
+        """``self[selection] = value`` for asyncio code (see get_async)."""
+        await asyncio.to_thread(self.__setitem__, selection, value)
+
+    async def append_async(self, data: Any, axis: int = 0) -> tuple[int, ...]:
+        """append for asyncio code (see get_async)."""
+        return await asyncio.to_thread(self.append, data, axis)
 
     def update_attributes(self, new_attributes: dict[str, Any]) -> Array:
         self.attrs.update(new_attributes)

@@ -148,12 +148,15 @@ def read_blocks(array: Array, boxes: list[list[Range]],
     in the engine's layout: native byte order (strings and bytes as the
     array's dtype). Where `outs` gives a C-contiguous native block of the
     box's shape, the box is read into it."""
+    fill = array.read_missing_chunks
     if array._variable:
-        values = array._core.read_boxes_objects(boxes)
+        with array._chunks_required():
+            values = array._core.read_boxes_objects(boxes, fill)
         return [object_block(array, v, box_shape(b)) for v, b in zip(values, boxes)]
     blocks = [o if o is not None else np.empty(box_shape(b), dtype=array._native)
               for b, o in zip(boxes, outs or [None] * len(boxes))]
-    array._core.read_boxes(boxes, blocks)
+    with array._chunks_required():
+        array._core.read_boxes(boxes, blocks, fill)
     return blocks
 
 

@@ -113,8 +113,10 @@ class Group(Node):
     def create_array(self, name: str, *, shape: Any, dtype: Any = "float64",
                      overwrite: bool = False, zarr_format: int | None = None,
                      compressors: Any = _codecs.AUTO, compressor: Any = _codecs.AUTO,
-                     serializer: Any = _codecs.AUTO, **kwargs: Any) -> Array:
-        """A new array below this group; arguments as turbozarr.create."""
+                     serializer: Any = _codecs.AUTO, config: dict | None = None,
+                     **kwargs: Any) -> Array:
+        """A new array below this group (groups missing on its path are
+        created); arguments as turbozarr.create."""
         self._check_writable()
         zarr_format = self.zarr_format if zarr_format is None else zarr_format
         _, meta, zattrs = _metadata.array_documents(
@@ -122,7 +124,40 @@ class Group(Node):
             compressor=compressor, serializer=serializer, **kwargs)
         core = self._core.create_array(normalize_path(name), zarr_format, meta, zattrs,
                                        overwrite)
-        return Array(core)
+        return Array(core)._configure(config)
+
+    # -- changing members --------------------------------------------------------
+
+    def __delitem__(self, name: str) -> None:
+        """Erases the member `name` and everything below it (its metadata
+        first, so no reader finds half a node); KeyError if there is none. A
+        consolidated group's consolidated metadata is rewritten without it."""
+        self._check_writable()
+        try:
+            self._core.delete(normalize_path(name))
+        except NotFoundError:
+            raise KeyError(name) from None
+
+    def move(self, source: str, dest: str) -> None:
+        """Moves the member `source`, with everything below it, to `dest`
+        (both relative to this group; groups missing above `dest` are
+        created). The node appears at `dest` whole, then leaves `source`.
+        KeyError if `source` is not a member; AlreadyExistsError if `dest`
+        holds a node."""
+        self._check_writable()
+        try:
+            self._core.move(normalize_path(source), normalize_path(dest))
+        except NotFoundError:
+            raise KeyError(source) from None
+
+    def rename(self, name: str, new_name: str) -> None:
+        """Renames the member `name` (a path relative to this group) to
+        `new_name` in the same parent group."""
+        if "/" in new_name.strip("/"):
+            raise ValueError(f"group {self.path!r}: the new name {new_name!r} must be a "
+                             "name, not a path (use move)")
+        parent, _, _ = normalize_path(name).rpartition("/")
+        self.move(name, f"{parent}/{new_name.strip('/')}" if parent else new_name)
 
     def consolidate(self) -> Group:
         """Writes consolidated metadata of everything below this group (v2

@@ -10,6 +10,7 @@ from __future__ import annotations
 __all__ = [
     "TurbozarrError",
     "NotFoundError",
+    "ChunkNotFoundError",
     "CorruptionError",
     "InvalidArgumentError",
     "StoreIOError",
@@ -26,6 +27,14 @@ class TurbozarrError(Exception):
 
 class NotFoundError(TurbozarrError, FileNotFoundError):
     """A required key, array or group does not exist."""
+
+
+class ChunkNotFoundError(NotFoundError):
+    """A read met a chunk that is not stored, on an array whose
+    ``read_missing_chunks`` is False (zarr-python's error of that name).
+
+    The message names the array and the chunk's key.
+    """
 
 
 class CorruptionError(TurbozarrError):

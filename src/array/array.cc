@@ -3,6 +3,7 @@
 #include "turbozarr/array.h"
 
 #include "array/metadata_io.h"
+#include "array/node_parents.h"
 #include "array/node_path.h"
 
 namespace turbozarr {
@@ -64,7 +65,9 @@ Result<std::shared_ptr<Array>> Array::Create(std::shared_ptr<Store> store,
   // Build first so that invalid metadata leaves the store untouched.
   TZ_ASSIGN_OR_RETURN(std::shared_ptr<Array> array,
                       FromMetadata(store, p, std::move(metadata)));
+  TZ_ASSIGN_OR_RETURN(const std::vector<std::string> parents, MissingParents(*store, p));
   if (options.overwrite) TZ_RETURN_NOT_OK(store->ErasePrefix(p));
+  TZ_RETURN_NOT_OK(CreateEmptyGroups(*store, parents, array->metadata().zarr_format));
   TZ_RETURN_NOT_OK(array->WriteMetadata());
   return array;
 }

@@ -30,7 +30,8 @@ Status Array::Read(const Selection& selection, ElementSpan destination,
   // Held to the end: SetThreads may put another pool in its place meanwhile.
   const std::shared_ptr<ThreadPool> pool = ThreadPool::OrDefault(options.pool);
   if (const std::optional<ShardedChain> sharding = ShardedChain::Of(chain_)) {
-    return internal::ReadShardedSelection(*this, *sharding, selection, out, *pool);
+    return internal::ReadShardedSelection(*this, *sharding, selection, out, *pool,
+                                          options.fill_missing_chunks);
   }
 
   const std::vector<ChunkProjection> plan =
@@ -41,17 +42,19 @@ Status Array::Read(const Selection& selection, ElementSpan destination,
   auto in_context = [&](const Status& s, const std::string& key) {
     return s.WithContext(Describe() + ", chunk '" + key + "'");
   };
-  auto fill = [&](const ChunkProjection& p) {
+  // A chunk that is not stored: the fill value, or the caller's error.
+  auto missing = [&](const ChunkProjection& p) -> Status {
+    if (!options.fill_missing_chunks) {
+      return in_context(internal::MissingChunkError(), ChunkKey(p.chunk_coords));
+    }
     FillBlock(metadata_.dtype, metadata_.fill_value,
               ChunkRegion::Make(p, metadata_.chunk_shape, block_shape), out);
+    return Status::OK();
   };
   // The fetched bytes of one chunk, decoded into its share of `out`.
   auto place = [&](const ChunkProjection& p, const std::string& key,
                    const std::optional<Buffer>& bytes) -> Status {
-    if (!bytes.has_value()) {
-      fill(p);
-      return Status::OK();
-    }
+    if (!bytes.has_value()) return missing(p);
     Status s = internal::DecodeChunkToBlock(chain_, bytes->view(), p, block_shape, out);
     return s.ok() ? s : in_context(s, key);
   };
@@ -103,7 +106,7 @@ Status Array::Read(const Selection& selection, ElementSpan destination,
     for (size_t i = 0; i < plan.size(); ++i) {
       const auto first = found.begin() + i * parts;
       const auto present = std::count(first, first + parts, 1);
-      if (present == 0) fill(plan[i]);
+      if (present == 0) TZ_RETURN_NOT_OK(missing(plan[i]));
       if (present > 0 && present < parts) {
         return in_context(Status::IOError("the chunk was erased while it was being read"),
                           ChunkKey(plan[i].chunk_coords));
@@ -126,14 +129,12 @@ Status Array::Read(const Selection& selection, ElementSpan destination,
       Result<bool> found =
           internal::ReadStraightIntoBlock(*store_, key, chain_, p, block_shape, out);
       if (!found.ok()) return in_context(found.status(), key);
-      if (!*found) fill(p);
-      return Status::OK();
+      return *found ? Status::OK() : missing(p);
     }
     Result<bool> found =
         internal::FetchAndDecodeChunkToBlock(*store_, key, chain_, p, block_shape, out);
     if (!found.ok()) return in_context(found.status(), key);
-    if (!*found) fill(p);
-    return Status::OK();
+    return *found ? Status::OK() : missing(p);
   });
 }
 

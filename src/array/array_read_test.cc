@@ -363,6 +363,56 @@ TEST(ArrayReadTest, RemoteStoresAreReadInWindowsOfGetMany) {
   EXPECT_NE(s.message().find("a/c/7/8"), std::string::npos) << s.message();
 }
 
+// read_missing_chunks=False: a chunk or shard that is not stored is an error
+// naming its key, on every route; what is stored reads as before; inner
+// chunks absent from a stored shard are the fill value.
+TEST(ArrayReadTest, MissingChunksAreErrorsWhenAskedTo) {
+  const std::vector<int64_t> shape = {8, 8};
+  const std::vector<int32_t> model = Pattern(NumElements(shape), 5);
+  ReadOptions strict;
+  strict.fill_missing_chunks = false;
+  auto store = MakeMemoryStore();
+  const std::vector<json> chains = {json::array({kLittle}), json::array({kLittle, kZstd}),
+                                    Sharded({2, 2}, json::array({kLittle}), "end")};
+  for (const json& codecs : chains) {
+    SCOPED_TRACE(codecs.dump());
+    auto a = Array::Create(store, "a", Int32Metadata(shape, {4, 4}, codecs),
+                           {.overwrite = true});
+    ASSERT_TRUE(a.ok()) << a.status().ToString();
+    ASSERT_TRUE((*a)->Write(Selection::All(shape), model.data()).ok());
+    ASSERT_TRUE(store->Erase("a/c/1/1").ok());
+    auto remote = Array::Open(MakeThrottledStore(store, {.connections = 16}), "a");
+    for (const Array* array : {a->get(), remote->get()}) {
+      std::vector<int32_t> out(64);
+      Status s = array->Read(Selection::All(shape), out, strict);
+      EXPECT_EQ(s.code(), StatusCode::kNotFound) << s.ToString();
+      EXPECT_NE(s.message().find("a/c/1/1"), std::string::npos) << s.message();
+      EXPECT_NE(s.message().find("read_missing_chunks"), std::string::npos) << s.message();
+      // One element of the missing chunk is enough to fail; the rest reads.
+      std::vector<int32_t> one(1);
+      EXPECT_EQ(array->Read(Selection({{5, 6, 1}, {7, 8, 1}}), one, strict).code(),
+                StatusCode::kNotFound);
+      std::vector<int32_t> top(32);
+      ASSERT_TRUE(array->Read(Selection({{0, 4, 1}, {0, 8, 1}}), top, strict).ok());
+      EXPECT_EQ(top, std::vector<int32_t>(model.begin(), model.begin() + 32));
+      // The default fills.
+      ASSERT_TRUE(array->Read(Selection::All(shape), out).ok());
+      EXPECT_EQ(out[63], kFill);
+    }
+  }
+  // A stored shard missing an inner chunk: filled, as zarr-python fills it.
+  auto a = Array::Create(store, "a",
+                         Int32Metadata(shape, {4, 4}, Sharded({2, 2}, json::array({kLittle}),
+                                                              "end")),
+                         {.overwrite = true});
+  std::vector<int32_t> partial(4, 3);
+  ASSERT_TRUE((*a)->Write(Selection({{0, 2, 1}, {0, 2, 1}}), partial.data()).ok());
+  std::vector<int32_t> shard(16);
+  ASSERT_TRUE((*a)->Read(Selection({{0, 4, 1}, {0, 4, 1}}), shard, strict).ok());
+  EXPECT_EQ(shard[0], 3);
+  EXPECT_EQ(shard[15], kFill);
+}
+
 // ---------------------------------------------------------------------------
 // Sharded arrays.
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "array/metadata_io.h"
+#include "array/node_parents.h"
 #include "array/node_path.h"
 
 namespace turbozarr {
@@ -130,7 +131,9 @@ Result<std::shared_ptr<Group>> Group::Create(std::shared_ptr<Store> store,
     return Status::AlreadyExists("cannot create group at " + DescribeNodePath(p) + " in " +
                                  store->Describe() + ": a node is already there");
   }
+  TZ_ASSIGN_OR_RETURN(const std::vector<std::string> parents, MissingParents(*store, p));
   if (options.overwrite) TZ_RETURN_NOT_OK(store->ErasePrefix(p));
+  TZ_RETURN_NOT_OK(CreateEmptyGroups(*store, parents, options.zarr_format));
   std::shared_ptr<Group> g(new Group(store, p, options.zarr_format, options.attributes));
   TZ_RETURN_NOT_OK(g->WriteMetadata());
   return g;

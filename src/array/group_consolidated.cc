@@ -91,6 +91,10 @@ Status Group::GatherConsolidated(std::map<std::string, nlohmann::json>& out) con
 Status Group::Consolidate() {
   std::map<std::string, nlohmann::json> members;
   TZ_RETURN_NOT_OK(GatherConsolidated(members));
+  return StoreConsolidated(std::move(members));
+}
+
+Status Group::StoreConsolidated(std::map<std::string, nlohmann::json> members) {
   if (zarr_format_ == 3) {
     consolidated_ = std::move(members);
     return WriteMetadata();

@@ -54,7 +54,8 @@ struct MergedRead {
 class ShardedRead {
  public:
   ShardedRead(const Array& array, const ShardedChain& sharding,
-              const Selection& selection, void* out, ThreadPool& pool)
+              const Selection& selection, void* out, ThreadPool& pool,
+              bool fill_missing_shards)
       : array_(array),
         m_(array.metadata()),
         top_(sharding),
@@ -63,7 +64,8 @@ class ShardedRead {
         out_(out),
         pool_(pool),
         in_flight_(array.store()->Capabilities().requests_in_flight),
-        remote_(in_flight_ > pool.concurrency()) {}
+        remote_(in_flight_ > pool.concurrency()),
+        fill_missing_shards_(fill_missing_shards) {}
 
   // Reads the selection. When a shard was replaced while it was read
   // (ShardStore::IsShardChanged: its index and inner chunks came from
@@ -126,7 +128,11 @@ class ShardedRead {
   // missing): the stored inner chunks to read, or the inner shards to open.
   Status Plan(const ShardToOpen& s, const ShardedChain& sharding, bool nested,
               std::shared_ptr<ShardStore> store, OpenShard& o) const {
-    if (!store) {
+    if (!store) {  // only a shard of the array's own grid can be missing
+      if (!fill_missing_shards_) {
+        return MissingChunkError().WithContext(array_.Describe() + ", shard '" +
+                                               array_.ChunkKey(s.proj.chunk_coords) + "'");
+      }
       Fill(s.proj, sharding.shard_shape());
       return Status::OK();
     }
@@ -368,14 +374,22 @@ class ShardedRead {
   ThreadPool& pool_;
   const int in_flight_;
   const bool remote_;
+  const bool fill_missing_shards_;
   bool whole_shards_ = false;  // fetch shards whole (after a shard changed)
 };
 
 }  // namespace
 
+Status MissingChunkError() {
+  return Status::NotFound(
+      "the chunk is not stored, and missing chunks were asked to be errors "
+      "(read_missing_chunks=False) rather than read as the fill value");
+}
+
 Status ReadShardedSelection(const Array& array, const ShardedChain& sharding,
-                            const Selection& selection, void* out, ThreadPool& pool) {
-  return ShardedRead(array, sharding, selection, out, pool).Run();
+                            const Selection& selection, void* out, ThreadPool& pool,
+                            bool fill_missing_shards) {
+  return ShardedRead(array, sharding, selection, out, pool, fill_missing_shards).Run();
 }
 
 }  // namespace turbozarr::internal

@@ -49,13 +49,19 @@ namespace turbozarr::internal {
 inline constexpr uint64_t kMinGroupBytes = uint64_t{1} << 20;
 inline constexpr uint64_t kMaxGroupBytes = uint64_t{16} << 20;
 
+// What reading a chunk or shard that is not stored gives when
+// ReadOptions::fill_missing_chunks is false (the caller adds the key).
+Status MissingChunkError();
+
 // Reads `selection` of `array`, whose chain is `sharding` alone, into `out`
-// (as Array::Read), on `pool`. Missing shards and inner chunks whose index
-// entry is empty read as the fill value. Errors name the array, the shard's
+// (as Array::Read), on `pool`. Inner chunks whose index entry is empty read
+// as the fill value; missing shards too, or, unless `fill_missing_shards`,
+// give MissingChunkError. Errors name the array, the shard's
 // key and, for an inner chunk, its coordinates in the shard (in each shard
 // down, for nested sharding).
 // REQUIRES: selection is valid for the array and not empty.
 Status ReadShardedSelection(const Array& array, const ShardedChain& sharding,
-                            const Selection& selection, void* out, ThreadPool& pool);
+                            const Selection& selection, void* out, ThreadPool& pool,
+                            bool fill_missing_shards = true);
 
 }  // namespace turbozarr::internal
