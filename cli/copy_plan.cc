@@ -169,7 +169,7 @@ Result<json> V3Document(const ArrayMetadata& source, const CopyLayout& layout,
                        {"configuration", {{"chunk_shape", shards ? *shards : chunks}}}};
   doc["chunk_key_encoding"] =
       source.zarr_format == 3
-          ? source.chunk_key_encoding.ToJson()
+          ? json(source.chunk_key_encoding.ToJson())
           : json{{"name", "default"}, {"configuration", {{"separator", "/"}}}};
   doc["fill_value"] = FillValueToJson(source.fill_value, source.dtype, 3);
   doc["codecs"] = std::move(codecs);
@@ -293,6 +293,7 @@ Result<ArrayMetadata> PlanCopyMetadata(const ArrayMetadata& source,
       format == 3 ? ParseV3ArrayMetadata(doc, where)
                   : ParseV2ArrayMetadata(doc, source.attributes, where);
   if (!planned.ok()) return planned.status();
+  planned->attributes = source.attributes;  // in their order (doc sorted them)
   // Building the chain checks every codec against the new chunk shape now,
   // before anything is written.
   Result<CodecChain> chain = planned->MakeCodecChain();

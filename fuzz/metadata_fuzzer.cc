@@ -99,10 +99,10 @@ void Exercise(const Result<ArrayMetadata>& parsed) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   turbozarr::ByteView bytes(reinterpret_cast<const std::byte*>(data), size);
-  Result<json> doc = turbozarr::ParseJsonDocument(bytes, "fuzz");
+  Result<turbozarr::JsonDocument> doc = turbozarr::ParseJsonDocument(bytes, "fuzz");
   if (!doc.ok() || DeclaresHugeElements(*doc)) return 0;
   Exercise(turbozarr::ParseV3ArrayMetadata(*doc, "fuzz"));
-  Exercise(turbozarr::ParseV2ArrayMetadata(*doc, json(nullptr), "fuzz"));
+  Exercise(turbozarr::ParseV2ArrayMetadata(*doc, nullptr, "fuzz"));
   Result<turbozarr::GroupMetadata> group = turbozarr::ParseV3GroupMetadata(*doc, "fuzz");
   if (group.ok()) {
     json written = turbozarr::ToV3Json(*group);

@@ -93,7 +93,7 @@ class Array {
 
   // Changes the shape; chunks wholly outside the new shape are erased.
   Status Resize(const std::vector<int64_t>& new_shape);
-  Status SetAttributes(const nlohmann::json& attributes);
+  Status SetAttributes(const JsonDocument& attributes);
 
   // The store key of a chunk.
   std::string ChunkKey(const std::vector<int64_t>& chunk_coords) const;

@@ -35,7 +35,7 @@ struct NodeInfo {
 
 struct GroupCreateOptions {
   int zarr_format = 3;
-  nlohmann::json attributes = nlohmann::json::object();
+  JsonDocument attributes = JsonDocument::object();
   bool overwrite = false;
 };
 
@@ -51,9 +51,9 @@ class Group {
 
   int zarr_format() const { return zarr_format_; }
   const std::string& path() const { return path_; }
-  const nlohmann::json& attributes() const { return attributes_; }
+  const JsonDocument& attributes() const { return attributes_; }
   const std::shared_ptr<Store>& store() const { return store_; }
-  Status SetAttributes(const nlohmann::json& attributes);
+  Status SetAttributes(const JsonDocument& attributes);
 
   // Direct members, sorted by name.
   Result<std::vector<NodeInfo>> Members() const;
@@ -88,7 +88,7 @@ class Group {
 
  private:
   Group(std::shared_ptr<Store> store, std::string path, int zarr_format,
-        nlohmann::json attributes);
+        JsonDocument attributes);
   Status WriteMetadata();
   Result<std::vector<NodeInfo>> MembersFromStore() const;
   static Result<std::shared_ptr<Group>> FromDocuments(std::shared_ptr<Store> store,
@@ -96,19 +96,19 @@ class Group {
   // The array or group the documents of `path` describe.
   static Result<OpenedNode> OpenDocuments(const std::shared_ptr<Store>& store,
                                           const std::string& path, NodeDocuments docs);
-  Status LoadV2Consolidated(const nlohmann::json& zmetadata);
+  Status LoadV2Consolidated(const JsonDocument& zmetadata);
   friend Result<OpenedNode> OpenNode(const std::shared_ptr<Store>& store,
                                      std::string_view path);
   friend Result<OpenedNode> OpenExpectedNode(const std::shared_ptr<Store>& store,
                                              std::string_view path, NodeKind expect);
-  Status GatherConsolidated(std::map<std::string, nlohmann::json>& out) const;
+  Status GatherConsolidated(std::map<std::string, JsonDocument>& out) const;
   Result<NodeKind> ConsolidatedKind(const std::string& rel) const;
   Result<ArrayMetadata> ConsolidatedArrayMetadata(const std::string& rel) const;
   // The member `name` (normalized into NodeInfo::name), NotFound naming
   // the group and `verb` when there is none.
   Result<NodeInfo> ExistingMember(std::string_view name, const char* verb) const;
   // Sets and writes the consolidated metadata (v3 inline, v2 .zmetadata).
-  Status StoreConsolidated(std::map<std::string, nlohmann::json> members);
+  Status StoreConsolidated(std::map<std::string, JsonDocument> members);
   // After a delete (renamed_to null) or a move of member `rel`: the
   // consolidated metadata without it, or with it under its new name and the
   // groups made for it there (`new_groups`, full paths), stored; nothing
@@ -120,11 +120,11 @@ class Group {
   std::shared_ptr<Store> store_;
   std::string path_;
   int zarr_format_;
-  nlohmann::json attributes_;
+  JsonDocument attributes_;
   nlohmann::json extra_fields_ = nlohmann::json::object();
   // Member path (relative, all depths) -> its metadata: for v3 the zarr.json
   // object, for v2 an object {".zarray"|".zgroup": ..., ".zattrs": ...}.
-  std::optional<std::map<std::string, nlohmann::json>> consolidated_;
+  std::optional<std::map<std::string, JsonDocument>> consolidated_;
 };
 
 // What is at `path`: an array, a group, or NotFound.

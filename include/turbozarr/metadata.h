@@ -19,6 +19,12 @@
 
 namespace turbozarr {
 
+// A metadata document (zarr.json, .zarray, .zattrs, ...) as read and
+// written: objects keep the order of their keys, so user attributes come
+// back in the order they were written, as zarr-python keeps them. Other
+// fields are plain nlohmann::json (sorted keys, order-blind equality).
+using JsonDocument = nlohmann::ordered_json;
+
 // How chunk grid coordinates become store keys.
 struct ChunkKeyEncoding {
   enum class Kind { kDefault, kV2 };
@@ -28,8 +34,8 @@ struct ChunkKeyEncoding {
   // v3 default: "c/1/2" ("c" for zero dimensions); v2: "1.2" ("0" for zero
   // dimensions), with `separator`. Relative to the array's path.
   std::string EncodeKey(const std::vector<int64_t>& chunk_coords) const;
-  nlohmann::json ToJson() const;
-  static Result<ChunkKeyEncoding> FromJson(const nlohmann::json& j);
+  JsonDocument ToJson() const;
+  static Result<ChunkKeyEncoding> FromJson(const JsonDocument& j);
 };
 
 struct ArrayMetadata {
@@ -43,7 +49,7 @@ struct ArrayMetadata {
   // v3: the "codecs" list. v2: built from order/filters/compressor/dtype
   // byte order so that one CodecChain serves both formats.
   nlohmann::json codecs = nlohmann::json::array();
-  nlohmann::json attributes = nlohmann::json::object();
+  JsonDocument attributes = JsonDocument::object();
   // v3 only; each entry a name or null.
   std::optional<std::vector<std::optional<std::string>>> dimension_names;
   // v3 fields that this reader does not know but may ignore
@@ -77,54 +83,55 @@ struct ArrayMetadata {
 };
 
 // Parses zarr.json of an array. `where` names the array in errors.
-Result<ArrayMetadata> ParseV3ArrayMetadata(const nlohmann::json& j, std::string_view where);
+Result<ArrayMetadata> ParseV3ArrayMetadata(const JsonDocument& j, std::string_view where);
 // Parses .zarray (and optional .zattrs, null when absent).
-Result<ArrayMetadata> ParseV2ArrayMetadata(const nlohmann::json& zarray,
-                                           const nlohmann::json& zattrs,
+Result<ArrayMetadata> ParseV2ArrayMetadata(const JsonDocument& zarray,
+                                           const JsonDocument& zattrs,
                                            std::string_view where);
 
 // zarr.json of an array. REQUIRES: zarr_format == 3.
-nlohmann::json ToV3Json(const ArrayMetadata& m);
+JsonDocument ToV3Json(const ArrayMetadata& m);
 // .zarray of an array (attributes go to .zattrs). REQUIRES: zarr_format == 2.
-nlohmann::json ToV2ZarrayJson(const ArrayMetadata& m);
+JsonDocument ToV2ZarrayJson(const ArrayMetadata& m);
 
 struct GroupMetadata {
   int zarr_format = 3;
-  nlohmann::json attributes = nlohmann::json::object();
+  JsonDocument attributes = JsonDocument::object();
   // v3 inline consolidated metadata: member path -> its zarr.json; absent
   // when the group is not consolidated.
-  std::optional<std::map<std::string, nlohmann::json>> consolidated;
+  std::optional<std::map<std::string, JsonDocument>> consolidated;
   nlohmann::json extra_fields = nlohmann::json::object();
 };
 
-Result<GroupMetadata> ParseV3GroupMetadata(const nlohmann::json& j, std::string_view where);
-nlohmann::json ToV3Json(const GroupMetadata& m);
+Result<GroupMetadata> ParseV3GroupMetadata(const JsonDocument& j, std::string_view where);
+JsonDocument ToV3Json(const GroupMetadata& m);
 
 // Parses .zgroup (and .zattrs, null when absent).
-Result<GroupMetadata> ParseV2GroupMetadata(const nlohmann::json& zgroup,
-                                           const nlohmann::json& zattrs,
+Result<GroupMetadata> ParseV2GroupMetadata(const JsonDocument& zgroup,
+                                           const JsonDocument& zattrs,
                                            std::string_view where);
 // .zgroup of a group (attributes go to .zattrs). REQUIRES: zarr_format == 2.
-nlohmann::json ToV2ZgroupJson(const GroupMetadata& m);
+JsonDocument ToV2ZgroupJson(const GroupMetadata& m);
 
 // v2 consolidated metadata (.zmetadata): store key relative to the group
 // (".zgroup", "a/.zarray", "a/.zattrs", ...) -> that document.
-using V2ConsolidatedMetadata = std::map<std::string, nlohmann::json>;
-Result<V2ConsolidatedMetadata> ParseV2ConsolidatedMetadata(const nlohmann::json& j,
+using V2ConsolidatedMetadata = std::map<std::string, JsonDocument>;
+Result<V2ConsolidatedMetadata> ParseV2ConsolidatedMetadata(const JsonDocument& j,
                                                            std::string_view where);
 // {"metadata": {...}, "zarr_consolidated_format": 1}.
-nlohmann::json ToV2ConsolidatedJson(const V2ConsolidatedMetadata& m);
+JsonDocument ToV2ConsolidatedJson(const V2ConsolidatedMetadata& m);
 
 // Parses a JSON object held in a store; Corruption naming `key` if it is
 // malformed, nested absurdly deep, or not an object. Python's bare NaN,
 // Infinity and -Infinity (zarr-python writes them in attributes) are read as
 // those doubles.
-Result<nlohmann::json> ParseJsonDocument(ByteView bytes, std::string_view key);
+Result<JsonDocument> ParseJsonDocument(ByteView bytes, std::string_view key);
 // Serialises JSON the way zarr-python's json.dumps does, for stable bytes:
 // indent 2 (or, with indent < 0, one line with ", " and ": " as .zmetadata
 // is written), non-ASCII escaped as \uXXXX, floats as Python's repr, NaN and
 // Infinity as bare words, and the known fields of zarr metadata in
-// zarr-python's order (other keys after them, sorted; attributes sorted).
-std::string DumpJsonDocument(const nlohmann::json& j, int indent = 2);
+// zarr-python's order (other keys after them, in their order; attributes
+// in their order).
+std::string DumpJsonDocument(const JsonDocument& j, int indent = 2);
 
 }  // namespace turbozarr

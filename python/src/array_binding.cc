@@ -323,10 +323,10 @@ Selection MakeSelection(const RangeList& ranges) {
 ArrayMetadata ParseArrayMetadataArgs(int zarr_format, const std::string& metadata_json,
                                      const std::string& zattrs_json,
                                      std::string_view where) {
-  nlohmann::json doc = ParseJsonArgument(metadata_json, "array metadata");
+  JsonDocument doc = ParseJsonArgument(metadata_json, "array metadata");
   if (zarr_format == 3) return Unwrap(ParseV3ArrayMetadata(doc, where));
   if (zarr_format == 2) {
-    nlohmann::json zattrs = ParseJsonArgument(zattrs_json, "array attributes");
+    JsonDocument zattrs = ParseJsonArgument(zattrs_json, "array attributes");
     return Unwrap(ParseV2ArrayMetadata(doc, zattrs, where));
   }
   Check(Status::InvalidArgument("zarr_format must be 2 or 3, got " +
@@ -383,7 +383,7 @@ void BindArray(nb::module_& m) {
       .def(
           "set_attributes",
           [](Array& a, const std::string& json) {
-            nlohmann::json attributes = ParseJsonArgument(json, "attributes");
+            JsonDocument attributes = ParseJsonArgument(json, "attributes");
             nb::gil_scoped_release release;
             Check(a.SetAttributes(attributes));
           },

@@ -47,9 +47,9 @@ void RaiseStatus(const Status& status) {
 
 }  // namespace
 
-nlohmann::json ParseJsonArgument(const std::string& text, const char* what) {
+JsonDocument ParseJsonArgument(const std::string& text, const char* what) {
   try {
-    return nlohmann::json::parse(text);
+    return JsonDocument::parse(text);
   } catch (const nlohmann::json::exception& e) {
     throw StatusError(Status::InvalidArgument(std::string("malformed JSON for ") + what +
                                               ": " + e.what()));

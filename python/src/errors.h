@@ -16,6 +16,7 @@
 #include <nanobind/nanobind.h>
 #include <nlohmann/json.hpp>
 
+#include "turbozarr/metadata.h"
 #include "turbozarr/status.h"
 
 namespace turbozarr::python {
@@ -42,7 +43,7 @@ T Unwrap(Result<T> result) {
 
 // Parses a JSON document handed over from Python; InvalidArgumentError names
 // `what` on malformed input.
-nlohmann::json ParseJsonArgument(const std::string& text, const char* what);
+JsonDocument ParseJsonArgument(const std::string& text, const char* what);
 
 // Installs the StatusError translator.
 void RegisterErrorTranslator();

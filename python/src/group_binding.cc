@@ -46,7 +46,7 @@ void BindGroup(nb::module_& m) {
       .def(
           "set_attributes",
           [](Group& g, const std::string& json) {
-            nlohmann::json attributes = ParseJsonArgument(json, "attributes");
+            JsonDocument attributes = ParseJsonArgument(json, "attributes");
             nb::gil_scoped_release release;
             Check(g.SetAttributes(attributes));
           },

@@ -263,3 +263,28 @@ def test_async_variants_read_and_write_off_the_event_loop(tmp_path):
                                   * np.ones(10, "u4"))
     assert shape == (105, 10)
     assert isinstance(group, tz.Group) and isinstance(node, tz.Array)
+
+
+# -- attribute order -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", [2, 3])
+def test_attributes_keep_the_order_they_were_written_in(tmp_path, fmt):
+    order = {"zeta": 1, "alpha": {"y": 2, "b": [3, {"q": 0, "a": 1}]}, "mid": "m"}
+    a = tz.create(str(tmp_path / "a"), shape=(2,), dtype="u1", zarr_format=fmt,
+                  attributes=order)
+    g = tz.group(str(tmp_path / "g"), zarr_format=fmt, attributes=order)
+    for node in (a, g, tz.open(str(tmp_path / "a")), tz.open(str(tmp_path / "g"))):
+        assert json.dumps(dict(node.attrs)) == json.dumps(order)
+    a.attrs["first_added"] = True
+    assert list(tz.open(str(tmp_path / "a")).attrs) == ["zeta", "alpha", "mid", "first_added"]
+    root = tz.group(str(tmp_path / "c"), zarr_format=fmt)
+    root.create_array("x", shape=(1,), dtype="i1", attributes=order)
+    reopened = tz.open_group(str(tmp_path / "c"), mode="r+").consolidate()
+    assert json.dumps(dict(reopened["x"].attrs)) == json.dumps(order)
+    if zarr is not None:  # zarr-python sees the same order, and keeps its own
+        assert json.dumps(dict(zarr.open(str(tmp_path / "a"), mode="r").attrs)) == \
+            json.dumps({**order, "first_added": True})
+        zarr.create_array(str(tmp_path / "z"), shape=(1,), dtype="i1", zarr_format=fmt,
+                          attributes=order)
+        assert json.dumps(dict(tz.open(str(tmp_path / "z")).attrs)) == json.dumps(order)

@@ -84,7 +84,7 @@ std::string Array::Describe() const {
   return "array " + DescribeNodePath(path_) + " in " + store_->Describe();
 }
 
-Status Array::SetAttributes(const nlohmann::json& attributes) {
+Status Array::SetAttributes(const JsonDocument& attributes) {
   if (!attributes.is_object()) {
     return Status::InvalidArgument(Describe() + ": attributes must be a JSON object");
   }

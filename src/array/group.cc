@@ -11,7 +11,7 @@
 namespace turbozarr {
 
 Group::Group(std::shared_ptr<Store> store, std::string path, int zarr_format,
-             nlohmann::json attributes)
+             JsonDocument attributes)
     : store_(std::move(store)),
       path_(std::move(path)),
       zarr_format_(zarr_format),
@@ -65,17 +65,17 @@ Result<std::shared_ptr<Group>> Group::FromDocuments(std::shared_ptr<Store> store
     g->extra_fields_ = std::move(m.extra_fields);
     return g;
   }
-  std::optional<nlohmann::json> zattrs = std::move(docs.zattrs);
+  std::optional<JsonDocument> zattrs = std::move(docs.zattrs);
   if (!docs.zattrs_read) {
     TZ_ASSIGN_OR_RETURN(zattrs, LoadJsonDocument(*store, MetadataKey(p, kZattrs)));
   }
-  nlohmann::json attrs = zattrs ? *zattrs : nlohmann::json::object();
+  JsonDocument attrs = zattrs ? *zattrs : JsonDocument::object();
   if (!attrs.is_object()) {
     return Status::Corruption(where + ": '" + MetadataKey(p, kZattrs) +
                               "' is not a JSON object");
   }
   std::shared_ptr<Group> g(new Group(store, p, 2, std::move(attrs)));
-  std::optional<nlohmann::json> zmetadata = std::move(docs.zmetadata);
+  std::optional<JsonDocument> zmetadata = std::move(docs.zmetadata);
   if (!docs.zmetadata_read) {
     TZ_ASSIGN_OR_RETURN(zmetadata, LoadJsonDocument(*store, MetadataKey(p, kZmetadata)));
   }
@@ -155,7 +155,7 @@ Status Group::WriteMetadata() {
   return StoreJsonDocument(*store_, MetadataKey(path_, kZattrs), attributes_);
 }
 
-Status Group::SetAttributes(const nlohmann::json& attributes) {
+Status Group::SetAttributes(const JsonDocument& attributes) {
   if (!attributes.is_object()) {
     return Status::InvalidArgument("attributes of group " + DescribeNodePath(path_) +
                                    " must be a JSON object");
@@ -208,7 +208,7 @@ Result<std::shared_ptr<Group>> Group::OpenGroup(std::string_view name) const {
   // so that its members too are known without listing the store (which
   // HTTP cannot).
   if (consolidated_ && !child->consolidated_ && consolidated_->count(rel)) {
-    std::map<std::string, nlohmann::json> below;
+    std::map<std::string, JsonDocument> below;
     const std::string prefix = rel.empty() ? "" : rel + "/";
     for (auto it = consolidated_->lower_bound(prefix);
          it != consolidated_->end() && it->first.starts_with(prefix); ++it) {

@@ -19,10 +19,10 @@ std::pair<std::string, std::string> SplitDocumentKey(const std::string& key) {
 
 }  // namespace
 
-Status Group::LoadV2Consolidated(const nlohmann::json& doc) {
+Status Group::LoadV2Consolidated(const JsonDocument& doc) {
   const std::string key = MetadataKey(path_, kZmetadata);
   TZ_ASSIGN_OR_RETURN(V2ConsolidatedMetadata flat, ParseV2ConsolidatedMetadata(doc, key));
-  std::map<std::string, nlohmann::json> members;
+  std::map<std::string, JsonDocument> members;
   for (auto& [k, v] : flat) {
     auto [rel, document] = SplitDocumentKey(k);
     if (document != kZarray && document != kZgroup && document != kZattrs) continue;
@@ -34,7 +34,7 @@ Status Group::LoadV2Consolidated(const nlohmann::json& doc) {
 }
 
 Result<NodeKind> Group::ConsolidatedKind(const std::string& rel) const {
-  const nlohmann::json& doc = consolidated_->at(rel);
+  const JsonDocument& doc = consolidated_->at(rel);
   if (zarr_format_ == 2) {
     if (doc.contains(kZarray)) return NodeKind::kArray;
     if (doc.contains(kZgroup)) return NodeKind::kGroup;
@@ -48,31 +48,31 @@ Result<NodeKind> Group::ConsolidatedKind(const std::string& rel) const {
 }
 
 Result<ArrayMetadata> Group::ConsolidatedArrayMetadata(const std::string& rel) const {
-  const nlohmann::json& doc = consolidated_->at(rel);
+  const JsonDocument& doc = consolidated_->at(rel);
   std::string where = "array " + DescribeNodePath(JoinKey(path_, rel)) + " in " +
                       store_->Describe() + " (consolidated)";
   if (zarr_format_ == 3) return ParseV3ArrayMetadata(doc, where);
   if (!doc.contains(kZarray)) return Status::NotFound(where + " is not an array");
   auto attrs = doc.find(kZattrs);
   return ParseV2ArrayMetadata(doc.at(kZarray),
-                              attrs == doc.end() ? nlohmann::json() : *attrs, where);
+                              attrs == doc.end() ? JsonDocument() : *attrs, where);
 }
 
-Status Group::GatherConsolidated(std::map<std::string, nlohmann::json>& out) const {
+Status Group::GatherConsolidated(std::map<std::string, JsonDocument>& out) const {
   TZ_ASSIGN_OR_RETURN(std::vector<NodeInfo> members, MembersFromStore());
   for (const NodeInfo& m : members) {
     const std::string& rel = m.name;
     const std::string full = JoinKey(path_, rel);
     if (zarr_format_ == 3) {
-      TZ_ASSIGN_OR_RETURN(std::optional<nlohmann::json> doc,
+      TZ_ASSIGN_OR_RETURN(std::optional<JsonDocument> doc,
                           LoadJsonDocument(*store_, MetadataKey(full, kZarrJson)));
       if (!doc) continue;
       doc->erase("consolidated_metadata");
       out[rel] = std::move(*doc);
     } else {
-      nlohmann::json entry = nlohmann::json::object();
+      JsonDocument entry = JsonDocument::object();
       for (std::string_view document : {kZarray, kZgroup, kZattrs}) {
-        TZ_ASSIGN_OR_RETURN(std::optional<nlohmann::json> doc,
+        TZ_ASSIGN_OR_RETURN(std::optional<JsonDocument> doc,
                             LoadJsonDocument(*store_, MetadataKey(full, document)));
         if (doc) entry[std::string(document)] = std::move(*doc);
       }
@@ -80,7 +80,7 @@ Status Group::GatherConsolidated(std::map<std::string, nlohmann::json>& out) con
     }
     if (m.kind == NodeKind::kGroup) {
       TZ_ASSIGN_OR_RETURN(std::shared_ptr<Group> child, Group::Open(store_, full));
-      std::map<std::string, nlohmann::json> below;
+      std::map<std::string, JsonDocument> below;
       TZ_RETURN_NOT_OK(child->GatherConsolidated(below));
       for (auto& [k, v] : below) out[JoinKey(rel, k)] = std::move(v);
     }
@@ -89,12 +89,12 @@ Status Group::GatherConsolidated(std::map<std::string, nlohmann::json>& out) con
 }
 
 Status Group::Consolidate() {
-  std::map<std::string, nlohmann::json> members;
+  std::map<std::string, JsonDocument> members;
   TZ_RETURN_NOT_OK(GatherConsolidated(members));
   return StoreConsolidated(std::move(members));
 }
 
-Status Group::StoreConsolidated(std::map<std::string, nlohmann::json> members) {
+Status Group::StoreConsolidated(std::map<std::string, JsonDocument> members) {
   if (zarr_format_ == 3) {
     consolidated_ = std::move(members);
     return WriteMetadata();

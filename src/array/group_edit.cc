@@ -66,15 +66,15 @@ Result<NodeInfo> Group::ExistingMember(std::string_view name, const char* verb) 
 Status Group::RewriteConsolidated(const std::string& rel, const std::string* renamed_to,
                                   const std::vector<std::string>& new_groups) {
   if (!consolidated_) return Status::OK();
-  std::map<std::string, nlohmann::json> members;
+  std::map<std::string, JsonDocument> members;
   const std::string own = path_.empty() ? "" : path_ + "/";
   for (const std::string& full : new_groups) {
     if (full.size() <= own.size() || !full.starts_with(own)) continue;  // not below
     TZ_ASSIGN_OR_RETURN(NodeDocuments docs, LoadNodeDocuments(*store_, full));
-    nlohmann::json entry = nlohmann::json::object();
+    JsonDocument entry = JsonDocument::object();
     if (docs.zarr_json) entry = std::move(*docs.zarr_json);
     if (docs.zgroup) entry[std::string(kZgroup)] = std::move(*docs.zgroup);
-    if (docs.zarr_format == 2) entry[std::string(kZattrs)] = nlohmann::json::object();
+    if (docs.zarr_format == 2) entry[std::string(kZattrs)] = JsonDocument::object();
     members.emplace(full.substr(own.size()), std::move(entry));
   }
   const std::string below = rel + "/";

@@ -6,14 +6,14 @@
 
 namespace turbozarr {
 
-Result<std::optional<nlohmann::json>> LoadJsonDocument(Store& store, std::string_view key) {
+Result<std::optional<JsonDocument>> LoadJsonDocument(Store& store, std::string_view key) {
   TZ_ASSIGN_OR_RETURN(std::optional<Buffer> bytes, store.Get(key));
-  if (!bytes) return std::optional<nlohmann::json>();
-  TZ_ASSIGN_OR_RETURN(nlohmann::json doc, ParseJsonDocument(bytes->view(), key));
-  return std::optional<nlohmann::json>(std::move(doc));
+  if (!bytes) return std::optional<JsonDocument>();
+  TZ_ASSIGN_OR_RETURN(JsonDocument doc, ParseJsonDocument(bytes->view(), key));
+  return std::optional<JsonDocument>(std::move(doc));
 }
 
-Status StoreJsonDocument(Store& store, std::string_view key, const nlohmann::json& doc) {
+Status StoreJsonDocument(Store& store, std::string_view key, const JsonDocument& doc) {
   std::string text = DumpJsonDocument(doc);
   return store.Set(key, AsBytes(text));
 }
@@ -38,8 +38,8 @@ Result<bool> LoadBatched(Store& store, std::string_view path, bool with_consolid
                          std::optional<NodeKind> expect, NodeDocuments& docs) {
   // The documents asked for, each with where it goes; zarr.json first.
   std::vector<KeyRange> keys;
-  std::vector<std::optional<nlohmann::json>*> into;
-  auto ask = [&](std::string_view name, std::optional<nlohmann::json>* target) {
+  std::vector<std::optional<JsonDocument>*> into;
+  auto ask = [&](std::string_view name, std::optional<JsonDocument>* target) {
     keys.push_back({MetadataKey(path, name), ByteRange::Full()});
     into.push_back(target);
   };
@@ -54,7 +54,7 @@ Result<bool> LoadBatched(Store& store, std::string_view path, bool with_consolid
   const size_t v2_documents = keys.size() - (consolidated ? 1 : 0);
   for (size_t i = 0; i < v2_documents; ++i) {
     if (!(*got)[i]) continue;
-    TZ_ASSIGN_OR_RETURN(nlohmann::json doc, ParseJsonDocument((*got)[i]->view(), keys[i].key));
+    TZ_ASSIGN_OR_RETURN(JsonDocument doc, ParseJsonDocument((*got)[i]->view(), keys[i].key));
     *into[i] = std::move(doc);
     if (i == 0) return true;  // v3: the v2 documents are not this node's
   }
@@ -122,11 +122,11 @@ Result<ArrayMetadata> ArrayMetadataFromDocuments(Store& store, std::string_view 
                                                  NodeDocuments docs) {
   std::string where = "array " + DescribeNodePath(path) + " in " + store.Describe();
   if (docs.zarr_format == 3) return ParseV3ArrayMetadata(*docs.zarr_json, where);
-  std::optional<nlohmann::json> zattrs = std::move(docs.zattrs);
+  std::optional<JsonDocument> zattrs = std::move(docs.zattrs);
   if (!docs.zattrs_read) {
     TZ_ASSIGN_OR_RETURN(zattrs, LoadJsonDocument(store, MetadataKey(path, kZattrs)));
   }
-  return ParseV2ArrayMetadata(*docs.zarray, zattrs ? *zattrs : nlohmann::json(), where);
+  return ParseV2ArrayMetadata(*docs.zarray, zattrs ? *zattrs : JsonDocument(), where);
 }
 
 Status StoreArrayMetadata(Store& store, std::string_view path, const ArrayMetadata& m) {
@@ -141,7 +141,7 @@ Status StoreArrayMetadata(Store& store, std::string_view path, const ArrayMetada
   // Written even when empty ({}), as zarr-python writes it.
   return StoreJsonDocument(store, MetadataKey(path, kZattrs),
                            m.attributes.is_object() ? m.attributes
-                                                    : nlohmann::json::object());
+                                                    : JsonDocument::object());
 }
 
 }  // namespace turbozarr

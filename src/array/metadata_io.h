@@ -17,24 +17,24 @@
 namespace turbozarr {
 
 // The parsed JSON document at `key`, nullopt if absent, Corruption if malformed.
-Result<std::optional<nlohmann::json>> LoadJsonDocument(Store& store, std::string_view key);
-Status StoreJsonDocument(Store& store, std::string_view key, const nlohmann::json& doc);
+Result<std::optional<JsonDocument>> LoadJsonDocument(Store& store, std::string_view key);
+Status StoreJsonDocument(Store& store, std::string_view key, const JsonDocument& doc);
 
 // What a node's metadata documents say, before it is known to be an array or
 // a group. `zarr_format` is 0 when nothing is there.
 struct NodeDocuments {
   int zarr_format = 0;
-  std::optional<nlohmann::json> zarr_json;  // v3
-  std::optional<nlohmann::json> zarray;     // v2
-  std::optional<nlohmann::json> zgroup;     // v2
+  std::optional<JsonDocument> zarr_json;  // v3
+  std::optional<JsonDocument> zarray;     // v2
+  std::optional<JsonDocument> zgroup;     // v2
   // v2's .zattrs, when it was read with the others (zattrs_read): remote
   // stores read the three v2 documents in one round trip.
-  std::optional<nlohmann::json> zattrs;
+  std::optional<JsonDocument> zattrs;
   bool zattrs_read = false;
   // v2's .zmetadata, when asked for and read with the others
   // (zmetadata_read), so that a group opened from a remote store needs no
   // round trip of its own for its consolidated metadata.
-  std::optional<nlohmann::json> zmetadata;
+  std::optional<JsonDocument> zmetadata;
   bool zmetadata_read = false;
   bool is_array() const;
   bool is_group() const;

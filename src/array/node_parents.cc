@@ -37,7 +37,7 @@ Status CreateEmptyGroups(Store& store, const std::vector<std::string>& paths,
     }
     TZ_RETURN_NOT_OK(StoreJsonDocument(store, MetadataKey(path, kZgroup), ToV2ZgroupJson(m)));
     TZ_RETURN_NOT_OK(
-        StoreJsonDocument(store, MetadataKey(path, kZattrs), nlohmann::json::object()));
+        StoreJsonDocument(store, MetadataKey(path, kZattrs), JsonDocument::object()));
   }
   return Status::OK();
 }

@@ -33,7 +33,7 @@ bool StructBytesAreSwapped(const ArrayMetadata& m) {
 }
 
 // A numcodecs configuration: an object with a string "id".
-Status CheckNumcodecs(const nlohmann::json& j, std::string_view where,
+Status CheckNumcodecs(const JsonDocument& j, std::string_view where,
                       std::string_view field) {
   if (!j.is_object() || !j.contains("id") || !j["id"].is_string()) {
     return FieldError(where, field,
@@ -44,7 +44,7 @@ Status CheckNumcodecs(const nlohmann::json& j, std::string_view where,
 
 // numpy's object dtype holds Python objects; the first filter says how they
 // are stored. Only UTF-8 strings and bytes are supported.
-Status ResolveObjectDtype(const nlohmann::json& filters, std::string_view where,
+Status ResolveObjectDtype(const JsonDocument& filters, std::string_view where,
                           ArrayMetadata& m) {
   if (filters.is_array()) {
     for (const auto& f : filters) {
@@ -71,18 +71,18 @@ Status ResolveObjectDtype(const nlohmann::json& filters, std::string_view where,
 
 }  // namespace
 
-Result<ArrayMetadata> ParseV2ArrayMetadata(const nlohmann::json& zarray,
-                                           const nlohmann::json& zattrs,
+Result<ArrayMetadata> ParseV2ArrayMetadata(const JsonDocument& zarray,
+                                           const JsonDocument& zattrs,
                                            std::string_view where) {
   if (!zarray.is_object()) return FieldError(where, ".zarray", "expected a JSON object");
   TZ_RETURN_NOT_OK(internal::CheckZarrFormat(zarray, 2, where));
   ArrayMetadata m;
   m.zarr_format = 2;
 
-  TZ_ASSIGN_OR_RETURN(const nlohmann::json* shape,
+  TZ_ASSIGN_OR_RETURN(const JsonDocument* shape,
                       RequireField(zarray, "shape", where, "shape"));
   TZ_ASSIGN_OR_RETURN(m.shape, internal::ParseIntList(*shape, 0, where, "shape"));
-  TZ_ASSIGN_OR_RETURN(const nlohmann::json* chunks,
+  TZ_ASSIGN_OR_RETURN(const JsonDocument* chunks,
                       RequireField(zarray, "chunks", where, "chunks"));
   TZ_ASSIGN_OR_RETURN(m.chunk_shape, internal::ParseIntList(*chunks, 1, where, "chunks"));
   if (m.chunk_shape.size() != m.shape.size()) {
@@ -91,7 +91,7 @@ Result<ArrayMetadata> ParseV2ArrayMetadata(const nlohmann::json& zarray,
                           " dimensions but shape has " + std::to_string(m.shape.size()));
   }
 
-  TZ_ASSIGN_OR_RETURN(const nlohmann::json* dtype,
+  TZ_ASSIGN_OR_RETURN(const JsonDocument* dtype,
                       RequireField(zarray, "dtype", where, "dtype"));
   if (!dtype->is_string() && !dtype->is_array()) {
     return FieldError(where, "dtype",
@@ -127,9 +127,9 @@ Result<ArrayMetadata> ParseV2ArrayMetadata(const nlohmann::json& zarray,
     m.v2_order = it->get_ref<const std::string&>()[0];
   }
 
-  const nlohmann::json null_fill;
+  const JsonDocument null_fill;
   auto fill_it = zarray.find("fill_value");
-  const nlohmann::json& fill = fill_it == zarray.end() ? null_fill : *fill_it;
+  const JsonDocument& fill = fill_it == zarray.end() ? null_fill : *fill_it;
   m.v2_fill_value_null = fill.is_null();
   auto fill_value = ParseFillValue(fill, m.dtype, 2);
   if (!fill_value.ok()) return InField(fill_value.status(), where, "fill_value");
@@ -173,8 +173,8 @@ Result<ArrayMetadata> ParseV2ArrayMetadata(const nlohmann::json& zarray,
   return m;
 }
 
-nlohmann::json ToV2ZarrayJson(const ArrayMetadata& m) {
-  nlohmann::json j = nlohmann::json::object();
+JsonDocument ToV2ZarrayJson(const ArrayMetadata& m) {
+  JsonDocument j = JsonDocument::object();
   j["shape"] = m.shape;
   j["chunks"] = m.chunk_shape;
   j["dtype"] = m.dtype.ToV2Json(m.v2_byte_order);
@@ -188,11 +188,11 @@ nlohmann::json ToV2ZarrayJson(const ArrayMetadata& m) {
     j["fill_value"] = FillValueToJson(m.fill_value, m.dtype, 2);
   }
   j["order"] = std::string(1, m.v2_order == 'F' ? 'F' : 'C');
-  nlohmann::json filters = m.v2_filters;
+  JsonDocument filters = m.v2_filters;
   if (m.dtype.is_variable_length() && filters.is_null()) {
     // The object codec must be named for a reader to decode "|O" chunks.
     std::string id = m.dtype.id() == DataTypeId::kString ? "vlen-utf8" : "vlen-bytes";
-    filters = nlohmann::json::array({{{"id", id}}});
+    filters = JsonDocument::array({{{"id", id}}});
   }
   j["filters"] = std::move(filters);
   j["dimension_separator"] = std::string(1, m.chunk_key_encoding.separator);

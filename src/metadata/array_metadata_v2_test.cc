@@ -16,7 +16,7 @@ namespace t = turbozarr::testing;
 json Doc(std::string_view text) {
   auto j = ParseJsonDocument(AsBytes(text), ".zarray");
   EXPECT_TRUE(j.ok()) << j.status().ToString();
-  return j.ok() ? *j : json();
+  return j.ok() ? json(*j) : json();
 }
 
 ArrayMetadata ParseOk(std::string_view zarray, const json& zattrs = nullptr) {
@@ -159,7 +159,7 @@ TEST(ArrayMetadataV2Test, UnknownFieldsAreKept) {
   j["custom"] = "x";
   ArrayMetadata m = *ParseV2ArrayMetadata(j, nullptr, "a");
   EXPECT_EQ(m.extra_fields["custom"], "x");
-  EXPECT_EQ(ToV2ZarrayJson(m), j);
+  EXPECT_EQ(json(ToV2ZarrayJson(m)), j);
 }
 
 struct BadCase {

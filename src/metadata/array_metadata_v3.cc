@@ -26,7 +26,7 @@ bool IsKnownField(std::string_view key) {
   return false;
 }
 
-Status ParseChunkGrid(const nlohmann::json& grid, std::string_view where,
+Status ParseChunkGrid(const JsonDocument& grid, std::string_view where,
                       ArrayMetadata& m) {
   if (!grid.is_object()) return FieldError(where, "chunk_grid", "expected an object");
   auto name = grid.find("name");
@@ -42,7 +42,7 @@ Status ParseChunkGrid(const nlohmann::json& grid, std::string_view where,
   if (config == grid.end() || !config->is_object()) {
     return FieldError(where, "chunk_grid.configuration", "missing or not an object");
   }
-  TZ_ASSIGN_OR_RETURN(const nlohmann::json* chunk_shape,
+  TZ_ASSIGN_OR_RETURN(const JsonDocument* chunk_shape,
                       RequireField(*config, "chunk_shape", where,
                                    "chunk_grid.configuration.chunk_shape"));
   TZ_ASSIGN_OR_RETURN(m.chunk_shape,
@@ -56,7 +56,7 @@ Status ParseChunkGrid(const nlohmann::json& grid, std::string_view where,
   return Status::OK();
 }
 
-Status ParseDimensionNames(const nlohmann::json& j, std::string_view where,
+Status ParseDimensionNames(const JsonDocument& j, std::string_view where,
                            ArrayMetadata& m) {
   if (j.is_null()) return Status::OK();
   if (!j.is_array()) return FieldError(where, "dimension_names", "expected a list");
@@ -82,47 +82,47 @@ Status ParseDimensionNames(const nlohmann::json& j, std::string_view where,
 
 }  // namespace
 
-Result<ArrayMetadata> ParseV3ArrayMetadata(const nlohmann::json& j,
+Result<ArrayMetadata> ParseV3ArrayMetadata(const JsonDocument& j,
                                            std::string_view where) {
   if (!j.is_object()) return FieldError(where, "zarr.json", "expected a JSON object");
   TZ_RETURN_NOT_OK(internal::CheckZarrFormat(j, 3, where));
   ArrayMetadata m;
   m.zarr_format = 3;
 
-  TZ_ASSIGN_OR_RETURN(const nlohmann::json* node_type,
+  TZ_ASSIGN_OR_RETURN(const JsonDocument* node_type,
                       RequireField(j, "node_type", where, "node_type"));
   if (*node_type != "array") {
     return FieldError(where, "node_type",
                       "expected \"array\", got " + Describe(*node_type));
   }
-  TZ_ASSIGN_OR_RETURN(const nlohmann::json* shape,
+  TZ_ASSIGN_OR_RETURN(const JsonDocument* shape,
                       RequireField(j, "shape", where, "shape"));
   TZ_ASSIGN_OR_RETURN(m.shape, internal::ParseIntList(*shape, 0, where, "shape"));
 
-  TZ_ASSIGN_OR_RETURN(const nlohmann::json* data_type,
+  TZ_ASSIGN_OR_RETURN(const JsonDocument* data_type,
                       RequireField(j, "data_type", where, "data_type"));
   auto dtype = ParseV3DataType(*data_type);
   if (!dtype.ok()) return InField(dtype.status(), where, "data_type");
   m.dtype = *dtype;
   m.v3_data_type = *data_type;
 
-  TZ_ASSIGN_OR_RETURN(const nlohmann::json* grid,
+  TZ_ASSIGN_OR_RETURN(const JsonDocument* grid,
                       RequireField(j, "chunk_grid", where, "chunk_grid"));
   TZ_RETURN_NOT_OK(ParseChunkGrid(*grid, where, m));
 
-  TZ_ASSIGN_OR_RETURN(const nlohmann::json* cke,
+  TZ_ASSIGN_OR_RETURN(const JsonDocument* cke,
                       RequireField(j, "chunk_key_encoding", where, "chunk_key_encoding"));
   auto encoding = ChunkKeyEncoding::FromJson(*cke);
   if (!encoding.ok()) return InField(encoding.status(), where, "chunk_key_encoding");
   m.chunk_key_encoding = *encoding;
 
-  TZ_ASSIGN_OR_RETURN(const nlohmann::json* fill,
+  TZ_ASSIGN_OR_RETURN(const JsonDocument* fill,
                       RequireField(j, "fill_value", where, "fill_value"));
   auto fill_value = ParseFillValue(*fill, m.dtype, 3);
   if (!fill_value.ok()) return InField(fill_value.status(), where, "fill_value");
   m.fill_value = *std::move(fill_value);
 
-  TZ_ASSIGN_OR_RETURN(const nlohmann::json* codecs,
+  TZ_ASSIGN_OR_RETURN(const JsonDocument* codecs,
                       RequireField(j, "codecs", where, "codecs"));
   if (!codecs->is_array() || codecs->empty()) {
     return FieldError(where, "codecs",
@@ -164,8 +164,8 @@ Result<ArrayMetadata> ParseV3ArrayMetadata(const nlohmann::json& j,
   return m;
 }
 
-nlohmann::json ToV3Json(const ArrayMetadata& m) {
-  nlohmann::json j = nlohmann::json::object();
+JsonDocument ToV3Json(const ArrayMetadata& m) {
+  JsonDocument j = JsonDocument::object();
   j["shape"] = m.shape;
   bool stored_spelling = false;
   if (!m.v3_data_type.is_null()) {
@@ -179,7 +179,7 @@ nlohmann::json ToV3Json(const ArrayMetadata& m) {
   if (m.dtype.id() == DataTypeId::kRawBits && j["data_type"].is_string() &&
       m.fill_value.bytes.size() == m.dtype.size()) {
     // The spec's "r<bits>" spells its fill value as a list of byte values.
-    nlohmann::json bytes = nlohmann::json::array();
+    JsonDocument bytes = JsonDocument::array();
     for (std::byte b : m.fill_value.bytes.view()) bytes.push_back(static_cast<int>(b));
     j["fill_value"] = std::move(bytes);
   } else {
@@ -188,15 +188,15 @@ nlohmann::json ToV3Json(const ArrayMetadata& m) {
   j["codecs"] = m.codecs;
   j["attributes"] = m.attributes;
   if (m.dimension_names) {
-    nlohmann::json names = nlohmann::json::array();
+    JsonDocument names = JsonDocument::array();
     for (const auto& n : *m.dimension_names) {
-      names.push_back(n ? nlohmann::json(*n) : nlohmann::json(nullptr));
+      names.push_back(n ? JsonDocument(*n) : JsonDocument(nullptr));
     }
     j["dimension_names"] = std::move(names);
   }
   j["zarr_format"] = 3;
   j["node_type"] = "array";
-  j["storage_transformers"] = nlohmann::json::array();
+  j["storage_transformers"] = JsonDocument::array();
   for (auto it = m.extra_fields.begin(); it != m.extra_fields.end(); ++it) {
     if (!j.contains(it.key())) j[it.key()] = it.value();
   }

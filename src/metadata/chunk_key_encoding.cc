@@ -25,16 +25,16 @@ std::string ChunkKeyEncoding::EncodeKey(const std::vector<int64_t>& chunk_coords
   return key;
 }
 
-nlohmann::json ChunkKeyEncoding::ToJson() const {
-  nlohmann::json j = nlohmann::json::object();
+JsonDocument ChunkKeyEncoding::ToJson() const {
+  JsonDocument j = JsonDocument::object();
   j["name"] = kind == Kind::kDefault ? "default" : "v2";
   j["configuration"] = {{"separator", std::string(1, separator)}};
   return j;
 }
 
-Result<ChunkKeyEncoding> ChunkKeyEncoding::FromJson(const nlohmann::json& j) {
-  const nlohmann::json* name = &j;
-  const nlohmann::json* config = nullptr;
+Result<ChunkKeyEncoding> ChunkKeyEncoding::FromJson(const JsonDocument& j) {
+  const JsonDocument* name = &j;
+  const JsonDocument* config = nullptr;
   if (j.is_object()) {
     auto it = j.find("name");
     if (it == j.end()) return Status::InvalidArgument("missing 'name'");

@@ -33,7 +33,7 @@ TEST(ChunkKeyEncodingTest, JsonRoundTrip) {
     json j = json::parse(text);
     auto e = ChunkKeyEncoding::FromJson(j);
     ASSERT_TRUE(e.ok()) << e.status().ToString();
-    EXPECT_EQ(e->ToJson(), j);
+    EXPECT_EQ(json(e->ToJson()), j);
   }
 }
 

@@ -15,7 +15,7 @@ namespace t = turbozarr::testing;
 json Doc(std::string_view text) {
   auto j = ParseJsonDocument(AsBytes(text), "doc");
   EXPECT_TRUE(j.ok()) << j.status().ToString();
-  return j.ok() ? *j : json();
+  return j.ok() ? json(*j) : json();
 }
 
 ArrayMetadata V2(std::string_view zarray) {

@@ -11,7 +11,7 @@ namespace {
 using internal::Describe;
 using internal::FieldError;
 
-Status ParseConsolidated(const nlohmann::json& c, std::string_view where,
+Status ParseConsolidated(const JsonDocument& c, std::string_view where,
                          GroupMetadata& m) {
   if (c.is_null()) return Status::OK();
   if (!c.is_object()) {
@@ -34,7 +34,7 @@ Status ParseConsolidated(const nlohmann::json& c, std::string_view where,
     return FieldError(where, "consolidated_metadata.metadata",
                       "missing or not an object");
   }
-  std::map<std::string, nlohmann::json> members;
+  std::map<std::string, JsonDocument> members;
   for (auto it = metadata->begin(); it != metadata->end(); ++it) {
     if (!it->is_object()) {
       return FieldError(where, "consolidated_metadata.metadata." + it.key(),
@@ -48,13 +48,13 @@ Status ParseConsolidated(const nlohmann::json& c, std::string_view where,
 
 }  // namespace
 
-Result<GroupMetadata> ParseV3GroupMetadata(const nlohmann::json& j,
+Result<GroupMetadata> ParseV3GroupMetadata(const JsonDocument& j,
                                            std::string_view where) {
   if (!j.is_object()) return FieldError(where, "zarr.json", "expected a JSON object");
   TZ_RETURN_NOT_OK(internal::CheckZarrFormat(j, 3, where));
   GroupMetadata m;
   m.zarr_format = 3;
-  TZ_ASSIGN_OR_RETURN(const nlohmann::json* node_type,
+  TZ_ASSIGN_OR_RETURN(const JsonDocument* node_type,
                       internal::RequireField(j, "node_type", where, "node_type"));
   if (*node_type != "group") {
     return FieldError(where, "node_type",
@@ -82,12 +82,12 @@ Result<GroupMetadata> ParseV3GroupMetadata(const nlohmann::json& j,
   return m;
 }
 
-nlohmann::json ToV3Json(const GroupMetadata& m) {
-  nlohmann::json j = nlohmann::json::object();
+JsonDocument ToV3Json(const GroupMetadata& m) {
+  JsonDocument j = JsonDocument::object();
   j["attributes"] = m.attributes;
   j["zarr_format"] = 3;
   if (m.consolidated) {
-    nlohmann::json metadata = nlohmann::json::object();
+    JsonDocument metadata = JsonDocument::object();
     for (const auto& [path, doc] : *m.consolidated) metadata[path] = doc;
     j["consolidated_metadata"] = {{"kind", "inline"},
                                   {"must_understand", false},
@@ -100,8 +100,8 @@ nlohmann::json ToV3Json(const GroupMetadata& m) {
   return j;
 }
 
-Result<GroupMetadata> ParseV2GroupMetadata(const nlohmann::json& zgroup,
-                                           const nlohmann::json& zattrs,
+Result<GroupMetadata> ParseV2GroupMetadata(const JsonDocument& zgroup,
+                                           const JsonDocument& zattrs,
                                            std::string_view where) {
   if (!zgroup.is_object()) return FieldError(where, ".zgroup", "expected a JSON object");
   TZ_RETURN_NOT_OK(internal::CheckZarrFormat(zgroup, 2, where));
@@ -120,15 +120,15 @@ Result<GroupMetadata> ParseV2GroupMetadata(const nlohmann::json& zgroup,
   return m;
 }
 
-nlohmann::json ToV2ZgroupJson(const GroupMetadata& m) {
-  nlohmann::json j = {{"zarr_format", 2}};
+JsonDocument ToV2ZgroupJson(const GroupMetadata& m) {
+  JsonDocument j = {{"zarr_format", 2}};
   for (auto it = m.extra_fields.begin(); it != m.extra_fields.end(); ++it) {
     if (!j.contains(it.key())) j[it.key()] = it.value();
   }
   return j;
 }
 
-Result<V2ConsolidatedMetadata> ParseV2ConsolidatedMetadata(const nlohmann::json& j,
+Result<V2ConsolidatedMetadata> ParseV2ConsolidatedMetadata(const JsonDocument& j,
                                                            std::string_view where) {
   if (!j.is_object()) return FieldError(where, ".zmetadata", "expected a JSON object");
   auto format = j.find("zarr_consolidated_format");
@@ -151,8 +151,8 @@ Result<V2ConsolidatedMetadata> ParseV2ConsolidatedMetadata(const nlohmann::json&
   return out;
 }
 
-nlohmann::json ToV2ConsolidatedJson(const V2ConsolidatedMetadata& m) {
-  nlohmann::json metadata = nlohmann::json::object();
+JsonDocument ToV2ConsolidatedJson(const V2ConsolidatedMetadata& m) {
+  JsonDocument metadata = JsonDocument::object();
   for (const auto& [key, doc] : m) metadata[key] = doc;
   return {{"metadata", std::move(metadata)}, {"zarr_consolidated_format", 1}};
 }

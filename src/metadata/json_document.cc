@@ -1,8 +1,9 @@
 // Reading and writing metadata documents byte-compatibly with zarr-python,
 // which writes them with Python's json.dumps(indent=2, allow_nan=True).
 //
-// nlohmann::json keeps object keys sorted, so the writer restores
-// zarr-python's field order from a table of the fields zarr metadata uses;
+// Documents keep their keys in order (JsonDocument); the writer puts the
+// fields zarr metadata uses in zarr-python's order from a table, and leaves
+// every other key (user attributes above all) where it was;
 // Python's float repr and \uXXXX escaping are reproduced by hand because
 // nlohmann's own dump differs in both.
 #include <algorithm>
@@ -75,7 +76,7 @@ bool ScanDocument(std::string_view text, std::string* rewritten, bool* replaced)
   return true;
 }
 
-void RestoreNonFinite(nlohmann::json& j) {
+void RestoreNonFinite(JsonDocument& j) {
   if (j.is_string()) {
     const std::string& s = j.get_ref<const std::string&>();
     if (s.size() > kSentinelPrefix.size() &&
@@ -284,9 +285,9 @@ void Newline(std::string& out, int indent, int level) {
   out.append(static_cast<size_t>(indent * level), ' ');
 }
 
-void Write(std::string& out, const nlohmann::json& j, int indent, int level,
+void Write(std::string& out, const JsonDocument& j, int indent, int level,
            bool ordered) {
-  using value_t = nlohmann::json::value_t;
+  using value_t = JsonDocument::value_t;
   switch (j.type()) {
     case value_t::null:
     case value_t::discarded:
@@ -330,10 +331,10 @@ void Write(std::string& out, const nlohmann::json& j, int indent, int level,
         out += "{}";
         return;
       }
-      std::vector<nlohmann::json::const_iterator> items;
+      std::vector<JsonDocument::const_iterator> items;
       for (auto it = j.begin(); it != j.end(); ++it) items.push_back(it);
       if (ordered) {
-        // Stable: keys outside the table keep nlohmann's sorted order.
+        // Stable: keys outside the table keep their order.
         std::stable_sort(items.begin(), items.end(), [](const auto& a, const auto& b) {
           return FieldRank(a.key()) < FieldRank(b.key());
         });
@@ -347,7 +348,7 @@ void Write(std::string& out, const nlohmann::json& j, int indent, int level,
         AppendString(out, it.key());
         out += ": ";
         // User attributes (zarr.json's "attributes", .zmetadata's
-        // "<path>/.zattrs") are not metadata fields: leave them sorted.
+        // "<path>/.zattrs") are not metadata fields: keep their order.
         std::string_view key = it.key();
         bool attrs = key == "attributes" || key == ".zattrs" || key.ends_with("/.zattrs");
         Write(out, it.value(), indent, level + 1, ordered && !attrs);
@@ -361,7 +362,7 @@ void Write(std::string& out, const nlohmann::json& j, int indent, int level,
 
 }  // namespace
 
-Result<nlohmann::json> ParseJsonDocument(ByteView bytes, std::string_view key) {
+Result<JsonDocument> ParseJsonDocument(ByteView bytes, std::string_view key) {
   std::string_view text = AsChars(bytes);
   std::string rewritten;
   bool replaced = false;
@@ -369,10 +370,10 @@ Result<nlohmann::json> ParseJsonDocument(ByteView bytes, std::string_view key) {
     return Status::Corruption("'" + std::string(key) + "': JSON nested deeper than " +
                               std::to_string(kMaxDepth) + " levels");
   }
-  nlohmann::json j;
+  JsonDocument j;
   try {
-    j = nlohmann::json::parse(replaced ? std::string_view(rewritten) : text);
-  } catch (const nlohmann::json::exception& e) {
+    j = JsonDocument::parse(replaced ? std::string_view(rewritten) : text);
+  } catch (const JsonDocument::exception& e) {
     return Status::Corruption("'" + std::string(key) + "': malformed JSON: " + e.what());
   }
   if (!j.is_object()) {
@@ -383,7 +384,7 @@ Result<nlohmann::json> ParseJsonDocument(ByteView bytes, std::string_view key) {
   return j;
 }
 
-std::string DumpJsonDocument(const nlohmann::json& j, int indent) {
+std::string DumpJsonDocument(const JsonDocument& j, int indent) {
   std::string out;
   Write(out, j, indent, 0, /*ordered=*/true);
   return out;

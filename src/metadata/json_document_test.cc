@@ -10,7 +10,7 @@ namespace {
 
 using nlohmann::json;
 
-Result<json> Parse(std::string_view text, std::string_view key = "a/zarr.json") {
+Result<JsonDocument> Parse(std::string_view text, std::string_view key = "a/zarr.json") {
   return ParseJsonDocument(AsBytes(text), key);
 }
 
@@ -19,6 +19,24 @@ TEST(JsonDocumentTest, ParsesObjects) {
   ASSERT_TRUE(j.ok()) << j.status().ToString();
   EXPECT_EQ((*j)["zarr_format"], 3);
   EXPECT_EQ((*j)["x"][1], 2.5);
+}
+
+TEST(JsonDocumentTest, AttributesKeepTheirOrderThroughParseAndWrite) {
+  // User attributes in the order written (zarr-python keeps it); the known
+  // fields in zarr-python's order.
+  const std::string text =
+      "{\n  \"attributes\": {\n    \"zeta\": 1,\n    \"alpha\": {\n      \"y\": 2,\n"
+      "      \"b\": 3\n    },\n    \"mid\": \"m\"\n  },\n  \"zarr_format\": 3,\n"
+      "  \"node_type\": \"group\"\n}";
+  auto j = Parse(text);
+  ASSERT_TRUE(j.ok()) << j.status().ToString();
+  EXPECT_EQ(DumpJsonDocument(*j), text);
+  auto group = ParseV3GroupMetadata(*j, "group 'g'");
+  ASSERT_TRUE(group.ok()) << group.status().ToString();
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : group->attributes.items()) keys.push_back(key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"zeta", "alpha", "mid"}));
+  EXPECT_EQ(DumpJsonDocument(ToV3Json(*group)), text);
 }
 
 TEST(JsonDocumentTest, MalformedJsonIsCorruptionNamingTheKey) {

@@ -15,7 +15,7 @@ Status InField(const Status& s, std::string_view where, std::string_view field) 
                 std::string(where) + ": " + std::string(field) + ": " + s.message());
 }
 
-Result<const nlohmann::json*> RequireField(const nlohmann::json& obj,
+Result<const JsonDocument*> RequireField(const JsonDocument& obj,
                                            std::string_view key, std::string_view where,
                                            std::string_view field) {
   auto it = obj.find(key);
@@ -23,7 +23,7 @@ Result<const nlohmann::json*> RequireField(const nlohmann::json& obj,
   return &*it;
 }
 
-Result<std::vector<int64_t>> ParseIntList(const nlohmann::json& j, int64_t min_value,
+Result<std::vector<int64_t>> ParseIntList(const JsonDocument& j, int64_t min_value,
                                           std::string_view where,
                                           std::string_view field) {
   if (!j.is_array())
@@ -46,7 +46,7 @@ Result<std::vector<int64_t>> ParseIntList(const nlohmann::json& j, int64_t min_v
   return out;
 }
 
-Status CheckZarrFormat(const nlohmann::json& j, int expected, std::string_view where) {
+Status CheckZarrFormat(const JsonDocument& j, int expected, std::string_view where) {
   auto it = j.find("zarr_format");
   if (it == j.end()) return FieldError(where, "zarr_format", "missing");
   if (!it->is_number_integer() || it->get<int64_t>() != expected) {
@@ -56,14 +56,14 @@ Status CheckZarrFormat(const nlohmann::json& j, int expected, std::string_view w
   return Status::OK();
 }
 
-std::string Describe(const nlohmann::json& j) {
-  std::string s = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+std::string Describe(const JsonDocument& j) {
+  std::string s = j.dump(-1, ' ', false, JsonDocument::error_handler_t::replace);
   constexpr size_t kMax = 200;
   if (s.size() > kMax) s = s.substr(0, kMax) + "...";
   return s;
 }
 
-bool MayIgnore(const nlohmann::json& j) {
+bool MayIgnore(const JsonDocument& j) {
   if (!j.is_object()) return false;
   auto it = j.find("must_understand");
   return it != j.end() && it->is_boolean() && !it->get<bool>();

@@ -25,7 +25,7 @@ Status FieldError(std::string_view where, std::string_view field, std::string_vi
 Status InField(const Status& s, std::string_view where, std::string_view field);
 
 // The member `key` of object `obj`, or Corruption naming `field` when absent.
-Result<const nlohmann::json*> RequireField(const nlohmann::json& obj,
+Result<const JsonDocument*> RequireField(const JsonDocument& obj,
                                            std::string_view key, std::string_view where,
                                            std::string_view field);
 
@@ -33,17 +33,17 @@ Result<const nlohmann::json*> RequireField(const nlohmann::json& obj,
 Status CheckSizes(const ArrayMetadata& m, std::string_view where);
 
 // A list of integers, each >= `min_value`.
-Result<std::vector<int64_t>> ParseIntList(const nlohmann::json& j, int64_t min_value,
+Result<std::vector<int64_t>> ParseIntList(const JsonDocument& j, int64_t min_value,
                                           std::string_view where, std::string_view field);
 
 // Checks `j["zarr_format"] == expected`.
-Status CheckZarrFormat(const nlohmann::json& j, int expected, std::string_view where);
+Status CheckZarrFormat(const JsonDocument& j, int expected, std::string_view where);
 
 // JSON for a message: compact, never throwing on bad UTF-8, cut when long.
-std::string Describe(const nlohmann::json& j);
+std::string Describe(const JsonDocument& j);
 
 // True for an object saying {"must_understand": false}: the spec lets a reader
 // ignore such an extension it does not know.
-bool MayIgnore(const nlohmann::json& j);
+bool MayIgnore(const JsonDocument& j);
 
 }  // namespace turbozarr::internal
