@@ -133,6 +133,8 @@ std::vector<ChainCase> AllChains() {
       b1(DataTypeId::kBool);
   const DataType u64(DataTypeId::kUInt64);
   const DataType str(DataTypeId::kString), bytes(DataTypeId::kBytes);
+  const DataType bf16(DataTypeId::kBFloat16), e4m3(DataTypeId::kFloat8E4M3FN),
+      fp4(DataTypeId::kFloat4E2M1FN), i4(DataTypeId::kInt4);
   const std::vector<std::vector<int64_t>> grid = {{2, 2}, {4, 6}, {0, 2}, {16, 8}};
   std::vector<ChainCase> v = {
       {"bytes_little", json::array({le})},
@@ -196,6 +198,7 @@ std::vector<ChainCase> AllChains() {
        {b1},
        {},
        true},
+      {"bytes_low_precision", json::array({be}), {bf16, e4m3, i4, fp4}},
       {"scale_offset_default",
        json::array({{{"name", "scale_offset"}}, le}),
        {u8, i32, f8}},

@@ -1,0 +1,299 @@
+"""Low-precision types (bfloat16, float8/float6/float4, int2/int4/uint2/uint4):
+the ml_dtypes dtypes in and out, v3 and v2, both directions against
+TensorStore (which writes them, one element per byte with the bytes codec;
+bfloat16 in two), bit for bit, fill values included; and the metadata and
+fill values that must be refused.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import turbozarr as tz
+
+ml_dtypes = pytest.importorskip("ml_dtypes")
+
+ALL = ["bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
+       "float8_e4m3b11fnuz", "float8_e3m4", "float8_e4m3", "float8_e8m0fnu",
+       "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn", "int2", "int4", "uint2", "uint4"]
+# What TensorStore 0.1.86 writes (its zarr3 and zarr drivers).
+TENSORSTORE = ["bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz",
+               "float8_e5m2fnuz", "float8_e4m3b11fnuz", "float8_e3m4", "float8_e8m0fnu",
+               "float4_e2m1fn", "int2", "int4"]
+VALUE_BITS = {"bfloat16": 16, "float4_e2m1fn": 4, "float6_e2m3fn": 6, "float6_e3m2fn": 6,
+              "int2": 2, "int4": 4, "uint2": 2, "uint4": 4}
+
+
+def dtype_of(name: str) -> np.dtype:
+    return np.dtype(getattr(ml_dtypes, name))
+
+
+def every_value(name: str) -> np.ndarray:
+    """Every bit pattern of the type (high bits of sub-byte types clear)."""
+    bits = VALUE_BITS.get(name, 8)
+    unsigned = np.uint16 if bits == 16 else np.uint8
+    return np.arange(1 << bits, dtype=unsigned).view(dtype_of(name))
+
+
+def value_bits(a: np.ndarray, name: str) -> np.ndarray:
+    """The bits that hold each value (a sub-byte type's high bits are not
+    part of it)."""
+    bits = VALUE_BITS.get(name, 8)
+    raw = a.view(np.uint16 if bits == 16 else np.uint8)
+    return raw & ((1 << bits) - 1)
+
+
+def assert_bits_equal(got: np.ndarray, want: np.ndarray, name: str) -> None:
+    assert got.dtype == dtype_of(name), got.dtype
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(value_bits(got, name), value_bits(want, name))
+
+
+def fill_for(name: str):
+    """A fill value that is not zero: NaN where the type has one."""
+    if name.startswith(("int", "uint")):
+        return 1
+    if name.startswith("float4") or name.startswith("float6"):
+        return -1.5
+    return float("nan")
+
+
+def chunking(values: np.ndarray) -> tuple[int, int]:
+    """A chunk size giving four chunks, and how many elements fill three."""
+    chunk = max(values.size // 4, 1)
+    return chunk, 3 * chunk
+
+
+# ---- turbozarr on its own --------------------------------------------------
+
+
+@pytest.mark.parametrize("zarr_format", [3, 2])
+@pytest.mark.parametrize("name", ALL)
+def test_every_value_round_trips(tmp_path, name, zarr_format):
+    values = every_value(name)
+    path = str(tmp_path / "a.zarr")
+    a = tz.create(path, shape=values.shape, chunks=(100,), dtype=name,
+                  fill_value=fill_for(name), zarr_format=zarr_format)
+    assert a.dtype == dtype_of(name)
+    a[:] = values
+    b = tz.open_array(path)
+    assert b.dtype == dtype_of(name)
+    assert_bits_equal(b[...], values, name)
+    # The fill value, as written and as read back.
+    want_fill = np.asarray(fill_for(name)).astype(dtype_of(name))
+    assert_bits_equal(np.asarray(b.fill_value).reshape(1), want_fill.reshape(1), name)
+    meta = json.loads((tmp_path / "a.zarr" / (".zarray" if zarr_format == 2 else "zarr.json"))
+                      .read_text())
+    assert meta["dtype" if zarr_format == 2 else "data_type"] == name
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_unwritten_chunks_read_as_the_fill_value(tmp_path, name):
+    a = tz.create(str(tmp_path / "a.zarr"), shape=(5,), chunks=(2,), dtype=dtype_of(name),
+                  fill_value=fill_for(name))
+    a[0:2] = np.ones(2, dtype=np.float32).astype(dtype_of(name))
+    got = a[...]
+    want = np.asarray([1, 1] + [fill_for(name)] * 3).astype(dtype_of(name))
+    assert_bits_equal(got, want, name)
+
+
+def test_python_values_are_converted_as_ml_dtypes_converts_them(tmp_path):
+    a = tz.create(str(tmp_path / "a.zarr"), shape=(6,), dtype="float8_e4m3fn")
+    values = [0.1, -3.3, 500.0, 448.0, float("nan"), 1e-9]
+    a[:] = values
+    want = np.asarray(values, dtype=np.float64).astype(dtype_of("float8_e4m3fn"))
+    assert_bits_equal(a[...], want, "float8_e4m3fn")
+
+
+def test_high_bits_of_sub_byte_types_are_ignored(tmp_path):
+    """zarrs stores int4 -1 as 0xff (an i8), TensorStore as 0x0f: both read -1."""
+    path = tmp_path / "a.zarr"
+    a = tz.create(str(path), shape=(4,), chunks=(4,), dtype="int4", compressors=None)
+    a[:] = np.ones(4, dtype=dtype_of("int4"))
+    (path / "c" / "0").write_bytes(bytes([0xff, 0x0f, 0xf7, 0x08]))
+    got = tz.open_array(str(path))[...]
+    assert got.astype(np.int8).tolist() == [-1, -1, 7, -8]
+
+
+# ---- TensorStore -----------------------------------------------------------
+
+
+def _ts():
+    return pytest.importorskip("tensorstore")
+
+
+def _ts_spec(path, zarr_format):
+    return {"driver": "zarr3" if zarr_format == 3 else "zarr",
+            "kvstore": {"driver": "file", "path": str(path)}}
+
+
+def _chunk_files(path):
+    return {p.relative_to(path).as_posix(): p.read_bytes() for p in sorted(path.rglob("*"))
+            if p.is_file() and not p.name.startswith((".z", "zarr.json"))}
+
+
+@pytest.mark.parametrize("zarr_format", [3, 2])
+@pytest.mark.parametrize("name", TENSORSTORE)
+def test_turbozarr_reads_what_tensorstore_writes(tmp_path, name, zarr_format):
+    ts = _ts()
+    values = every_value(name)
+    fill = fill_for(name)
+    chunk, written = chunking(values)
+    metadata = {"shape": list(values.shape)}
+    if zarr_format == 3:
+        metadata.update(data_type=name, chunk_grid={"name": "regular",
+                                                    "configuration": {"chunk_shape": [chunk]}})
+    else:
+        metadata.update(dtype=name, chunks=[chunk], compressor=None)
+    t = ts.open({**_ts_spec(tmp_path / "ts.zarr", zarr_format), "metadata": metadata},
+                create=True, fill_value=np.asarray(fill).astype(dtype_of(name))).result()
+    t[:written] = values[:written]  # the last chunk unwritten
+    t_all = t.read().result()
+    a = tz.open_array(str(tmp_path / "ts.zarr"))
+    assert a.dtype == dtype_of(name)
+    assert_bits_equal(a[...], t_all, name)
+    assert_bits_equal(np.asarray(a.fill_value).reshape(1),
+                      np.asarray(fill).astype(dtype_of(name)).reshape(1), name)
+
+
+@pytest.mark.parametrize("zarr_format", [3, 2])
+@pytest.mark.parametrize("name", TENSORSTORE)
+def test_tensorstore_reads_what_turbozarr_writes(tmp_path, name, zarr_format):
+    ts = _ts()
+    values = every_value(name)
+    chunk, written = chunking(values)
+    ours = tmp_path / "tz.zarr"
+    a = tz.create(str(ours), shape=values.shape, chunks=(chunk,), dtype=name,
+                  fill_value=fill_for(name), zarr_format=zarr_format, compressors=None)
+    a[:written] = values[:written]
+    t = ts.open(_ts_spec(ours, zarr_format)).result()
+    assert t.dtype.name == name
+    got = t.read().result()
+    want = a[...]
+    assert_bits_equal(got, want, name)
+    assert_bits_equal(np.asarray(t.fill_value).reshape(1),
+                      np.asarray(fill_for(name)).astype(dtype_of(name)).reshape(1), name)
+
+    # The same values written by TensorStore from the same metadata give the
+    # same chunk bytes.
+    theirs = tmp_path / "ts.zarr"
+    document = ours / (".zarray" if zarr_format == 2 else "zarr.json")
+    t2 = ts.open({**_ts_spec(theirs, zarr_format),
+                  "metadata": json.loads(document.read_text())}, create=True).result()
+    t2[:written] = values[:written]
+    assert _chunk_files(theirs) == _chunk_files(ours)
+
+
+@pytest.mark.parametrize("spelled,name,bits", [
+    ("NaN", "bfloat16", 0x7fc0),
+    ("0x7fc1", "bfloat16", 0x7fc1),
+    ("-Infinity", "bfloat16", 0xff80),
+    (2.5, "bfloat16", 0x4020),
+    ("NaN", "float8_e4m3fn", 0x7f),
+    ("0x7e", "float8_e4m3fn", 0x7e),
+    ("NaN", "float8_e4m3fnuz", 0x80),
+    ("Infinity", "float8_e5m2", 0x7c),
+    ("NaN", "float8_e8m0fnu", 0xff),  # (TensorStore 0.1.86 reads 4.0 as 0x41)
+    (-6.0, "float4_e2m1fn", 0xf),
+    (-3, "int4", 0xd),
+])
+def test_fill_values_both_ways_with_tensorstore(tmp_path, spelled, name, bits):
+    ts = _ts()
+    path = tmp_path / "ts.zarr"
+    ts.open({**_ts_spec(path, 3), "metadata": {"data_type": name, "shape": [2],
+                                               "fill_value": spelled}}, create=True).result()
+    a = tz.open_array(str(path))
+    assert int(value_bits(np.asarray(a.fill_value).reshape(1), name)[0]) == bits
+    ours = tmp_path / "tz.zarr"
+    tz.create(str(ours), shape=(2,), dtype=name, fill_value=a.fill_value)
+    written = json.loads((ours / "zarr.json").read_text())["fill_value"]
+    assert written == json.loads((path / "zarr.json").read_text())["fill_value"]
+    t = ts.open(_ts_spec(ours, 3)).result()
+    assert int(value_bits(np.asarray(t.read().result()), name)[0]) == bits
+
+
+# ---- what is refused -------------------------------------------------------
+
+
+def _write_zarr_json(path, **overrides):
+    path.mkdir()
+    meta = {"zarr_format": 3, "node_type": "array", "shape": [4], "data_type": "bfloat16",
+            "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [4]}},
+            "chunk_key_encoding": {"name": "default"}, "fill_value": 0.0,
+            "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]}
+    meta.update(overrides)
+    (path / "zarr.json").write_text(json.dumps(meta))
+    return str(path)
+
+
+@pytest.mark.parametrize("overrides,says", [
+    ({"data_type": "float8_e4m3fn", "fill_value": "Infinity",
+      "codecs": [{"name": "bytes"}]}, "fill_value.*float8_e4m3fn.*no infinity"),
+    ({"data_type": "float4_e2m1fn", "fill_value": "NaN",
+      "codecs": [{"name": "bytes"}]}, "fill_value.*float4_e2m1fn.*no NaN"),
+    ({"data_type": "int4", "fill_value": 8, "codecs": [{"name": "bytes"}]},
+     "fill_value.*int4.*out of range"),
+    ({"data_type": "uint2", "fill_value": -1, "codecs": [{"name": "bytes"}]},
+     "fill_value.*uint2.*out of range"),
+    ({"fill_value": "0x7fc00"}, "fill_value.*bfloat16.*hex"),
+    ({"fill_value": "pi"}, "fill_value.*bfloat16"),
+    ({"data_type": "float8_e4m3fnx"}, "data_type.*float8_e4m3fnx"),
+    ({"codecs": [{"name": "bytes"}]}, "endian.*bfloat16"),
+    ({"codecs": [{"name": "numcodecs.delta", "configuration": {"dtype": "<f4"}},
+                 {"name": "bytes", "configuration": {"endian": "little"}}]}, "delta"),
+    ({"codecs": [{"name": "numcodecs.fixedscaleoffset",
+                  "configuration": {"offset": 0, "scale": 1, "dtype": "<f4"}},
+                 {"name": "bytes", "configuration": {"endian": "little"}}]},
+     "fixedscaleoffset"),
+])
+def test_bad_metadata_is_refused_naming_the_array_and_field(tmp_path, overrides, says):
+    path = _write_zarr_json(tmp_path / "bad.zarr", **overrides)
+    with pytest.raises(tz.TurbozarrError, match=says) as e:
+        a = tz.open_array(path)
+        a[...]
+    assert "bad.zarr" in str(e.value)
+
+
+def test_bad_v2_metadata_is_refused(tmp_path):
+    path = tmp_path / "bad.zarr"
+    path.mkdir()
+    (path / ".zarray").write_text(json.dumps({
+        "zarr_format": 2, "shape": [2], "chunks": [2], "dtype": ">bfloat16",
+        "compressor": None, "fill_value": None, "filters": None, "order": "C"}))
+    with pytest.raises(tz.TurbozarrError, match="dtype") as e:
+        tz.open_array(str(path))
+    assert "bad.zarr" in str(e.value)
+
+
+@pytest.mark.parametrize("name,fill,says", [
+    ("float8_e4m3fn", float("inf"), "no infinity"),
+    ("float4_e2m1fn", float("nan"), "no NaN"),
+    ("int4", 8, "int4"),
+    ("uint2", -1, "uint2"),
+    ("int4", 1.5, "int4"),
+])
+def test_bad_fill_values_are_refused_at_create(tmp_path, name, fill, says):
+    path = tmp_path / "bad.zarr"
+    with pytest.raises(ValueError, match=says):
+        tz.create(str(path), shape=(2,), dtype=name, fill_value=fill)
+    assert not path.exists()
+
+
+def test_byte_swapped_bfloat16_is_refused(tmp_path):
+    with pytest.raises(TypeError, match="bfloat16"):
+        tz.create(str(tmp_path / "a.zarr"), shape=(2,),
+                  dtype=dtype_of("bfloat16").newbyteorder(">"))
+
+
+def test_big_endian_bfloat16_v3_reads_and_writes(tmp_path):
+    path = _write_zarr_json(tmp_path / "be.zarr",
+                            codecs=[{"name": "bytes", "configuration": {"endian": "big"}}])
+    a = tz.open_array(path, mode="r+")
+    values = np.asarray([1.5, -2.0, np.inf, np.nan]).astype(dtype_of("bfloat16"))
+    a[:] = values
+    stored = (tmp_path / "be.zarr" / "c" / "0").read_bytes()
+    assert stored == values.view(np.uint16).astype(">u2").tobytes()
+    assert_bits_equal(tz.open_array(path)[...], values, "bfloat16")
