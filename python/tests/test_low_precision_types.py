@@ -118,6 +118,61 @@ def test_high_bits_of_sub_byte_types_are_ignored(tmp_path):
     assert got.astype(np.int8).tolist() == [-1, -1, 7, -8]
 
 
+# ---- the packbits codec (zarr-extensions; zarrs writes it) ------------------
+
+
+@pytest.mark.parametrize("padding", [None, "first_byte", "last_byte"])
+@pytest.mark.parametrize("name", ALL + ["bool", "int16", "float32"])
+def test_packbits_round_trips_every_value(tmp_path, name, padding):
+    if name in ALL:
+        values = every_value(name)
+    else:
+        values = np.arange(37).astype(name)
+    config = {} if padding is None else {"padding_encoding": padding}
+    path = tmp_path / "p.zarr"
+    a = tz.create(str(path), shape=values.shape, chunks=(max(values.size // 3, 1),),
+                  dtype=values.dtype, compressors={"name": "zstd"},
+                  serializer={"name": "packbits", "configuration": config})
+    a[:] = values
+    got = tz.open_array(str(path))[...]
+    if name in ALL:
+        assert_bits_equal(got, values, name)
+    else:
+        np.testing.assert_array_equal(got, values)
+    codecs = json.loads((path / "zarr.json").read_text())["codecs"]
+    assert codecs[0] == {"name": "packbits", "configuration": config}
+
+
+def test_packbits_bit_layout(tmp_path):
+    """int4 -1, 2, 7, -8, 0: 4 bits each, least significant bit first, then
+    4 padding bits counted in the first byte."""
+    path = tmp_path / "p.zarr"
+    a = tz.create(str(path), shape=(5,), chunks=(5,), dtype="int4", compressors=None,
+                  serializer={"name": "packbits",
+                              "configuration": {"padding_encoding": "first_byte"}})
+    a[:] = np.asarray([-1, 2, 7, -8, 0]).astype(dtype_of("int4"))
+    assert (path / "c" / "0").read_bytes() == bytes.fromhex("042f8700")
+    # A bit range of a wider type: bits 2..5 of uint8, in a shard.
+    b = tz.create(str(tmp_path / "q.zarr"), shape=(8,), chunks=(4,), shards=(8,),
+                  dtype="uint8", compressors=None,
+                  serializer={"name": "packbits",
+                              "configuration": {"first_bit": 2, "last_bit": 5}})
+    b[:] = np.arange(0, 256, 32, dtype=np.uint8) | 0x3c
+    assert b[...].tolist() == [0x3c] * 8  # bits outside 2..5 are not stored
+
+
+def test_packbits_refuses_what_it_cannot_pack(tmp_path):
+    path = _write_zarr_json(tmp_path / "bad.zarr", data_type="int4",
+                            fill_value=0, codecs=[{"name": "packbits",
+                                                   "configuration": {"last_bit": 4}}])
+    with pytest.raises(tz.TurbozarrError, match="packbits.*last_bit.*int4") as e:
+        tz.open_array(path)[...]
+    assert "bad.zarr" in str(e.value)
+    with pytest.raises(tz.TurbozarrError, match="packbits.*string"):
+        tz.create(str(tmp_path / "s.zarr"), shape=(2,), dtype=str,
+                  serializer={"name": "packbits"})
+
+
 # ---- TensorStore -----------------------------------------------------------
 
 
