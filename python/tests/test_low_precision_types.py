@@ -8,6 +8,8 @@ fill values that must be refused.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 
 import numpy as np
 import pytest
@@ -116,6 +118,22 @@ def test_high_bits_of_sub_byte_types_are_ignored(tmp_path):
     (path / "c" / "0").write_bytes(bytes([0xff, 0x0f, 0xf7, 0x08]))
     got = tz.open_array(str(path))[...]
     assert got.astype(np.int8).tolist() == [-1, -1, 7, -8]
+
+
+def test_the_cli_prints_the_values(tmp_path):
+    cli = os.environ.get("TURBOZARR_CLI", "")
+    if not cli or not os.access(cli, os.X_OK):
+        pytest.skip("TURBOZARR_CLI does not name the built turbozarr binary")
+    cases = {"bfloat16": ([1.0, 1 / 3, -np.inf, np.nan], "[1.0, 0.334, -inf, nan]"),
+             "float8_e4m3fn": ([448.0, 0.1, -0.0], "[448.0, 0.1, -0.0]"),
+             "int4": ([-8, 7, -1], "[-8, 7, -1]")}
+    for name, (values, printed) in cases.items():
+        path = tmp_path / f"{name}.zarr"
+        tz.create(str(path), shape=(len(values),), dtype=name)[:] = \
+            np.asarray(values).astype(dtype_of(name))
+        out = subprocess.run([cli, "cat", str(path)], capture_output=True, text=True,
+                             timeout=60, check=True).stdout
+        assert out == printed + "\n", name
 
 
 # ---- the packbits codec (zarr-extensions; zarrs writes it) ------------------
