@@ -1,8 +1,10 @@
 """Low-precision types (bfloat16, float8/float6/float4, int2/int4/uint2/uint4):
 the ml_dtypes dtypes in and out, v3 and v2, both directions against
 TensorStore (which writes them, one element per byte with the bytes codec;
-bfloat16 in two), bit for bit, fill values included; and the metadata and
-fill values that must be refused.
+bfloat16 in two) and against zarrs (through the codec pipeline the zarrs
+package builds from an array's zarr.json: the bytes and packbits codecs),
+bit for bit, fill values included; and the metadata and fill values that
+must be refused.
 """
 
 from __future__ import annotations
@@ -286,6 +288,97 @@ def test_fill_values_both_ways_with_tensorstore(tmp_path, spelled, name, bits):
     assert written == json.loads((path / "zarr.json").read_text())["fill_value"]
     t = ts.open(_ts_spec(ours, 3)).result()
     assert int(value_bits(np.asarray(t.read().result()), name)[0]) == bits
+
+
+# ---- zarrs (the Rust library inside the zarrs package) ---------------------
+
+# What the zarrs package's build takes: every type but float8_e4m3fn (its
+# float8 feature is off), and float8/6/4 fill values only as hex bits (its
+# microfloat feature is off too; bfloat16 takes any spelling).
+ZARRS = [n for n in ALL if n != "float8_e4m3fn"]
+SERIALIZERS = {"bytes": None, "packbits": {"name": "packbits"},
+               "packbits_first_byte": {"name": "packbits",
+                                       "configuration": {"padding_encoding": "first_byte"}},
+               "packbits_last_byte": {"name": "packbits",
+                                      "configuration": {"padding_encoding": "last_byte"}}}
+
+
+def _zarrs_pipeline(path, zarr_json: dict):
+    internal = pytest.importorskip("zarrs._internal")
+    storage = pytest.importorskip("zarr.storage")
+    pipeline = internal.CodecPipelineImpl(json.dumps(zarr_json),
+                                          store_config=storage.LocalStore(str(path)))
+
+    def items(chunk: int, n_chunks: int, size: int):
+        return [internal.ChunkItem(f"c/{i}", [slice(0, chunk)], [chunk],
+                                   [slice(i * chunk, (i + 1) * chunk)], [size])
+                for i in range(n_chunks)]
+    return pipeline, items
+
+
+def _hex_fill(name: str, fill) -> str | int:
+    """The fill value as the zarrs package's build reads it for this type."""
+    if name.startswith(("int", "uint")):
+        return int(fill)
+    raw = np.asarray(fill).astype(dtype_of(name))
+    bits = int(raw.view(np.uint16 if raw.itemsize == 2 else np.uint8))
+    return f"0x{bits:0{raw.itemsize * 2}x}"
+
+
+@pytest.mark.parametrize("serializer", list(SERIALIZERS))
+@pytest.mark.parametrize("name", ZARRS)
+def test_zarrs_reads_what_turbozarr_writes(tmp_path, name, serializer):
+    if serializer.endswith("_byte") and VALUE_BITS.get(name, 8) % 8 == 0:
+        pytest.skip("zarrs packs whole-byte types as the bytes codec does, without the "
+                    "padding byte the specification asks for (turbozarr reads both)")
+    values = every_value(name)
+    chunk, written = chunking(values)
+    path = tmp_path / "tz.zarr"
+    a = tz.create(str(path), shape=values.shape, chunks=(chunk,), dtype=name,
+                  fill_value=fill_for(name), compressors=None,
+                  serializer=SERIALIZERS[serializer] or "auto")
+    a[:written] = values[:written]
+    document = path / "zarr.json"
+    meta = json.loads(document.read_text())
+    meta["fill_value"] = _hex_fill(name, fill_for(name))
+    document.write_text(json.dumps(meta))  # the same fill value, spelled in hex
+    pipeline, items = _zarrs_pipeline(path, meta)
+    got = np.zeros(values.shape, dtype=dtype_of(name))
+    pipeline.retrieve_chunks_and_apply_index(items(chunk, 4, values.size), got)
+    assert_bits_equal(got, tz.open_array(str(path))[...], name)
+    assert_bits_equal(got[written:], np.full(values.size - written, fill_for(name))
+                      .astype(dtype_of(name)), name)
+
+
+@pytest.mark.parametrize("serializer", list(SERIALIZERS))
+@pytest.mark.parametrize("name", ZARRS)
+def test_turbozarr_reads_what_zarrs_writes(tmp_path, name, serializer):
+    values = every_value(name)
+    if name in ("int2", "int4"):
+        # As a zarrs user writes them: i8 values, sign-extended bytes.
+        given = value_bits(values, name).astype(np.int8)
+        given = np.where(given >= 1 << (VALUE_BITS[name] - 1),
+                         given - (1 << VALUE_BITS[name]), given).astype(np.int8)
+    else:
+        given = values
+    chunk, written = chunking(values)
+    codecs = [SERIALIZERS[serializer] or
+              ({"name": "bytes", "configuration": {"endian": "little"}}
+               if values.itemsize == 2 else {"name": "bytes"})]
+    meta = {"zarr_format": 3, "node_type": "array", "shape": [values.size],
+            "data_type": name, "chunk_grid": {"name": "regular",
+                                              "configuration": {"chunk_shape": [chunk]}},
+            "chunk_key_encoding": {"name": "default"},
+            "fill_value": _hex_fill(name, fill_for(name)), "codecs": codecs}
+    path = tmp_path / "zarrs.zarr"
+    path.mkdir()
+    (path / "zarr.json").write_text(json.dumps(meta))
+    pipeline, items = _zarrs_pipeline(path, meta)
+    pipeline.store_chunks_with_indices(items(chunk, 3, values.size), given, True)
+    got = tz.open_array(str(path))[...]
+    want = values.copy()
+    want[written:] = np.asarray(fill_for(name)).astype(dtype_of(name))
+    assert_bits_equal(got, want, name)
 
 
 # ---- what is refused -------------------------------------------------------

@@ -199,7 +199,13 @@ Result<ChunkArray> BitPackingCodec::Decode(ByteView bytes, const ArraySpec& spec
   const int64_t n = spec.num_elements();
   const int b = last_bit_ - first_bit_ + 1;
   const size_t data_bytes = DataBytes(n, b * num_components_);
-  const size_t extra = padding_ == Padding::kNone ? 0 : 1;
+  size_t extra = padding_ == Padding::kNone ? 0 : 1;
+  // zarrs stores types of whole bytes, all bits kept, as the bytes codec
+  // does: without the padding byte (which would be 0). Read that too.
+  if (extra && bytes.size() == data_bytes && first_bit_ == 0 &&
+      last_bit_ == component_bits_ - 1 && component_bits_ % 8 == 0) {
+    extra = 0;
+  }
   if (bytes.size() != data_bytes + extra) {
     return Status::Corruption("codec packbits: a chunk of " + std::to_string(n) + " " +
                               spec.dtype.ToString() + " elements needs " +
@@ -209,8 +215,9 @@ Result<ChunkArray> BitPackingCodec::Decode(ByteView bytes, const ArraySpec& spec
   const auto* src = reinterpret_cast<const uint8_t*>(bytes.data());
   const uint8_t padding_bits =
       static_cast<uint8_t>((8 - (static_cast<uint64_t>(n) * b * num_components_) % 8) % 8);
+  const bool first_byte = extra && padding_ == Padding::kFirstByte;
   if (extra) {
-    const uint8_t recorded = padding_ == Padding::kFirstByte ? src[0] : src[data_bytes];
+    const uint8_t recorded = first_byte ? src[0] : src[data_bytes];
     if (recorded != padding_bits) {
       return Status::Corruption("codec packbits: " + std::to_string(recorded) +
                                 " padding bits recorded, " + std::to_string(padding_bits) +
@@ -221,7 +228,7 @@ Result<ChunkArray> BitPackingCodec::Decode(ByteView bytes, const ArraySpec& spec
   ChunkArray out = internal::NewChunk(spec.shape, spec.dtype);
   auto* dst = reinterpret_cast<uint8_t*>(out.bytes.data());
   const size_t component_size = spec.dtype.size() / num_components_;
-  BitReader reader(src + (padding_ == Padding::kFirstByte ? 1 : 0));
+  BitReader reader(src + (first_byte ? 1 : 0));
   const int top = last_bit_;  // the highest bit a component gets back
   // Sign extension fills the component's bits above `top` (int2 and int4
   // keep their high bits clear, as ml_dtypes holds them).

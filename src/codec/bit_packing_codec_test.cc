@@ -105,6 +105,20 @@ TEST(BitPackingCodecTest, RefusesWhatItCannotPack) {
   EXPECT_NE(refused({{"bits", 4}}, DataType(DataTypeId::kUInt8)), "");
 }
 
+TEST(BitPackingCodecTest, ReadsWholeByteTypesWithoutThePaddingByteAsZarrsWritesThem) {
+  const ArraySpec spec = MakeSpec({2}, DataType(DataTypeId::kUInt16));
+  auto codec = Make({{"padding_encoding", "first_byte"}}, spec);
+  ASSERT_NE(codec, nullptr);
+  auto written = codec->Encode(testing::ChunkFromHex("3412cdab", spec.dtype), spec);
+  ASSERT_TRUE(written.ok());
+  EXPECT_EQ(ToHex(written->view()), "003412cdab");  // as the specification says
+  for (const char* stored : {"003412cdab", "3412cdab"}) {
+    auto r = codec->Decode(FromHex(stored).view(), spec);
+    ASSERT_TRUE(r.ok()) << stored << ": " << r.status().ToString();
+    EXPECT_EQ(ToHex(r->bytes.view()), "3412cdab");
+  }
+}
+
 TEST(BitPackingCodecTest, WrongSizesAndPaddingAreCorruption) {
   const ArraySpec spec = MakeSpec({5}, DataType(DataTypeId::kInt4));
   auto codec = Make({{"padding_encoding", "first_byte"}}, spec);
