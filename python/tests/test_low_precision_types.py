@@ -138,6 +138,28 @@ def test_the_cli_prints_the_values(tmp_path):
         assert out == printed + "\n", name
 
 
+def test_zarr_extensions_complex_names_read_as_numpy_complex(tmp_path):
+    inner = {"name": "struct", "configuration": {"fields": [
+        {"name": "z", "data_type": "complex_float32"},
+        {"name": "w", "data_type": "bfloat16"}]}}
+    for data_type, want in (("complex_float64", np.dtype("complex128")),
+                            (inner, np.dtype([("z", "c8"), ("w", dtype_of("bfloat16"))]))):
+        path = tmp_path / f"{len(str(data_type))}.zarr"
+        path.mkdir()
+        (path / "zarr.json").write_text(json.dumps({
+            "zarr_format": 3, "node_type": "array", "shape": [2], "data_type": data_type,
+            "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [2]}},
+            "chunk_key_encoding": {"name": "default"},
+            "fill_value": [1.0, 2.0] if isinstance(data_type, str) else {"w": 1.5},
+            "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]}))
+        a = tz.open_array(str(path))
+        assert a.dtype == want
+        if isinstance(data_type, str):
+            assert a[...].tolist() == [1 + 2j, 1 + 2j]
+        else:
+            assert a[0]["w"] == 1.5 and a[1]["z"] == 0
+
+
 # ---- the packbits codec (zarr-extensions; zarrs writes it) ------------------
 
 

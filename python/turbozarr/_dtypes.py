@@ -163,6 +163,8 @@ def _from_v3(data_type: Any) -> np.dtype:
     if isinstance(data_type, str):
         if data_type in LOW_PRECISION:
             return low_precision_dtype(data_type)
+        data_type = {"complex_float32": "complex64",
+                     "complex_float64": "complex128"}.get(data_type, data_type)
         return np.dtype(_NUMERIC[data_type]) if data_type in _NUMERIC else np.dtype(data_type)
     name = data_type["name"]
     config = data_type.get("configuration", {})

@@ -167,6 +167,9 @@ Result<DataType> ParseV3Name(std::string_view name) {
     if (t.v3_name == name) return DataType(t.id);
   }
   if (const LowPrecisionType* t = FindLowPrecision(name)) return DataType(t->id);
+  // zarr-extensions' other names of the complex types, which zarrs reads.
+  if (name == "complex_float32") return DataType(DataTypeId::kComplex64);
+  if (name == "complex_float64") return DataType(DataTypeId::kComplex128);
   if (name == "string") return DataType(DataTypeId::kString);
   if (name == "bytes" || name == "variable_length_bytes")
     return DataType(DataTypeId::kBytes);

@@ -424,6 +424,9 @@ TEST(DataTypeTest, LowPrecisionTypes) {
     EXPECT_EQ(v2->byte_order, c.size == 2 ? '<' : '|');
   }
   EXPECT_EQ(DataType(DataTypeId::kInt32).value_bits(), 32u);
+  // zarr-extensions' names of the complex types (written as numpy's).
+  EXPECT_EQ(ParseV3DataType(json("complex_float32"))->ToV3Json(), json("complex64"));
+  EXPECT_EQ(ParseV3DataType(json("complex_float64"))->ToV3Json(), json("complex128"));
   // numpy never spells these with a byte order.
   EXPECT_FALSE(ParseV2DataType("<bfloat16").ok());
   EXPECT_FALSE(ParseV3DataType(json("float8_e4m3fnx")).ok());
