@@ -72,10 +72,37 @@ T Load(const void* p) {
   return value;
 }
 
+// A low-precision number: int2/int4 in decimal; a float with the fewest
+// significant digits that read back (rounded to the type) to the same bits,
+// then printed as Python prints that double ("0.334", "1.0", "nan").
+std::string FormatLowPrecision(const DataType& dtype, const void* p) {
+  const double value = LowPrecisionValue(dtype, p);
+  if (dtype.is_narrow_integer()) return std::to_string(static_cast<int>(value));
+  // Whole numbers print whole ("448.0", not the "450.0" that would also
+  // read back as 448 in float8_e4m3fn).
+  if (!std::isfinite(value) || value == std::trunc(value)) return FormatShortest(value);
+  const uint32_t mask = (uint32_t{1} << dtype.value_bits()) - 1;
+  uint16_t want = 0;
+  std::memcpy(&want, p, dtype.size());
+  for (int digits = 1; digits < 17; ++digits) {
+    char text[40];
+    std::snprintf(text, sizeof(text), "%.*g", digits, value);
+    const double back = std::strtod(text, nullptr);
+    uint16_t got = 0;
+    LowPrecisionFromDouble(dtype, back, &got);
+    if (((got ^ want) & mask) == 0) return FormatShortest(back);
+  }
+  return FormatShortest(value);
+}
+
 }  // namespace
 
 
 void AppendElement(const DataType& dtype, const void* p, std::string& out) {
+  if (dtype.is_low_precision_float() || dtype.is_narrow_integer()) {
+    out += FormatLowPrecision(dtype, p);
+    return;
+  }
   switch (dtype.id()) {
     case DataTypeId::kBool:
       out += Load<uint8_t>(p) ? "True" : "False";
@@ -176,6 +203,8 @@ void AppendElement(const DataType& dtype, const void* p, std::string& out) {
       out += ')';
       return;
     }
+    default:
+      return;  // the low-precision types, handled above
   }
 }
 

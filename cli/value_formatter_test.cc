@@ -31,6 +31,29 @@ TEST(AppendElementTest, Scalars) {
   EXPECT_EQ(Element(DataType(DataTypeId::kFloat64), -0.1), "-0.1");
 }
 
+TEST(AppendElementTest, LowPrecisionTypes) {
+  // Floats with the fewest digits that give back the same value of the type.
+  EXPECT_EQ(Element(DataType(DataTypeId::kBFloat16), uint16_t{0x3fc0}), "1.5");
+  EXPECT_EQ(Element(DataType(DataTypeId::kBFloat16), uint16_t{0x3eab}), "0.334");  // 1/3
+  EXPECT_EQ(Element(DataType(DataTypeId::kBFloat16), uint16_t{0x3f80}), "1.0");
+  EXPECT_EQ(Element(DataType(DataTypeId::kBFloat16), uint16_t{0xff80}), "-inf");
+  EXPECT_EQ(Element(DataType(DataTypeId::kBFloat16), uint16_t{0x7fc0}), "nan");
+  EXPECT_EQ(Element(DataType(DataTypeId::kFloat8E4M3FN), uint8_t{0x7e}), "448.0");
+  EXPECT_EQ(Element(DataType(DataTypeId::kFloat8E4M3FN), uint8_t{0x7f}), "nan");
+  EXPECT_EQ(Element(DataType(DataTypeId::kFloat8E4M3FN), uint8_t{0x01}), "0.002");
+  EXPECT_EQ(Element(DataType(DataTypeId::kFloat8E4M3FNUZ), uint8_t{0x80}), "nan");
+  EXPECT_EQ(Element(DataType(DataTypeId::kFloat8E8M0FNU), uint8_t{0x81}), "4.0");
+  EXPECT_EQ(Element(DataType(DataTypeId::kFloat4E2M1FN), uint8_t{0x0f}), "-6.0");
+  EXPECT_EQ(Element(DataType(DataTypeId::kFloat4E2M1FN), uint8_t{0xf1}), "0.5");
+  // Integers by their value bits; the high bits are ignored.
+  EXPECT_EQ(Element(DataType(DataTypeId::kInt4), uint8_t{0x0f}), "-1");
+  EXPECT_EQ(Element(DataType(DataTypeId::kInt4), uint8_t{0xff}), "-1");
+  EXPECT_EQ(Element(DataType(DataTypeId::kInt4), uint8_t{0x07}), "7");
+  EXPECT_EQ(Element(DataType(DataTypeId::kUInt4), uint8_t{0x0f}), "15");
+  EXPECT_EQ(Element(DataType(DataTypeId::kInt2), uint8_t{0x02}), "-2");
+  EXPECT_EQ(Element(DataType(DataTypeId::kUInt2), uint8_t{0xfe}), "2");
+}
+
 TEST(AppendElementTest, TimesAsNumpyPrintsThem) {
   auto dt = [](const char* unit, int64_t scale = 1) {
     return *DataType::Time(DataTypeId::kDateTime64, unit, scale);

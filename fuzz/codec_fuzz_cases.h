@@ -102,6 +102,11 @@ inline std::vector<CodecCase> CodecCases() {
        false},
       {"packbits", MakeSpec({13}, DataType(DataTypeId::kBool)),
        json::array({numcodecs("packbits", json::object()), little}), true, false},
+      {"packbits-v3", MakeSpec({13}, DataType(DataTypeId::kInt4)),
+       json::array({{{"name", "packbits"}, {"configuration", {{"padding_encoding", "first_byte"}}}}}),
+       true, false},
+      {"bytes-bfloat16", MakeSpec({8}, DataType(DataTypeId::kBFloat16)),
+       json::array({{{"name", "bytes"}, {"configuration", {{"endian", "big"}}}}}), true, false},
       {"scale_offset", MakeSpec({8}, DataType(DataTypeId::kInt32)),
        json::array(
            {{{"name", "scale_offset"}, {"configuration", {{"offset", 3}, {"scale", 4}}}},

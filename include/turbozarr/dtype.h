@@ -37,6 +37,15 @@ enum class DataTypeId {
   kDateTime64,     // numpy datetime64: int64 counts of unit x scale since 1970
   kTimeDelta64,    // numpy timedelta64: int64 counts of unit x scale
   kStruct,         // named fields of fixed-size types, packed in field order
+  // Low-precision types of the zarr-extensions registry (the ml_dtypes
+  // package's types), one element per byte (bfloat16: two) in memory and
+  // with the bytes codec. Types of fewer than 8 bits keep their value in the
+  // low bits of the byte; the high bits are ignored when read.
+  kBFloat16,
+  kFloat8E4M3FN, kFloat8E5M2, kFloat8E4M3FNUZ, kFloat8E5M2FNUZ,
+  kFloat8E4M3B11FNUZ, kFloat8E3M4, kFloat8E4M3, kFloat8E8M0FNU,
+  kFloat4E2M1FN, kFloat6E2M3FN, kFloat6E3M2FN,
+  kInt2, kInt4, kUInt2, kUInt4,
 };
 
 struct StructField;
@@ -68,6 +77,17 @@ class DataType {
   bool is_time() const {
     return id_ == DataTypeId::kDateTime64 || id_ == DataTypeId::kTimeDelta64;
   }
+  // bfloat16 and the float8/float6/float4 types.
+  bool is_low_precision_float() const {
+    return id_ >= DataTypeId::kBFloat16 && id_ <= DataTypeId::kFloat6E3M2FN;
+  }
+  // int2, int4, uint2, uint4.
+  bool is_narrow_integer() const {
+    return id_ >= DataTypeId::kInt2 && id_ <= DataTypeId::kUInt4;
+  }
+  // The bits that hold a value: 2, 4 or 6 for the sub-byte types (in the low
+  // bits of their byte), 8 * size() for every other fixed-size type.
+  size_t value_bits() const;
   // The size of one scalar whose bytes are swapped for big-endian storage:
   // the element size for numbers, each half of a complex, 4 for UTF-32, and
   // 1 for types that have no byte order. A struct has no single unit: 1, and
@@ -164,5 +184,16 @@ nlohmann::json FillValueToJson(const FillValue& fill, const DataType& dtype, int
 
 // Zero for every type ("" for strings).
 FillValue DefaultFillValue(const DataType& dtype);
+
+// The value of one element of a low-precision float type or of int2/int4/
+// uint2/uint4, at `element` (dtype.size() bytes, native order): exact; a NaN
+// keeps only its sign; the bits above value_bits() are ignored.
+// REQUIRES: dtype.is_low_precision_float() || dtype.is_narrow_integer().
+double LowPrecisionValue(const DataType& dtype, const void* element);
+// Stores at `element` the value of a low-precision float type nearest to
+// `value`, rounded as ml_dtypes rounds (ties to even; out of range: infinity,
+// else NaN for the float8 "fn"/"fnuz" types, else the largest finite value).
+// REQUIRES: dtype.is_low_precision_float().
+void LowPrecisionFromDouble(const DataType& dtype, double value, void* element);
 
 }  // namespace turbozarr

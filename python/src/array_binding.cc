@@ -78,6 +78,39 @@ const char* DataTypeIdName(DataTypeId id) {
       return "timedelta64";
     case DataTypeId::kStruct:
       return "struct";
+    // The low-precision types: their v3 names, also ml_dtypes' names.
+    case DataTypeId::kBFloat16:
+      return "bfloat16";
+    case DataTypeId::kFloat8E4M3FN:
+      return "float8_e4m3fn";
+    case DataTypeId::kFloat8E5M2:
+      return "float8_e5m2";
+    case DataTypeId::kFloat8E4M3FNUZ:
+      return "float8_e4m3fnuz";
+    case DataTypeId::kFloat8E5M2FNUZ:
+      return "float8_e5m2fnuz";
+    case DataTypeId::kFloat8E4M3B11FNUZ:
+      return "float8_e4m3b11fnuz";
+    case DataTypeId::kFloat8E3M4:
+      return "float8_e3m4";
+    case DataTypeId::kFloat8E4M3:
+      return "float8_e4m3";
+    case DataTypeId::kFloat8E8M0FNU:
+      return "float8_e8m0fnu";
+    case DataTypeId::kFloat4E2M1FN:
+      return "float4_e2m1fn";
+    case DataTypeId::kFloat6E2M3FN:
+      return "float6_e2m3fn";
+    case DataTypeId::kFloat6E3M2FN:
+      return "float6_e3m2fn";
+    case DataTypeId::kInt2:
+      return "int2";
+    case DataTypeId::kInt4:
+      return "int4";
+    case DataTypeId::kUInt2:
+      return "uint2";
+    case DataTypeId::kUInt4:
+      return "uint4";
   }
   return "unknown";
 }

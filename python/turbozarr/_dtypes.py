@@ -6,6 +6,9 @@ there), the stored byte order for v2, ``StringDType`` for variable-length
 strings (v3 ``"string"`` and v2 ``"|O"`` + vlen-utf8), ``object`` holding
 ``bytes`` for variable-length bytes, ``datetime64``/``timedelta64`` at the
 stored unit, and structured dtypes (packed, fields in order) for structs.
+The low-precision types numpy lacks (bfloat16, the float8/float6/float4
+types, int2/int4/uint2/uint4) are the ``ml_dtypes`` package's, as TensorStore
+reports them.
 """
 
 from __future__ import annotations
@@ -35,6 +38,31 @@ _NUMERIC = {
     "complex64": "c8",
     "complex128": "c16",
 }
+
+# The zarr-extensions low-precision types: their v3 names, which are also
+# ml_dtypes' type names and (without a byte order) TensorStore's v2 spelling.
+LOW_PRECISION = (
+    "bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
+    "float8_e4m3b11fnuz", "float8_e3m4", "float8_e4m3", "float8_e8m0fnu",
+    "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn", "int2", "int4", "uint2", "uint4",
+)
+
+
+def low_precision_dtype(name: str) -> np.dtype:
+    """The ml_dtypes dtype of a low-precision type name."""
+    try:
+        import ml_dtypes
+    except ImportError as e:  # pragma: no cover - a dependency of the package
+        raise ImportError(f"the data type {name} needs the ml_dtypes package") from e
+    return np.dtype(getattr(ml_dtypes, name))
+
+
+def low_precision_name(dt: np.dtype) -> str | None:
+    """The type name of an ml_dtypes dtype (any byte order), else None."""
+    if dt.fields is not None or dt.subdtype is not None or dt.name not in LOW_PRECISION:
+        return None
+    return dt.name if np.dtype(dt.newbyteorder("=")) == low_precision_dtype(dt.name) else None
+
 
 STRING_DTYPE = np.dtypes.StringDType()
 OBJECT_DTYPE = np.dtype(object)
@@ -97,6 +125,8 @@ def _fixed_v3(dt: np.dtype) -> Any:
     """The v3 data_type of a fixed-size numpy dtype."""
     if dt.fields is not None:
         return _struct_v3(dt)
+    if low_precision_name(dt):
+        return dt.name
     if dt.kind in "Mm":
         return _time_v3(dt)
     if dt.kind in "biufc":
@@ -109,6 +139,8 @@ def _v2_descr(dt: np.dtype) -> Any:
     """The v2 "dtype" of a fixed-size numpy dtype: its type string, or for a
     struct the [name, type] (or [name, type, shape]) lists zarr-python writes."""
     if dt.fields is None:
+        if low_precision_name(dt):
+            return dt.name  # TensorStore's spelling (bfloat16: little-endian)
         if dt.kind in "Mm" and np.datetime_data(dt) != ("generic", 1) and \
                 np.datetime_data(dt)[0] == "generic":
             # numpy's str drops a generic multiple; zarr-python spells it out.
@@ -129,6 +161,10 @@ def _from_v3(data_type: Any) -> np.dtype:
     """The numpy dtype of a v3 data_type (the ones numpy_dtype's engine name
     does not say alone: times and structs)."""
     if isinstance(data_type, str):
+        if data_type in LOW_PRECISION:
+            return low_precision_dtype(data_type)
+        data_type = {"complex_float32": "complex64",
+                     "complex_float64": "complex128"}.get(data_type, data_type)
         return np.dtype(_NUMERIC[data_type]) if data_type in _NUMERIC else np.dtype(data_type)
     name = data_type["name"]
     config = data_type.get("configuration", {})
@@ -153,7 +189,7 @@ def _from_v3(data_type: Any) -> np.dtype:
 
 def _from_v2(dtype: Any) -> np.dtype:
     if isinstance(dtype, str):
-        return np.dtype(dtype)
+        return low_precision_dtype(dtype) if dtype in LOW_PRECISION else np.dtype(dtype)
     fields = []
     for f in dtype:
         if len(f) == 3:
@@ -207,6 +243,8 @@ def _has_byte_order(dt: np.dtype) -> bool:
         return any(_has_byte_order(dt.fields[name][0]) for name in dt.names)
     if dt.subdtype is not None:
         return _has_byte_order(dt.subdtype[0])
+    if low_precision_name(dt):
+        return dt.itemsize > 1
     return dt.kind in "iufcUMm" and dt.itemsize > 1
 
 
@@ -221,7 +259,13 @@ def parse_dtype(dtype: Any, zarr_format: int | None = None) -> ZarrType:
         return ZarrType("string", STRING_DTYPE)
     if dtype is bytes or (isinstance(dtype, str) and dtype in ("variable_length_bytes", "bytes")):
         return ZarrType("bytes", OBJECT_DTYPE)
+    if isinstance(dtype, str) and dtype in LOW_PRECISION:
+        dtype = low_precision_dtype(dtype)
     dt = np.dtype(dtype)
+    if low_precision_name(dt):
+        if not dt.isnative:
+            raise TypeError(f"dtype {dt.name} is stored little-endian; pass it in native order")
+        return ZarrType("fixed", dt)
     if dt.kind == "T":
         return ZarrType("string", STRING_DTYPE)
     if dt.kind == "O":
@@ -249,6 +293,8 @@ def numpy_dtype(engine_name: str, size: int, zarr_format: int, v2_byte_order: st
     if engine_name in ("datetime64", "timedelta64", "struct"):
         spelled = json.loads(dtype_json)
         return _from_v2(spelled) if zarr_format == 2 else _from_v3(spelled)
+    if engine_name in LOW_PRECISION:
+        return low_precision_dtype(engine_name)
     if engine_name == "string":
         return STRING_DTYPE
     if engine_name == "bytes":
@@ -316,6 +362,13 @@ def fill_value_json(zt: ZarrType, value: Any, zarr_format: int = 3) -> Any:
 
 
 def _fixed_fill_json(dt: np.dtype, value: Any, zarr_format: int) -> Any:
+    if low_precision_name(dt):
+        spelled = _low_precision_fill_json(dt, value)
+        if zarr_format == 2 and dt.name == "float4_e2m1fn":
+            # TensorStore's v2 spelling: base64 of the byte.
+            raw = np.asarray(spelled).astype(dt).tobytes()
+            return base64.standard_b64encode(raw).decode("ascii")
+        return spelled
     if dt.kind in "Mm":
         if value is None:
             return NAT
@@ -347,6 +400,38 @@ def _fixed_fill_json(dt: np.dtype, value: Any, zarr_format: int) -> Any:
     if dt.kind == "f":
         return _float_json(float(scalar))
     return [_float_json(float(scalar.real)), _float_json(float(scalar.imag))]
+
+
+def _low_precision_fill_json(dt: np.dtype, value: Any) -> Any:
+    """As TensorStore writes them: numbers (zero by default; for
+    float8_e8m0fnu, which has no zero, 0.0 stands for its all-zero bits),
+    "NaN" for the type's NaN, hex bits for any other NaN, "Infinity"."""
+    is_int = dt.name.startswith(("int", "uint"))
+    if value is None:
+        return 0 if is_int else 0.0
+    if is_int:
+        bits = int(dt.name[-1])
+        lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if dt.name[0] == "i" \
+            else (0, (1 << bits) - 1)
+        as_int = int(value)
+        if as_int != value or not lo <= as_int <= hi:
+            raise ValueError(f"fill value {value!r} is not a {dt.name} ({lo} to {hi})")
+        return as_int
+    scalar = np.asarray(value).astype(dt)
+    as_float = float(scalar.astype(np.float64))
+    given = np.asarray(value)
+    if given.dtype.kind in "fc" or given.dtype == dt:
+        wanted = float(given.astype(np.float64))
+        for special, test in (("NaN", math.isnan), ("infinity", math.isinf)):
+            if test(wanted) and not test(as_float):
+                raise ValueError(f"fill value {value!r}: {dt.name} has no {special}")
+    if math.isnan(as_float):
+        unsigned = np.uint16 if dt.itemsize == 2 else np.uint8
+        bits = int(scalar.view(unsigned))
+        if bits == int(np.asarray(np.nan).astype(dt).view(unsigned)):
+            return "NaN"
+        return f"0x{bits:0{dt.itemsize * 2}x}"
+    return _float_json(as_float)
 
 
 def decode_fill_value(raw: bytes, dt: np.dtype, is_null: bool) -> Any:

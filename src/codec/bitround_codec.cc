@@ -12,6 +12,8 @@ int MantissaBits(DataTypeId id) {
   switch (id) {
     case DataTypeId::kFloat16:
       return 10;
+    case DataTypeId::kBFloat16:
+      return 7;
     case DataTypeId::kFloat32:
       return 23;
     case DataTypeId::kFloat64:
@@ -42,7 +44,7 @@ Result<std::shared_ptr<const BitRoundCodec>> BitRoundCodec::Make(
   if (bits == 0) {
     return Status::Unsupported("codec bitround: the array's data type " +
                                spec.dtype.ToString() +
-                               " is not float16, float32 or float64");
+                               " is not bfloat16, float16, float32 or float64");
   }
   if (keepbits < 0 || keepbits > bits) {
     return config.Invalid("keepbits", std::to_string(keepbits) + " is not in 0.." +

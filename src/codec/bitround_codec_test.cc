@@ -39,7 +39,7 @@ TEST(BitRoundCodecTest, RefusesWhatNumcodecsRefuses) {
   EXPECT_EQ(r.status().code(), StatusCode::kUnsupported);
   EXPECT_EQ(
       r.status().message(),
-      "codec bitround: the array's data type int32 is not float16, float32 or float64");
+      "codec bitround: the array's data type int32 is not bfloat16, float16, float32 or float64");
   r = MakeV2Codec({{"id", "bitround"}},
                   testing::MakeSpec({4}, DataType(DataTypeId::kFloat64)));
   EXPECT_EQ(r.status().message(), "codec bitround: field \"keepbits\": is required");

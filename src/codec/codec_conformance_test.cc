@@ -133,6 +133,8 @@ std::vector<ChainCase> AllChains() {
       b1(DataTypeId::kBool);
   const DataType u64(DataTypeId::kUInt64);
   const DataType str(DataTypeId::kString), bytes(DataTypeId::kBytes);
+  const DataType bf16(DataTypeId::kBFloat16), e4m3(DataTypeId::kFloat8E4M3FN),
+      fp4(DataTypeId::kFloat4E2M1FN), i4(DataTypeId::kInt4), u2(DataTypeId::kUInt2);
   const std::vector<std::vector<int64_t>> grid = {{2, 2}, {4, 6}, {0, 2}, {16, 8}};
   std::vector<ChainCase> v = {
       {"bytes_little", json::array({le})},
@@ -196,6 +198,22 @@ std::vector<ChainCase> AllChains() {
        {b1},
        {},
        true},
+      // zarr-extensions' packbits: sub-byte types lose their high bits, and
+      // a bit range the rest, so these are fixed points after one trip.
+      {"packbits_v3",
+       json::array({{{"name", "packbits"}}}),
+       {i4, u2, fp4, b1, bf16, e4m3, i16, c16},
+       {},
+       true},
+      {"packbits_v3_bits_zstd",
+       json::array({{{"name", "packbits"},
+                     {"configuration",
+                      {{"padding_encoding", "first_byte"}, {"first_bit", 1}, {"last_bit", 6}}}},
+                    zstd}),
+       {u8, i32},
+       {},
+       true},
+      {"bytes_low_precision", json::array({be}), {bf16, e4m3, i4, fp4}},
       {"scale_offset_default",
        json::array({{{"name", "scale_offset"}}, le}),
        {u8, i32, f8}},

@@ -3,6 +3,7 @@
 #include "codec/codec_table.h"
 
 #include "codec/astype_codec.h"
+#include "codec/bit_packing_codec.h"
 #include "codec/bitround_codec.h"
 #include "codec/blosc_codec.h"
 #include "codec/bytes_codec.h"
@@ -76,6 +77,10 @@ std::vector<CodecRow> MakeTable() {
        .kind = K::kArrayToBytes,
        .make = [](CodecConfig& c, const ArraySpec& s,
                   Spelling) { return Up(BytesCodec::Make(c, s)); }},
+      {.name = "packbits",  // zarr-extensions' (numcodecs' is the filter below)
+       .kind = K::kArrayToBytes,
+       .make = [](CodecConfig& c, const ArraySpec& s,
+                  Spelling) { return Up(BitPackingCodec::Make(c, s)); }},
       {.name = "transpose",
        .kind = K::kArrayToArray,
        .make = [](CodecConfig& c, const ArraySpec& s,

@@ -68,6 +68,49 @@ const NamedType* FindNumeric(DataTypeId id) {
   return nullptr;
 }
 
+// The zarr-extensions low-precision types. numpy has no type string for
+// them; in v2 TensorStore spells them by name alone ("bfloat16", stored
+// little-endian).
+struct LowPrecisionType {
+  std::string_view name;
+  DataTypeId id;
+  size_t size;
+  size_t bits;  // value bits
+};
+
+constexpr std::array<LowPrecisionType, 16> kLowPrecisionTypes = {{
+    {"bfloat16", DataTypeId::kBFloat16, 2, 16},
+    {"float8_e4m3fn", DataTypeId::kFloat8E4M3FN, 1, 8},
+    {"float8_e5m2", DataTypeId::kFloat8E5M2, 1, 8},
+    {"float8_e4m3fnuz", DataTypeId::kFloat8E4M3FNUZ, 1, 8},
+    {"float8_e5m2fnuz", DataTypeId::kFloat8E5M2FNUZ, 1, 8},
+    {"float8_e4m3b11fnuz", DataTypeId::kFloat8E4M3B11FNUZ, 1, 8},
+    {"float8_e3m4", DataTypeId::kFloat8E3M4, 1, 8},
+    {"float8_e4m3", DataTypeId::kFloat8E4M3, 1, 8},
+    {"float8_e8m0fnu", DataTypeId::kFloat8E8M0FNU, 1, 8},
+    {"float4_e2m1fn", DataTypeId::kFloat4E2M1FN, 1, 4},
+    {"float6_e2m3fn", DataTypeId::kFloat6E2M3FN, 1, 6},
+    {"float6_e3m2fn", DataTypeId::kFloat6E3M2FN, 1, 6},
+    {"int2", DataTypeId::kInt2, 1, 2},
+    {"int4", DataTypeId::kInt4, 1, 4},
+    {"uint2", DataTypeId::kUInt2, 1, 2},
+    {"uint4", DataTypeId::kUInt4, 1, 4},
+}};
+
+const LowPrecisionType* FindLowPrecision(DataTypeId id) {
+  for (const auto& t : kLowPrecisionTypes) {
+    if (t.id == id) return &t;
+  }
+  return nullptr;
+}
+
+const LowPrecisionType* FindLowPrecision(std::string_view name) {
+  for (const auto& t : kLowPrecisionTypes) {
+    if (t.name == name) return &t;
+  }
+  return nullptr;
+}
+
 [[maybe_unused]] bool IsSizedId(DataTypeId id) {
   return id == DataTypeId::kRawBits || id == DataTypeId::kFixedBytes ||
          id == DataTypeId::kFixedUnicode;
@@ -123,6 +166,10 @@ Result<DataType> ParseV3Name(std::string_view name) {
   for (const auto& t : kNumericTypes) {
     if (t.v3_name == name) return DataType(t.id);
   }
+  if (const LowPrecisionType* t = FindLowPrecision(name)) return DataType(t->id);
+  // zarr-extensions' other names of the complex types, which zarrs reads.
+  if (name == "complex_float32") return DataType(DataTypeId::kComplex64);
+  if (name == "complex_float64") return DataType(DataTypeId::kComplex128);
   if (name == "string") return DataType(DataTypeId::kString);
   if (name == "bytes" || name == "variable_length_bytes")
     return DataType(DataTypeId::kBytes);
@@ -346,6 +393,8 @@ DataType::DataType(DataTypeId id) : id_(id) {
   assert(id != DataTypeId::kStruct && "structs need DataType::Struct");
   if (const NamedType* t = FindNumeric(id)) {
     size_ = t->size;
+  } else if (const LowPrecisionType* l = FindLowPrecision(id)) {
+    size_ = l->size;
   } else if (is_variable_length()) {
     size_ = sizeof(std::string);
   } else if (is_time()) {
@@ -467,6 +516,11 @@ size_t DataType::swap_unit() const {
   }
 }
 
+size_t DataType::value_bits() const {
+  if (const LowPrecisionType* t = FindLowPrecision(id_)) return t->bits;
+  return size_ * 8;
+}
+
 bool DataType::has_byte_order() const {
   if (id_ != DataTypeId::kStruct) return swap_unit() > 1;
   return std::any_of(fields().begin(), fields().end(),
@@ -490,6 +544,7 @@ void DataType::SwapStructScalars(std::byte* data, size_t n) const {
 
 nlohmann::json DataType::ToV3Json() const {
   if (const NamedType* t = FindNumeric(id_)) return std::string(t->v3_name);
+  if (const LowPrecisionType* t = FindLowPrecision(id_)) return std::string(t->name);
   switch (id_) {
     case DataTypeId::kRawBits:
       return LengthBytesJson("raw_bytes", size_);
@@ -524,6 +579,8 @@ nlohmann::json DataType::ToV3Json() const {
 std::string DataType::ToV2TypeString(char byte_order) const {
   if (is_variable_length()) return "|O";
   if (id_ == DataTypeId::kStruct) return "|V" + std::to_string(size_);  // numpy's dtype.str
+  // TensorStore's names, without a byte order: bfloat16 is little-endian.
+  if (const LowPrecisionType* t = FindLowPrecision(id_)) return std::string(t->name);
   char order = swap_unit() == 1 ? '|' : (byte_order == '>' ? '>' : '<');
   std::string out(1, order);
   if (const NamedType* t = FindNumeric(id_)) {
@@ -566,6 +623,7 @@ nlohmann::json DataType::ToV2Json(char byte_order) const {
 
 std::string DataType::ToString() const {
   if (const NamedType* t = FindNumeric(id_)) return std::string(t->v3_name);
+  if (const LowPrecisionType* t = FindLowPrecision(id_)) return std::string(t->name);
   switch (id_) {
     case DataTypeId::kRawBits:
       return "r" + std::to_string(size_ * 8);
@@ -660,6 +718,10 @@ Result<V2TypeString> ParseV2DataType(std::string_view typestr) {
     return Status::InvalidArgument("dtype '" + std::string(typestr) +
                                    "': " + std::string(why));
   };
+  if (const LowPrecisionType* t = FindLowPrecision(typestr)) {
+    // TensorStore's spelling: the name alone, little-endian.
+    return V2TypeString{DataType(t->id), t->size > 1 ? '<' : '|'};
+  }
   if (typestr.size() < 2) return bad("too short for a numpy type string");
   char order = typestr[0];
   if (order != '<' && order != '>' && order != '|' && order != '=') {

@@ -379,5 +379,59 @@ TEST(DataTypeTest, BadStructsAreRefusedWithTheReason) {
   EXPECT_FALSE(ParseV2DataTypeJson(deep2).ok());
 }
 
+TEST(DataTypeTest, LowPrecisionTypes) {
+  struct Case {
+    const char* name;
+    DataTypeId id;
+    size_t size;
+    size_t bits;
+  };
+  const Case kCases[] = {
+      {"bfloat16", DataTypeId::kBFloat16, 2, 16},
+      {"float8_e4m3fn", DataTypeId::kFloat8E4M3FN, 1, 8},
+      {"float8_e5m2", DataTypeId::kFloat8E5M2, 1, 8},
+      {"float8_e4m3fnuz", DataTypeId::kFloat8E4M3FNUZ, 1, 8},
+      {"float8_e5m2fnuz", DataTypeId::kFloat8E5M2FNUZ, 1, 8},
+      {"float8_e4m3b11fnuz", DataTypeId::kFloat8E4M3B11FNUZ, 1, 8},
+      {"float8_e3m4", DataTypeId::kFloat8E3M4, 1, 8},
+      {"float8_e4m3", DataTypeId::kFloat8E4M3, 1, 8},
+      {"float8_e8m0fnu", DataTypeId::kFloat8E8M0FNU, 1, 8},
+      {"float4_e2m1fn", DataTypeId::kFloat4E2M1FN, 1, 4},
+      {"float6_e2m3fn", DataTypeId::kFloat6E2M3FN, 1, 6},
+      {"float6_e3m2fn", DataTypeId::kFloat6E3M2FN, 1, 6},
+      {"int2", DataTypeId::kInt2, 1, 2},
+      {"int4", DataTypeId::kInt4, 1, 4},
+      {"uint2", DataTypeId::kUInt2, 1, 2},
+      {"uint4", DataTypeId::kUInt4, 1, 4},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    auto parsed = ParseV3DataType(json(c.name));
+    ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+    EXPECT_EQ(parsed->id(), c.id);
+    EXPECT_EQ(parsed->size(), c.size);
+    EXPECT_EQ(parsed->value_bits(), c.bits);
+    EXPECT_EQ(parsed->has_byte_order(), c.size == 2);
+    EXPECT_EQ(parsed->ToV3Json(), json(c.name));
+    EXPECT_EQ(parsed->ToString(), c.name);
+    EXPECT_FALSE(parsed->is_integer());  // not one of numpy's integers
+    EXPECT_NE(parsed->is_low_precision_float(), parsed->is_narrow_integer());
+    // v2: TensorStore's bare name; bfloat16 is little-endian.
+    EXPECT_EQ(parsed->ToV2TypeString('<'), c.name);
+    auto v2 = ParseV2DataType(c.name);
+    ASSERT_TRUE(v2.ok()) << v2.status().ToString();
+    EXPECT_EQ(v2->dtype, *parsed);
+    EXPECT_EQ(v2->byte_order, c.size == 2 ? '<' : '|');
+  }
+  EXPECT_EQ(DataType(DataTypeId::kInt32).value_bits(), 32u);
+  // zarr-extensions' names of the complex types (written as numpy's).
+  EXPECT_EQ(ParseV3DataType(json("complex_float32"))->ToV3Json(), json("complex64"));
+  EXPECT_EQ(ParseV3DataType(json("complex_float64"))->ToV3Json(), json("complex128"));
+  // numpy never spells these with a byte order.
+  EXPECT_FALSE(ParseV2DataType("<bfloat16").ok());
+  EXPECT_FALSE(ParseV3DataType(json("float8_e4m3fnx")).ok());
+  EXPECT_FALSE(ParseV3DataType(json("int3")).ok());
+}
+
 }  // namespace
 }  // namespace turbozarr

@@ -1,7 +1,9 @@
 // Fill values: parsing and writing the JSON spellings zarr-python 3 uses.
 //
 // Numbers are JSON numbers; floats may also be "NaN", "Infinity",
-// "-Infinity", a numeric string, or (v3) "0x<hex>" holding the exact bits;
+// "-Infinity", a numeric string, or (v3) "0x<hex>" holding the exact bits
+// (the low-precision floats: up to two hex digits per byte, and "NaN" or
+// "Infinity" only where the format has them);
 // complex values are [re, im] with each part spelled like a float; byte-string
 // types are base64; fixed-length unicode and variable-length strings are JSON
 // strings; times are integer counts (or "NaT"); structs are an object of
@@ -19,6 +21,7 @@
 
 #include "dtype/base64.h"
 #include "dtype/float16.h"
+#include "dtype/low_precision.h"
 #include "turbozarr/dtype.h"
 #include "turbozarr/utf8.h"
 
@@ -51,11 +54,13 @@ T Get(const Buffer& b, size_t offset) {
 
 bool IsSigned(DataTypeId id) {
   return id == DataTypeId::kInt8 || id == DataTypeId::kInt16 ||
-         id == DataTypeId::kInt32 || id == DataTypeId::kInt64;
+         id == DataTypeId::kInt32 || id == DataTypeId::kInt64 || id == DataTypeId::kInt2 ||
+         id == DataTypeId::kInt4;
 }
 bool IsInteger(DataTypeId id) {
   return IsSigned(id) || id == DataTypeId::kUInt8 || id == DataTypeId::kUInt16 ||
-         id == DataTypeId::kUInt32 || id == DataTypeId::kUInt64;
+         id == DataTypeId::kUInt32 || id == DataTypeId::kUInt64 ||
+         id == DataTypeId::kUInt2 || id == DataTypeId::kUInt4;
 }
 bool IsFloat(DataTypeId id) {
   return id == DataTypeId::kFloat16 || id == DataTypeId::kFloat32 ||
@@ -99,7 +104,7 @@ Result<__int128> ParseIntegerJson(const nlohmann::json& j, const DataType& dtype
 
 Result<FillValue> ParseInteger(const nlohmann::json& j, const DataType& dtype) {
   TZ_ASSIGN_OR_RETURN(__int128 v, ParseIntegerJson(j, dtype));
-  size_t bits = dtype.size() * 8;
+  size_t bits = dtype.value_bits();
   __int128 lo, hi;
   if (IsSigned(dtype.id())) {
     lo = -(static_cast<__int128>(1) << (bits - 1));
@@ -110,13 +115,18 @@ Result<FillValue> ParseInteger(const nlohmann::json& j, const DataType& dtype) {
   }
   if (v < lo || v > hi) return BadFill(j, dtype, "out of range");
   FillValue f{Buffer(dtype.size())};
-  // Two's complement truncation to the element width, little-endian.
+  // Two's complement truncation to the element width, little-endian; int2
+  // and int4 keep the value bits alone, high bits clear (as ml_dtypes does).
   uint64_t u = static_cast<uint64_t>(v);
+  if (bits < 64) u &= (uint64_t{1} << bits) - 1;
   std::memcpy(f.bytes.data(), &u, dtype.size());
   return f;
 }
 
 nlohmann::json IntegerToJson(const FillValue& f, const DataType& dtype) {
+  if (dtype.is_narrow_integer()) {
+    return static_cast<int>(LowPrecisionValue(dtype, f.bytes.data()));
+  }
   switch (dtype.id()) {
     case DataTypeId::kInt8:
       return Get<int8_t>(f.bytes, 0);
@@ -345,6 +355,74 @@ std::string StripTrailingNuls(std::string_view s) {
   return std::string(s.substr(0, n));
 }
 
+// ---- low-precision floats ---------------------------------------------
+
+// As the core floats, with ml_dtypes' rounding; "0x<hex>" gives the bits
+// (up to two digits per byte, as zarrs and TensorStore write them);
+// "Infinity" and "NaN" only where the format has them.
+Result<FillValue> ParseMiniFloat(const nlohmann::json& j, const DataType& dtype,
+                                 int zarr_format) {
+  const internal::MiniFloatFormat& format = *internal::MiniFloatFormatOf(dtype.id());
+  uint32_t bits = 0;
+  const std::string* s = j.is_string() ? &j.get_ref<const std::string&>() : nullptr;
+  if (s && zarr_format == 2 && dtype.id() == DataTypeId::kFloat4E2M1FN) {
+    // TensorStore's v2 spelling of float4_e2m1fn: base64 of the byte.
+    return ParseExactBase64(j, dtype);
+  }
+  if (s && s->size() > 2 && (*s)[0] == '0' && ((*s)[1] == 'x' || (*s)[1] == 'X')) {
+    const size_t digits = s->size() - 2;
+    auto [ptr, ec] = std::from_chars(s->data() + 2, s->data() + s->size(), bits, 16);
+    if (digits > dtype.size() * 2 || ec != std::errc() || ptr != s->data() + s->size()) {
+      return BadFill(j, dtype,
+                     "malformed hex bits (expected at most " +
+                         std::to_string(dtype.size() * 2) + " hex digits)");
+    }
+    if (bits >> format.bits) {
+      return BadFill(j, dtype, "more than " + std::to_string(format.bits) + " bits");
+    }
+  } else if (s && (*s == "NaN" || *s == "Infinity" || *s == "-Infinity")) {
+    if (*s == "NaN" ? !format.has_nan() : !format.has_infinity()) {
+      return BadFill(j, dtype, "the type has no " + std::string(*s == "NaN" ? "NaN" : "infinity"));
+    }
+    bits = *s == "NaN" ? format.canonical_nan
+                       : internal::DoubleToMiniFloat(format, *s == "Infinity" ? INFINITY : -INFINITY);
+  } else {
+    TZ_ASSIGN_OR_RETURN(ParsedFloat p, ParseFloatJson(j, 8, dtype));
+    // float8_e8m0fnu has no zero; TensorStore writes its all-zero-bits
+    // default (2^-127) as 0.0 and reads 0.0 back as those bits.
+    bits = format.special == internal::MiniFloatFormat::Special::kE8M0 && p.value == 0
+               ? 0
+               : internal::DoubleToMiniFloat(format, p.value);
+  }
+  FillValue f{Buffer(dtype.size())};
+  if (dtype.size() == 2) {
+    Put<uint16_t>(f.bytes, 0, static_cast<uint16_t>(bits));
+  } else {
+    Put<uint8_t>(f.bytes, 0, static_cast<uint8_t>(bits));
+  }
+  return f;
+}
+
+nlohmann::json MiniFloatToJson(const FillValue& fill, const DataType& dtype,
+                               int zarr_format) {
+  if (zarr_format == 2 && dtype.id() == DataTypeId::kFloat4E2M1FN) {
+    return internal::Base64Encode(fill.bytes.chars());
+  }
+  const internal::MiniFloatFormat& format = *internal::MiniFloatFormatOf(dtype.id());
+  const uint32_t mask = (uint32_t{1} << format.bits) - 1;
+  const uint32_t bits =
+      (dtype.size() == 2 ? Get<uint16_t>(fill.bytes, 0) : Get<uint8_t>(fill.bytes, 0)) & mask;
+  const double v = internal::MiniFloatToDouble(format, bits);
+  if (std::isnan(v)) {
+    if (bits == format.canonical_nan) return "NaN";
+    char hex[8];
+    std::snprintf(hex, sizeof(hex), "0x%0*x", static_cast<int>(dtype.size() * 2), bits);
+    return hex;
+  }
+  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+  return v;
+}
+
 // ---- times -------------------------------------------------------------
 
 constexpr int64_t kNaT = std::numeric_limits<int64_t>::min();
@@ -456,6 +534,7 @@ Result<FillValue> ParseFillValue(const nlohmann::json& j, const DataType& dtype,
     return BadFill(j, dtype, "expected true or false");
   }
   if (IsInteger(id)) return ParseInteger(j, dtype);
+  if (dtype.is_low_precision_float()) return ParseMiniFloat(j, dtype, zarr_format);
   if (IsFloat(id)) {
     TZ_ASSIGN_OR_RETURN(ParsedFloat p, ParseFloatJson(j, dtype.size(), dtype));
     FillValue f{Buffer(dtype.size())};
@@ -505,6 +584,7 @@ nlohmann::json FillValueToJson(const FillValue& fill, const DataType& dtype,
   }
   if (id == DataTypeId::kBool) return fill.bytes.data()[0] != std::byte{0};
   if (IsInteger(id)) return IntegerToJson(fill, dtype);
+  if (dtype.is_low_precision_float()) return MiniFloatToJson(fill, dtype, zarr_format);
   if (IsFloat(id)) return FloatToJson(fill.bytes, 0, dtype.size(), zarr_format);
   switch (id) {
     case DataTypeId::kComplex64:

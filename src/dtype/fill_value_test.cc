@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "turbozarr/dtype.h"
 
@@ -284,6 +286,76 @@ TEST(FillValueTest, StructsAreFieldObjectsOrBase64) {
     ASSERT_FALSE(r.ok());
     EXPECT_NE(r.status().ToString().find(b.says), std::string::npos) << r.status().ToString();
   }
+}
+
+TEST(FillValueTest, LowPrecisionFloats) {
+  const DataType bf16(DataTypeId::kBFloat16), e4m3fn(DataTypeId::kFloat8E4M3FN),
+      e5m2(DataTypeId::kFloat8E5M2), fnuz(DataTypeId::kFloat8E4M3FNUZ),
+      e8m0(DataTypeId::kFloat8E8M0FNU), f4(DataTypeId::kFloat4E2M1FN);
+  EXPECT_EQ(As<uint16_t>(Parse(json(1.5), bf16)), 0x3fc0);
+  EXPECT_EQ(As<uint16_t>(Parse(json("NaN"), bf16)), 0x7fc0);
+  EXPECT_EQ(As<uint16_t>(Parse(json("-Infinity"), bf16)), 0xff80);
+  EXPECT_EQ(As<uint16_t>(Parse(json("0x7fc1"), bf16)), 0x7fc1);
+  EXPECT_EQ(As<uint8_t>(Parse(json("NaN"), e4m3fn)), 0x7f);
+  EXPECT_EQ(As<uint8_t>(Parse(json("0x7e"), e4m3fn)), 0x7e);
+  EXPECT_EQ(As<uint8_t>(Parse(json("0x7"), f4)), 0x7);
+  EXPECT_EQ(As<uint8_t>(Parse(json(-6.0), f4)), 0xf);
+  EXPECT_EQ(As<uint8_t>(Parse(json("NaN"), fnuz)), 0x80);
+  EXPECT_EQ(As<uint8_t>(Parse(json(4.0), e8m0)), 0x81);
+  EXPECT_EQ(As<uint8_t>(Parse(json(0.0), e8m0)), 0x00);  // TensorStore's default
+  EXPECT_EQ(As<uint8_t>(Parse(json("Infinity"), e5m2)), 0x7c);
+  // Written back as TensorStore writes them: numbers, "NaN" for the
+  // canonical NaN, hex bits for any other.
+  ExpectRoundTrip(json(0.0), bf16, 3, json(0.0));
+  ExpectRoundTrip(json("0x7fc1"), bf16, 3, json("0x7fc1"));
+  ExpectRoundTrip(json("NaN"), bf16, 3, json("NaN"));
+  ExpectRoundTrip(json("NaN"), bf16, 2, json("NaN"));
+  // TensorStore's v2 float4_e2m1fn fill value is base64 of its byte.
+  EXPECT_EQ(As<uint8_t>(Parse(json("Cw=="), f4, 2)), 0x0b);  // -1.5
+  ExpectRoundTrip(json("Cw=="), f4, 2, json("Cw=="));
+  ExpectRoundTrip(json("0x7e"), e4m3fn, 3, json(448.0));
+  ExpectRoundTrip(json("0xff"), e4m3fn, 3, json("0xff"));
+  ExpectRoundTrip(json(-0.5), f4, 3, json(-0.5));
+  ExpectRoundTrip(json("-Infinity"), e5m2, 3, json("-Infinity"));
+  ExpectRoundTrip(json("NaN"), e8m0, 3, json("NaN"));
+  // Refused: what the type cannot hold, malformed hex.
+  for (const auto& [j, d] : std::vector<std::pair<json, DataType>>{
+           {json("Infinity"), e4m3fn}, {json("NaN"), f4}, {json("Infinity"), f4},
+           {json("0x123"), e4m3fn}, {json("0x12345"), bf16}, {json("0x10"), f4},
+           {json("0xzz"), e5m2}, {json("one"), bf16}, {json::array({1, 2}), bf16}}) {
+    auto r = ParseFillValue(j, d, 3);
+    EXPECT_FALSE(r.ok()) << j.dump() << " for " << d.ToString();
+    if (!r.ok()) {
+      EXPECT_NE(r.status().message().find(d.ToString()), std::string::npos)
+          << r.status().ToString();
+    }
+  }
+}
+
+TEST(FillValueTest, NarrowIntegers) {
+  const DataType i4(DataTypeId::kInt4), u4(DataTypeId::kUInt4), i2(DataTypeId::kInt2),
+      u2(DataTypeId::kUInt2);
+  // The value bits alone, as ml_dtypes holds them.
+  EXPECT_EQ(As<uint8_t>(Parse(json(-3), i4)), 0x0d);
+  EXPECT_EQ(As<uint8_t>(Parse(json(7), i4)), 0x07);
+  EXPECT_EQ(As<uint8_t>(Parse(json(15), u4)), 0x0f);
+  EXPECT_EQ(As<uint8_t>(Parse(json(-2), i2)), 0x02);
+  ExpectRoundTrip(json(-8), i4, 3, json(-8));
+  ExpectRoundTrip(json(-1), i2, 3, json(-1));
+  ExpectRoundTrip(json(3), u2, 3, json(3));
+  ExpectRoundTrip(json("-3"), i4, 2, json(-3));
+  for (const auto& [j, d] : std::vector<std::pair<json, DataType>>{
+           {json(8), i4}, {json(-9), i4}, {json(16), u4}, {json(-1), u4}, {json(2), i2},
+           {json(4), u2}, {json(1.5), i4}, {json("NaN"), i4}}) {
+    auto r = ParseFillValue(j, d, 3);
+    EXPECT_FALSE(r.ok()) << j.dump() << " for " << d.ToString();
+  }
+  // A value stored with its high bits set (zarrs writes int4 -1 as 0xff)
+  // reads by its low bits.
+  FillValue f{Buffer(1)};
+  f.bytes.data()[0] = std::byte{0xff};
+  EXPECT_EQ(FillValueToJson(f, i4, 3), json(-1));
+  EXPECT_EQ(FillValueToJson(f, u2, 3), json(3));
 }
 
 }  // namespace

@@ -29,6 +29,12 @@ Result<CodecChain> MakeV2CodecChain(const ArrayMetadata& m) {
   std::shared_ptr<const ArrayToBytesCodec> a2b;
   std::vector<std::shared_ptr<const BytesToBytesCodec>> b2b;
 
+  // v2 spells bfloat16 by name alone, which means little-endian.
+  if (m.dtype.is_low_precision_float() && m.v2_byte_order == '>' &&
+      m.dtype.has_byte_order()) {
+    return Status::Unsupported("dtype " + m.dtype.ToString() +
+                               ": zarr v2 stores it little-endian only");
+  }
   // The spec handed to the next codec, after the array->array codecs so far.
   ArraySpec next = spec;
   if (m.v2_order == 'F' && m.rank() > 1) {

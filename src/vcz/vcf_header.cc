@@ -111,6 +111,7 @@ Result<std::string> VcfNumber(const std::string& category, const std::string& ke
 
 std::string VcfType(const Array& array) {
   const DataType& t = array.dtype();
+  if (t.is_low_precision_float()) return "Float";
   switch (t.id()) {
     case DataTypeId::kBool: return "Flag";
     case DataTypeId::kFloat16: case DataTypeId::kFloat32: case DataTypeId::kFloat64:
