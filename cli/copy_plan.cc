@@ -165,8 +165,14 @@ Result<json> V3Document(const ArrayMetadata& source, const CopyLayout& layout,
   doc["node_type"] = "array";
   doc["shape"] = source.shape;
   doc["data_type"] = source.dtype.ToV3Json();
-  doc["chunk_grid"] = {{"name", "regular"},
-                       {"configuration", {{"chunk_shape", shards ? *shards : chunks}}}};
+  if (source.rectilinear() && source.zarr_format == 3 && !layout.chunks && !layout.shards &&
+      !layout.no_shards) {
+    // The layout is kept: a rectilinear grid stays the grid it was.
+    doc["chunk_grid"] = json(ToV3Json(source)["chunk_grid"]);
+  } else {
+    doc["chunk_grid"] = {{"name", "regular"},
+                         {"configuration", {{"chunk_shape", shards ? *shards : chunks}}}};
+  }
   doc["chunk_key_encoding"] =
       source.zarr_format == 3
           ? json(source.chunk_key_encoding.ToJson())

@@ -83,8 +83,15 @@ Result<std::string> DescribeArray(const Array& array) {
   if (m.zarr_format == 2) dtype += " (" + m.dtype.ToV2TypeString(m.v2_byte_order) + ")";
   Field(out, "Data type", dtype);
   std::optional<std::vector<int64_t>> inner = m.InnerChunkShape();
-  Field(out, "Chunk shape", ShapeText(inner.value_or(m.chunk_shape)));
-  if (inner) Field(out, "Shard shape", ShapeText(m.chunk_shape));
+  if (array.regular_grid()) {
+    Field(out, "Chunk shape", ShapeText(inner.value_or(m.chunk_shape)));
+    if (inner) Field(out, "Shard shape", ShapeText(m.chunk_shape));
+  } else {
+    // Chunks (shards) of several shapes: the grid as stored.
+    if (inner) Field(out, "Chunk shape", ShapeText(*inner));
+    Field(out, inner ? "Shard grid" : "Chunk grid",
+          "rectilinear " + Compact(json(ToV3Json(m)["chunk_grid"]["configuration"]["chunk_shapes"])));
+  }
   Field(out, "Fill value",
         Compact(FillValueToJson(m.fill_value, m.dtype, m.zarr_format)));
   if (m.zarr_format == 2) {
@@ -102,7 +109,7 @@ Result<std::string> DescribeArray(const Array& array) {
   Field(out, "Attributes", Compact(m.attributes));
 
   int64_t grid_chunks = 1;
-  for (int64_t n : ChunkGridShape(m.shape, m.chunk_shape)) grid_chunks *= n;
+  for (int64_t n : array.chunk_grid().GridShape(m.shape)) grid_chunks *= n;
   TZ_ASSIGN_OR_RETURN(StoredChunks stored, CountStoredChunks(array));
   Field(out, inner ? "Stored shards" : "Stored chunks",
         std::to_string(stored.count) + " of " + std::to_string(grid_chunks));

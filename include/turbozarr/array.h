@@ -25,6 +25,9 @@
 #include "turbozarr/store.h"
 
 namespace turbozarr {
+namespace internal {
+class ChunkChains;
+}  // namespace internal
 
 struct CreateOptions {
   // Replace an array or group already at the path (its keys are erased).
@@ -79,7 +82,20 @@ class Array {
   const DataType& dtype() const { return metadata_.dtype; }
   const std::string& path() const { return path_; }
   const std::shared_ptr<Store>& store() const { return store_; }
+  // The chain that encodes chunks of metadata().chunk_shape.
   const CodecChain& codec_chain() const { return chain_; }
+  // Where the chunks lie: the regular grid, or a rectilinear grid's edges.
+  const ChunkGrid& chunk_grid() const { return grid_; }
+  // True when the chunks within the array are those of the regular grid of
+  // metadata().chunk_shape: every regular grid, and a rectilinear grid
+  // whose chunks that touch the array are all of one shape. Then every
+  // chunk is encoded by codec_chain().
+  bool regular_grid() const { return regular_grid_; }
+  // The chain that encodes chunk `chunk_coords`: codec_chain() on a regular
+  // grid, else the chain for that chunk's own shape, built on first use and
+  // valid while the array is (InvalidArgument when the codecs cannot encode
+  // that shape).
+  Result<const CodecChain*> ChunkChain(const std::vector<int64_t>& chunk_coords) const;
 
   // Reads `selection` into `out`, a C-contiguous block of selection.shape()
   // elements (std::string elements for variable-length types).
@@ -104,11 +120,17 @@ class Array {
   Array(std::shared_ptr<Store> store, std::string path, ArrayMetadata metadata,
         CodecChain chain);
   Status WriteMetadata();
+  // Sets grid_, regular_grid_ and chains_ from metadata_.
+  void UpdateGrid();
 
   std::shared_ptr<Store> store_;
   std::string path_;
   ArrayMetadata metadata_;
   CodecChain chain_;
+  ChunkGrid grid_;
+  bool regular_grid_ = true;
+  // The chains of a rectilinear grid's chunk shapes; null on a regular grid.
+  std::shared_ptr<internal::ChunkChains> chains_;
 };
 
 }  // namespace turbozarr

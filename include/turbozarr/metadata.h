@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "turbozarr/chunk_grid.h"
 #include "turbozarr/codec.h"
 #include "turbozarr/dtype.h"
 #include "turbozarr/status.h"
@@ -43,6 +44,13 @@ struct ArrayMetadata {
   std::vector<int64_t> shape;
   // The chunk grid's chunk shape: for a sharded array this is the shard.
   std::vector<int64_t> chunk_shape;
+  // A rectilinear chunk grid (v3 "rectilinear", kind "inline"): per
+  // dimension the runs of chunk edge lengths, or no runs for a dimension
+  // given as one integer (a step: chunk_shape[d]). Empty for a regular
+  // grid. Along a dimension with runs, chunk_shape[d] is the longest chunk
+  // that touches the array (UpdateRectilinearChunkShape): the chunk length
+  // where the grid is regular within the array, an upper bound elsewhere.
+  std::vector<std::vector<ChunkEdgeRun>> chunk_edges;
   DataType dtype;
   FillValue fill_value;
   ChunkKeyEncoding chunk_key_encoding;
@@ -68,6 +76,12 @@ struct ArrayMetadata {
   bool v2_fill_value_null = false;
 
   size_t rank() const { return shape.size(); }
+  bool rectilinear() const { return !chunk_edges.empty(); }
+  // Sets chunk_shape along the dimensions with runs from the runs and shape.
+  void UpdateRectilinearChunkShape();
+  // InvalidArgument unless a rectilinear grid has one entry per dimension,
+  // positive lengths and counts, and edges that cover each extent.
+  Status CheckChunkEdges() const;
   // The spec of one chunk of the grid.
   ArraySpec ChunkSpec() const;
   // Inner chunk shape when the (first) array->bytes codec is sharding_indexed.

@@ -1,6 +1,6 @@
 // Selection: which elements of an array a read or write touches, one strided
 // range per dimension, and the chunk plan that maps a selection onto a
-// regular chunk grid.
+// chunk grid.
 //
 // Thread safety: values; no shared state.
 #pragma once
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "turbozarr/chunk_grid.h"
 #include "turbozarr/status.h"
 
 namespace turbozarr {
@@ -62,6 +63,11 @@ struct ChunkProjection {
 std::vector<ChunkProjection> PlanChunks(const Selection& selection,
                                         const std::vector<int64_t>& array_shape,
                                         const std::vector<int64_t>& chunk_shape);
+// The same over any chunk grid: chunk_start is relative to each chunk's own
+// first element (ChunkGrid::ChunkBegin).
+std::vector<ChunkProjection> PlanChunks(const Selection& selection,
+                                        const std::vector<int64_t>& array_shape,
+                                        const ChunkGrid& grid);
 
 // Number of chunks per dimension: ceil(array / chunk).
 std::vector<int64_t> ChunkGridShape(const std::vector<int64_t>& array_shape,

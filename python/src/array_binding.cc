@@ -376,6 +376,26 @@ void BindArray(nb::module_& m) {
       .def_prop_ro("chunk_shape", [](const Array& a) { return a.metadata().chunk_shape; })
       .def_prop_ro("inner_chunk_shape",
                    [](const Array& a) { return a.metadata().InnerChunkShape(); })
+      .def_prop_ro("regular_grid", &Array::regular_grid)
+      .def_prop_ro("grid_shape",
+                   [](const Array& a) { return a.chunk_grid().GridShape(a.shape()); })
+      // Per dimension, the number of elements of the array in each chunk
+      // (shard) of the grid, the last clipped at the array's edge.
+      .def_prop_ro("chunk_sizes",
+                   [](const Array& a) {
+                     const ChunkGrid& grid = a.chunk_grid();
+                     std::vector<std::vector<int64_t>> sizes(a.shape().size());
+                     for (size_t d = 0; d < sizes.size(); ++d) {
+                       const int64_t extent = a.shape()[d];
+                       const int64_t n = grid.NumChunks(d, extent);
+                       sizes[d].reserve(static_cast<size_t>(n));
+                       for (int64_t k = 0; k < n; ++k) {
+                         sizes[d].push_back(std::min(grid.ChunkLength(d, k),
+                                                     extent - grid.ChunkBegin(d, k)));
+                       }
+                     }
+                     return sizes;
+                   })
       .def_prop_ro("dtype_name",
                    [](const Array& a) { return DataTypeIdName(a.dtype().id()); })
       .def_prop_ro("dtype_size", [](const Array& a) { return a.dtype().size(); })

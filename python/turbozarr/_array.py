@@ -44,6 +44,13 @@ def _aligned_empty(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
     return raw[start:start + nbytes].view(dtype).reshape(shape)
 
 
+class _NoRegularShapeError(NotImplementedError, AttributeError):
+    """`chunks` or `shards` of an array whose rectilinear grid has chunks of
+    several shapes: NotImplementedError as in zarr-python, and an
+    AttributeError too, so that code asking getattr(a, "chunks", None) (dask's
+    from_array) goes on without a chunk shape."""
+
+
 class Array(Node):
     """One Zarr array. Get one from turbozarr.open/open_array/create."""
 
@@ -113,7 +120,8 @@ class Array(Node):
         except TypeError:
             where = self.__dict__.setdefault("_unshared_token", uuid.uuid4().hex)
         return ("turbozarr.Array", where, self.path, self.shape, str(self._dtype),
-                self.chunks, self.shards)
+                self.metadata.get("chunk_grid", self._core.chunk_shape),
+                self._core.inner_chunk_shape)
 
     # -- description -------------------------------------------------------
 
@@ -140,21 +148,69 @@ class Array(Node):
 
     @property
     def chunks(self) -> tuple[int, ...]:
-        """The chunk shape: the inner chunks when the array is sharded."""
+        """The chunk shape: the inner chunks when the array is sharded.
+        NotImplementedError for a rectilinear grid whose chunks differ
+        (read_chunk_sizes gives them), as in zarr-python."""
         inner = self._core.inner_chunk_shape
-        return tuple(inner if inner is not None else self._core.chunk_shape)
+        if inner is not None:
+            return tuple(inner)
+        self._require_regular_grid("chunks")
+        return tuple(self._core.chunk_shape)
 
     @property
     def shards(self) -> tuple[int, ...] | None:
-        """The shard shape, or None when the array is not sharded."""
+        """The shard shape, or None when the array is not sharded.
+        NotImplementedError for a rectilinear grid whose shards differ
+        (write_chunk_sizes gives them), as in zarr-python."""
         if self._core.inner_chunk_shape is None:
             return None
+        self._require_regular_grid("shards")
         return tuple(self._core.chunk_shape)
+
+    @property
+    def regular_chunks(self) -> bool:
+        """Whether every chunk (shard) within the array has one shape: always
+        on a regular grid, and on a rectilinear grid whose chunks that touch
+        the array are equal."""
+        return bool(self._core.regular_grid)
+
+    @property
+    def write_chunk_sizes(self) -> tuple[tuple[int, ...], ...]:
+        """Per dimension, the elements of the array in each stored chunk (each
+        shard, when sharded), the last clipped at the array's edge: dask's
+        chunks convention, and zarr-python's property of that name."""
+        return tuple(tuple(d) for d in self._core.chunk_sizes)
+
+    @property
+    def read_chunk_sizes(self) -> tuple[tuple[int, ...], ...]:
+        """As write_chunk_sizes, for the chunks a read decodes: the inner
+        chunks when the array is sharded (their grid is regular, as every
+        shard is a whole number of them)."""
+        inner = self._core.inner_chunk_shape
+        if inner is None:
+            return self.write_chunk_sizes
+        return tuple(tuple(min(c, s - i) for i in range(0, s, c))
+                     for s, c in zip(self.shape, inner))
+
+    @property
+    def _read_unit(self) -> tuple[int, ...]:
+        """The chunk length per dimension that gathers group indices by: the
+        chunks, or on a rectilinear grid its longest (reads of any box are
+        exact; the unit only shapes the boxes)."""
+        inner = self._core.inner_chunk_shape
+        return tuple(inner if inner is not None else self._core.chunk_shape)
+
+    def _require_regular_grid(self, what: str) -> None:
+        if not self._core.regular_grid:
+            raise _NoRegularShapeError(
+                f"{self!r}: {what} is only defined for a regular chunk grid; this array's "
+                f"rectilinear grid has chunks of several shapes (see read_chunk_sizes and "
+                f"write_chunk_sizes)")
 
     @property
     def cdata_shape(self) -> tuple[int, ...]:
         """Number of chunks (shards, when sharded) per dimension."""
-        return tuple(-(-s // c) for s, c in zip(self._core.shape, self._core.chunk_shape))
+        return tuple(self._core.grid_shape)
 
     @property
     def nchunks(self) -> int:
@@ -194,10 +250,16 @@ class Array(Node):
             ("Data type", self._core.dtype_string),
             ("Fill value", self.fill_value),
             ("Shape", self.shape),
-            ("Chunk shape", self.chunks),
         ]
-        if self.shards is not None:
+        sharded = self._core.inner_chunk_shape is not None
+        if self.regular_chunks or sharded:
+            rows.append(("Chunk shape", self.chunks))
+        if self.regular_chunks and sharded:
             rows.append(("Shard shape", self.shards))
+        if not self.regular_chunks:
+            rows.append(("Shard sizes" if sharded else "Chunk sizes",
+                         f"rectilinear, {self.cdata_shape} per dimension "
+                         f"(write_chunk_sizes)"))
         rows += [
             ("Order", self.order),
             ("Read-only", self.read_only),
@@ -399,15 +461,22 @@ class Array(Node):
         self._check_writable()
         _fancy_indexing.write_points(self, parse(selection, self.shape), value)
 
+    def _block_grid(self) -> tuple[Any, ...]:
+        """Per dimension the chunk (shard) length, or the sizes of a
+        rectilinear grid's chunks."""
+        if self._core.regular_grid:
+            return tuple(self._core.chunk_shape)
+        return self.write_chunk_sizes
+
     def get_block_selection(self, selection: Any, *,
                             out: np.ndarray | None = None) -> Any:
         """``a.blocks[selection]``: integers and slices (step 1) of chunk
         (shard, when sharded) indices."""
-        key = _selection_keys.blocks(selection, self.shape, tuple(self._core.chunk_shape))
+        key = _selection_keys.blocks(selection, self.shape, self._block_grid())
         return self.get_basic_selection(key, out=out)
 
     def set_block_selection(self, selection: Any, value: Any) -> None:
-        key = _selection_keys.blocks(selection, self.shape, tuple(self._core.chunk_shape))
+        key = _selection_keys.blocks(selection, self.shape, self._block_grid())
         self[key] = value
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:

@@ -19,6 +19,7 @@ imported here only, when these functions are first used.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
@@ -27,8 +28,12 @@ from turbozarr._array import Array
 from turbozarr._store import store_spec
 
 
-def write_unit(a: Array) -> tuple[int, ...]:
-    """The shape of what one write replaces: the shard, else the chunk."""
+def write_unit(a: Array) -> tuple[Any, ...]:
+    """The shape of what one write replaces: the shard, else the chunk; on a
+    rectilinear grid, the sizes of the shards (chunks) along each dimension,
+    in dask's form."""
+    if not a.regular_chunks:
+        return a.write_chunk_sizes
     return a.shards if a.shards is not None else a.chunks
 
 
@@ -72,16 +77,25 @@ def _region(region: Any, shape: tuple[int, ...]) -> tuple[slice, ...]:
 
 
 def aligned_chunks(region: tuple[slice, ...],
-                   unit: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+                   unit: tuple[Any, ...]) -> tuple[tuple[int, ...], ...]:
     """dask chunks over `region` whose blocks are whole write units of the
     target's grid (which starts at the target's origin, not the region's),
-    clipped to the region."""
+    clipped to the region. Per dimension `unit` is the unit's length, or the
+    sizes of a rectilinear grid's units."""
     chunks = []
     for r, u in zip(region, unit):
+        if isinstance(u, int):
+            bounds = range((r.start // u + 1) * u, r.stop + u, u)
+        else:
+            bounds = list(itertools.accumulate(u))
         sizes = []
         at = r.start
-        while at < r.stop:
-            end = min((at // u + 1) * u, r.stop)
+        for bound in bounds:
+            if bound <= at:
+                continue
+            if at >= r.stop:
+                break
+            end = min(bound, r.stop)
             sizes.append(end - at)
             at = end
         chunks.append(tuple(sizes) if sizes else (0,))

@@ -250,7 +250,7 @@ def _fill_compact(array: Array, plans: list[_DimPlan], compact: np.ndarray) -> N
 def read_orthogonal(array: Array, indices: list[int | range | np.ndarray],
                     out: np.ndarray | None = None) -> Any:
     """The orthogonal selection `indices` of `array` (in `out`, when given)."""
-    plans = [_plan_dim(ix, c) for ix, c in zip(indices, array.chunks)]
+    plans = [_plan_dim(ix, c) for ix, c in zip(indices, array._read_unit)]
     shape = _result_shape(plans)
     if out is not None:
         check_out(array, out, shape)
@@ -324,7 +324,7 @@ def write_box(array: Array, combo: tuple[_Run, ...], ranges: list[Range],
 def write_orthogonal(array: Array, indices: list[int | range | np.ndarray],
                      value: Any) -> None:
     """array.oindex[indices] = value."""
-    plans = [_plan_dim(ix, c) for ix, c in zip(indices, array.chunks)]
+    plans = [_plan_dim(ix, c) for ix, c in zip(indices, array._read_unit)]
     values = values_for(array, value, _result_shape(plans))
     if values.size == 0:
         return
@@ -373,7 +373,7 @@ def read_points(array: Array, points: Points, out: np.ndarray | None = None) -> 
     filled = fills_directly(array, out)
     flat = out.reshape(-1) if filled else _new_block(array, (len(points.coords[0]),))
     if flat.size:
-        plan = _point_boxes(points.coords, array.shape, array.chunks)
+        plan = _point_boxes(points.coords, array.shape, array._read_unit)
         in_order = np.empty_like(flat) if isinstance(plan.order, np.ndarray) else flat
         for batch in _batches(plan.boxes, 8 if array._variable else array._native.itemsize):
             blocks = read_blocks(array, plan.boxes[batch])
@@ -391,7 +391,7 @@ def write_points(array: Array, points: Points, value: Any) -> None:
     values = values_for(array, value, points.shape).reshape(-1)
     if values.size == 0:
         return
-    plan = _point_boxes(points.coords, array.shape, array.chunks)
+    plan = _point_boxes(points.coords, array.shape, array._read_unit)
     values = values[plan.order]
     for i, ranges in enumerate(plan.boxes):
         a, b = plan.starts[i], plan.starts[i + 1]

@@ -3,6 +3,7 @@ written the way zarr-python 3.1 writes them for the same arguments."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import numbers
@@ -65,6 +66,67 @@ def normalize_chunks(chunks: Any, shape: tuple[int, ...], typesize: int) -> tupl
     return out
 
 
+def is_rectilinear(chunks: Any) -> bool:
+    """Whether `chunks` gives some dimension as a list of chunk sizes (a
+    rectilinear grid), as zarr-python reads its `chunks` and `shards`."""
+    if isinstance(chunks, (str, bytes, numbers.Integral)) or chunks is None:
+        return False
+    try:
+        return any(not isinstance(c, numbers.Integral) and c is not None
+                   and hasattr(c, "__iter__") for c in chunks)
+    except TypeError:
+        return False
+
+
+def chunk_edges(chunks: Any, shape: tuple[int, ...]) -> list[list[int]]:
+    """Per dimension the chunk sizes along it: a list of positive sizes
+    summing to the extent (any, on an empty dimension), or one size repeated
+    to cover it (-1 or None: one chunk of the whole extent), as zarr-python
+    normalises them."""
+    chunks = tuple(chunks)
+    if len(chunks) != len(shape):
+        raise ValueError(f"chunks has {len(chunks)} dimensions but shape has "
+                         f"{len(shape)} dimensions")
+    out = []
+    for d, (c, span) in enumerate(zip(chunks, shape)):
+        if c is None or (isinstance(c, numbers.Integral) and c == -1):
+            out.append([max(span, 1)])
+        elif isinstance(c, numbers.Integral):
+            if c < 1:
+                raise ValueError(f"chunk size must be positive, got {c} (dimension {d})")
+            out.append([int(c)] * max(1, -(-span // int(c))))
+        else:
+            sizes = list(c)
+            if not sizes or any(not isinstance(x, numbers.Integral) or x < 1 for x in sizes):
+                raise ValueError(f"dimension {d}: chunk sizes must be a non-empty list of "
+                                 f"positive integers, got {sizes!r}")
+            if sum(sizes) != span and span != 0:
+                raise ValueError(f"dimension {d}: chunk sizes {sizes} do not sum to the "
+                                 f"extent {span}")
+            out.append([int(x) for x in sizes])
+    return out
+
+
+def _runs(sizes: list[int]) -> list[Any]:
+    """zarr-python's run-length form: [length, count] for runs of two or
+    more, bare lengths otherwise."""
+    out: list[Any] = []
+    for size, group in itertools.groupby(sizes):
+        n = len(list(group))
+        out.append([size, n] if n > 1 else size)
+    return out
+
+
+def chunk_grid_document(edges: list[list[int]], chunks: Any) -> dict[str, Any]:
+    """The rectilinear grid zarr-python 3.4 writes for `chunks` as the caller
+    gave them: a dimension given as a list keeps its sizes (as runs), even
+    equal ones, and one given as an integer stays that integer (a step)."""
+    shapes = [e[0] if isinstance(c, numbers.Integral) else _runs(e)
+              for e, c in zip(edges, chunks)]
+    return {"name": "rectilinear",
+            "configuration": {"kind": "inline", "chunk_shapes": shapes}}
+
+
 def array_documents(
     shape: Any,
     dtype: Any,
@@ -94,6 +156,8 @@ def array_documents(
         raise ValueError(f"order must be 'C' or 'F', got {order!r}")
     attributes = dict(attributes or {})
     if zarr_format == 2:
+        if is_rectilinear(chunks) or is_rectilinear(shards):
+            raise ValueError("Zarr format 2 does not support rectilinear chunk grids")
         if shards is not None:
             raise ValueError("sharding needs zarr_format=3")
         if dimension_names is not None:
@@ -115,13 +179,37 @@ def array_documents(
         }
         return zt, json.dumps(zarray), json.dumps(attributes)
 
-    if shards is not None:
+    grid: dict[str, Any] | None = None
+    if shards is not None and is_rectilinear(shards):
+        if is_rectilinear(chunks):
+            raise ValueError("rectilinear chunks with sharding are not supported; give "
+                             "rectilinear shards instead: chunks=(inner_size, ...), "
+                             "shards=[[shard_sizes], ...]")
+        edges = chunk_edges(shards, shape)
+        grid = chunk_grid_document(edges, shards)
+        shard_shape = tuple(max(e) for e in edges)
+        inner = normalize_chunks(chunks, shard_shape, zt.itemsize)
+        for d, (e, c) in enumerate(zip(edges, inner)):
+            bad = sorted({x for x in e if x % c})
+            if bad:
+                raise ValueError(f"shard sizes {bad} in dimension {d} are not divisible by "
+                                 f"the inner chunk size {c}")
+        grid_shape: tuple[int, ...] = shard_shape
+    elif shards is not None:
+        if is_rectilinear(chunks):
+            raise ValueError("rectilinear chunks with sharding are not supported; give "
+                             "rectilinear shards instead: chunks=(inner_size, ...), "
+                             "shards=[[shard_sizes], ...]")
         shard_shape = normalize_chunks(shards, shape, zt.itemsize)
         inner = normalize_chunks(chunks, shard_shape, zt.itemsize)
         if any(s % c for s, c in zip(shard_shape, inner)):
             raise ValueError(f"shard shape {shard_shape} must be a multiple of the chunk "
                              f"shape {inner}")
-        grid_shape: tuple[int, ...] = shard_shape
+        grid_shape = shard_shape
+    elif is_rectilinear(chunks):
+        edges = chunk_edges(chunks, shape)
+        grid = chunk_grid_document(edges, chunks)
+        inner = grid_shape = tuple(max(e) for e in edges)
     else:
         inner = normalize_chunks(chunks, shape, zt.itemsize)
         grid_shape = inner
@@ -139,7 +227,8 @@ def array_documents(
     doc: dict[str, Any] = {
         "shape": list(shape),
         "data_type": zt.v3_data_type(),
-        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": list(grid_shape)}},
+        "chunk_grid": grid or {"name": "regular",
+                               "configuration": {"chunk_shape": list(grid_shape)}},
         "chunk_key_encoding": chunk_key_encoding,
         "fill_value": fill_value_json(zt, fill_value, 3),
         "codecs": codec_list,

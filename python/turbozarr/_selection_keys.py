@@ -18,6 +18,7 @@ the dimension and the index at fault.
 
 from __future__ import annotations
 
+import itertools
 import numbers
 import operator
 from typing import Any, NamedTuple
@@ -223,27 +224,38 @@ def vectorized(key: Any, shape: tuple[int, ...]) -> Points:
 # -- block selections --------------------------------------------------------------
 
 
-def blocks(key: Any, shape: tuple[int, ...], chunks: tuple[int, ...]) -> tuple[slice, ...]:
+def blocks(key: Any, shape: tuple[int, ...], chunks: tuple[Any, ...]) -> tuple[slice, ...]:
     """The array slices of the block selection `key`: integers and slices
     (step 1) of chunk (shard, when sharded) indices, as zarr-python's
-    ``Array.blocks``."""
+    ``Array.blocks``. Per dimension `chunks` holds the chunk length, or, on
+    a rectilinear grid, the sizes of the chunks along it."""
     out = []
     for d, (k, extent, chunk) in enumerate(zip(_indexing.expand(key, len(shape)), shape,
                                                chunks)):
-        nblocks = -(-extent // chunk)
+        if isinstance(chunk, int):
+            nblocks = -(-extent // chunk)
+
+            def begin(i: int, chunk: int = chunk, extent: int = extent) -> int:
+                return min(i * chunk, extent)
+        else:
+            offsets = [0, *itertools.accumulate(chunk)]
+            nblocks = len(chunk)
+
+            def begin(i: int, offsets: list = offsets, nblocks: int = nblocks) -> int:
+                return offsets[min(i, nblocks)]
         if _is_integer(k):
             i = operator.index(k)
             if not -nblocks <= i < nblocks:
                 raise IndexError(f"block index {i} is out of bounds for axis {d} with "
                                  f"{nblocks} block(s)")
             i %= nblocks
-            out.append(slice(i * chunk, min((i + 1) * chunk, extent)))
+            out.append(slice(begin(i), begin(i + 1)))
         elif isinstance(k, slice):
             if k.step not in (None, 1):
                 raise IndexError(f"block selections take slices with step 1; axis {d} "
                                  f"got step {k.step}")
             start, stop, _ = k.indices(nblocks)
-            out.append(slice(min(start * chunk, extent), min(max(start, stop) * chunk, extent)))
+            out.append(slice(begin(start), begin(max(start, stop))))
         else:
             raise IndexError("block selections take integers and slices, got "
                              f"{type(k).__name__} for axis {d}")

@@ -292,13 +292,18 @@ class TurbozarrStore(AbstractDataStore):
         dims, attributes = _dims_and_attrs(array, name, self._location)
         wrapper = TurbozarrArrayWrapper(self._location, name, array)
         data = indexing.LazilyIndexedArray(wrapper)
-        chunks = array.chunks
-        encoding: dict[str, Any] = {
-            "chunks": chunks,
-            # a dask chunk per shard: one read of each shard's index
-            "preferred_chunks": dict(zip(dims, array.shards or chunks)),
-            "shards": array.shards,
-        }
+        encoding: dict[str, Any]
+        if array.regular_chunks:
+            chunks = array.chunks
+            encoding = {
+                "chunks": chunks,
+                # a dask chunk per shard: one read of each shard's index
+                "preferred_chunks": dict(zip(dims, array.shards or chunks)),
+                "shards": array.shards,
+            }
+        else:
+            # A rectilinear grid: a dask chunk per stored chunk (shard).
+            encoding = {"preferred_chunks": dict(zip(dims, array.write_chunk_sizes))}
         if array.dtype.kind == "T":
             encoding["dtype"] = array.dtype
         fill_value = array.fill_value

@@ -403,6 +403,11 @@ class _Engine:
             attrs = documents.get(".zattrs")
             self._attributes = attrs.to_bytes().decode() if attrs is not None else "null"
         self._document = json.loads(documents[key].to_bytes())
+        grid = self._document.get("chunk_grid")
+        if isinstance(grid, dict) and grid.get("name", "regular") != "regular":
+            # The pipeline maps zarr-python's chunk coordinates with one chunk
+            # shape; zarr-python's own pipeline serves other grids.
+            raise _Unsupported(f"the {grid.get('name')!r} chunk grid")
         self.path = path
         self.staged = core_store is None
         # Staged arrays get a memory store of their own per call (for_call).

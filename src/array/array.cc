@@ -2,6 +2,7 @@
 // pipelines are in array_read.cc and array_write.cc.
 #include "turbozarr/array.h"
 
+#include "array/chunk_chains.h"
 #include "array/metadata_io.h"
 #include "array/node_parents.h"
 #include "array/node_path.h"
@@ -19,6 +20,26 @@ Status ValidateNewMetadata(const ArrayMetadata& m) {
     if (m.shape[d] < 0) return Status::InvalidArgument("negative array extent");
     if (m.chunk_shape[d] <= 0) return Status::InvalidArgument("chunk extents must be positive");
   }
+  if (m.rectilinear()) {
+    if (m.zarr_format != 3) {
+      return Status::InvalidArgument("Zarr format 2 has no rectilinear chunk grids");
+    }
+    TZ_RETURN_NOT_OK(m.CheckChunkEdges());
+    // Every chunk is a whole number of a sharding codec's inner chunks, as
+    // zarr-python requires, so that each shard's inner grid is regular.
+    if (const std::optional<std::vector<int64_t>> inner = m.InnerChunkShape()) {
+      for (size_t d = 0; d < m.chunk_edges.size() && d < inner->size(); ++d) {
+        for (const ChunkEdgeRun& r : m.chunk_edges[d]) {
+          if ((*inner)[d] > 0 && r.length % (*inner)[d] != 0) {
+            return Status::InvalidArgument(
+                "chunk edge length " + std::to_string(r.length) + " in dimension " +
+                std::to_string(d) + " is not divisible by the shard's inner chunk size " +
+                std::to_string((*inner)[d]));
+          }
+        }
+      }
+    }
+  }
   return m.CheckSizes();
 }
 
@@ -29,7 +50,27 @@ Array::Array(std::shared_ptr<Store> store, std::string path, ArrayMetadata metad
     : store_(std::move(store)),
       path_(std::move(path)),
       metadata_(std::move(metadata)),
-      chain_(std::move(chain)) {}
+      chain_(std::move(chain)) {
+  UpdateGrid();
+}
+
+void Array::UpdateGrid() {
+  if (!metadata_.rectilinear()) {
+    grid_ = ChunkGrid::Regular(metadata_.chunk_shape);
+    regular_grid_ = true;
+    chains_.reset();
+    return;
+  }
+  grid_ = ChunkGrid::FromEdges(metadata_.chunk_shape, metadata_.chunk_edges);
+  regular_grid_ = grid_.IsRegularWithin(metadata_.shape);
+  if (regular_grid_) grid_ = ChunkGrid::Regular(metadata_.chunk_shape);
+  if (!chains_) chains_ = std::make_shared<internal::ChunkChains>(metadata_);
+}
+
+Result<const CodecChain*> Array::ChunkChain(const std::vector<int64_t>& chunk_coords) const {
+  if (regular_grid_) return &chain_;
+  return chains_->For(grid_.ChunkShape(chunk_coords));
+}
 
 Result<std::shared_ptr<Array>> Array::Open(std::shared_ptr<Store> store,
                                            std::string_view path) {
@@ -101,10 +142,41 @@ Status Array::Resize(const std::vector<int64_t>& new_shape) {
   for (int64_t e : new_shape) {
     if (e < 0) return Status::InvalidArgument(Describe() + ": negative extent in resize");
   }
+  // A rectilinear dimension given as edges that no longer reach the new
+  // extent gains one edge covering the rest, as zarr-python grows it; the
+  // chunks already there keep their coordinates and shapes.
+  ArrayMetadata resized = metadata_;
+  resized.shape = new_shape;
+  for (size_t d = 0; d < resized.chunk_edges.size(); ++d) {
+    std::vector<ChunkEdgeRun>& runs = resized.chunk_edges[d];
+    if (runs.empty()) continue;
+    int64_t sum = 0;
+    for (const ChunkEdgeRun& r : runs) sum += r.length * r.count;
+    if (new_shape[d] > sum) {
+      if (runs.back().length == new_shape[d] - sum) {
+        ++runs.back().count;
+      } else {
+        runs.push_back({new_shape[d] - sum, 1});
+      }
+    }
+  }
+  resized.UpdateRectilinearChunkShape();
+  Status valid = ValidateNewMetadata(resized);
+  if (!valid.ok()) return valid.WithContext(Describe() + ": resize");
+  std::optional<CodecChain> chain;
+  if (resized.chunk_shape != metadata_.chunk_shape) {
+    Result<CodecChain> made = resized.MakeCodecChain();
+    if (!made.ok()) return made.status().WithContext(Describe() + ": resize");
+    chain = std::move(*made);
+  }
+  const ChunkGrid new_chunk_grid =
+      resized.rectilinear() ? ChunkGrid::FromEdges(resized.chunk_shape, resized.chunk_edges)
+                            : ChunkGrid::Regular(resized.chunk_shape);
+
   // Erase chunks of the old grid that lie wholly outside the new shape, so
   // that growing again later shows fill values, not stale data.
-  std::vector<int64_t> old_grid = ChunkGridShape(metadata_.shape, metadata_.chunk_shape);
-  std::vector<int64_t> new_grid = ChunkGridShape(new_shape, metadata_.chunk_shape);
+  std::vector<int64_t> old_grid = grid_.GridShape(metadata_.shape);
+  std::vector<int64_t> new_grid = new_chunk_grid.GridShape(new_shape);
   const size_t rank = old_grid.size();
   int64_t total = 1;
   for (int64_t g : old_grid) total *= g;
@@ -118,7 +190,9 @@ Status Array::Resize(const std::vector<int64_t>& new_shape) {
       coords[d] = 0;
     }
   }
-  metadata_.shape = new_shape;
+  metadata_ = std::move(resized);
+  if (chain) chain_ = std::move(*chain);
+  UpdateGrid();
   return WriteMetadata();
 }
 

@@ -33,6 +33,8 @@ std::vector<int64_t> DecodingUnit(const ArrayMetadata& metadata) {
 
 bool CanCopyByUnits(const Array& source, const Array& dest) {
   if (source.shape() != dest.shape() || !(source.dtype() == dest.dtype())) return false;
+  // Units are the regular grid's; a rectilinear grid copies block by block.
+  if (!source.regular_grid() || !dest.regular_grid()) return false;
   // A unit per thread would keep as few requests in flight as there are
   // threads, where a remote store wants many (a block read asks for its
   // chunks in windows of them).

@@ -3,7 +3,8 @@
 // caller's block, straight into place when the chunk is one contiguous run
 // of the block (see chunk_decode.h). Missing chunks read as the fill value.
 // Sharded arrays read each shard's index and only the inner chunks needed
-// (see shard_read.h).
+// (see shard_read.h). A rectilinear grid decodes each chunk with the chain
+// for its own shape (Array::ChunkChain).
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -29,13 +30,30 @@ Status Array::Read(const Selection& selection, ElementSpan destination,
 
   // Held to the end: SetThreads may put another pool in its place meanwhile.
   const std::shared_ptr<ThreadPool> pool = ThreadPool::OrDefault(options.pool);
-  if (const std::optional<ShardedChain> sharding = ShardedChain::Of(chain_)) {
-    return internal::ReadShardedSelection(*this, *sharding, selection, out, *pool,
-                                          options.fill_missing_chunks);
+  // A rectilinear grid whose chunks differ within the array plans over its
+  // edges and decodes each chunk (a whole shard, when sharded) with the
+  // chain for its shape; every other grid is the regular grid of
+  // chunk_shape.
+  if (regular_grid_) {
+    if (const std::optional<ShardedChain> sharding = ShardedChain::Of(chain_)) {
+      return internal::ReadShardedSelection(*this, *sharding, selection, out, *pool,
+                                            options.fill_missing_chunks);
+    }
   }
-
   const std::vector<ChunkProjection> plan =
-      PlanChunks(selection, metadata_.shape, metadata_.chunk_shape);
+      regular_grid_ ? PlanChunks(selection, metadata_.shape, metadata_.chunk_shape)
+                    : PlanChunks(selection, metadata_.shape, grid_);
+  std::vector<const CodecChain*> chains(plan.size(), &chain_);
+  if (!regular_grid_) {
+    for (size_t i = 0; i < plan.size(); ++i) {
+      Result<const CodecChain*> chain = ChunkChain(plan[i].chunk_coords);
+      if (!chain.ok()) {
+        return chain.status().WithContext(Describe() + ", chunk '" +
+                                          ChunkKey(plan[i].chunk_coords) + "'");
+      }
+      chains[i] = *chain;
+    }
+  }
   const std::vector<int64_t> block_shape = selection.shape();
   const int threads = pool->concurrency();
 
@@ -43,19 +61,21 @@ Status Array::Read(const Selection& selection, ElementSpan destination,
     return s.WithContext(Describe() + ", chunk '" + key + "'");
   };
   // A chunk that is not stored: the fill value, or the caller's error.
-  auto missing = [&](const ChunkProjection& p) -> Status {
+  auto missing = [&](size_t i) -> Status {
+    const ChunkProjection& p = plan[i];
     if (!options.fill_missing_chunks) {
       return in_context(internal::MissingChunkError(), ChunkKey(p.chunk_coords));
     }
     FillBlock(metadata_.dtype, metadata_.fill_value,
-              ChunkRegion::Make(p, metadata_.chunk_shape, block_shape), out);
+              ChunkRegion::Make(p, chains[i]->spec().shape, block_shape), out);
     return Status::OK();
   };
-  // The fetched bytes of one chunk, decoded into its share of `out`.
-  auto place = [&](const ChunkProjection& p, const std::string& key,
+  // The fetched bytes of chunk i, decoded into its share of `out`.
+  auto place = [&](size_t i, const std::string& key,
                    const std::optional<Buffer>& bytes) -> Status {
-    if (!bytes.has_value()) return missing(p);
-    Status s = internal::DecodeChunkToBlock(chain_, bytes->view(), p, block_shape, out);
+    if (!bytes.has_value()) return missing(i);
+    Status s =
+        internal::DecodeChunkToBlock(*chains[i], bytes->view(), plan[i], block_shape, out);
     return s.ok() ? s : in_context(s, key);
   };
 
@@ -74,7 +94,7 @@ Status Array::Read(const Selection& selection, ElementSpan destination,
         [&](size_t first, const std::vector<KeyRange>& reads,
             std::vector<std::optional<Buffer>>& answers, const std::vector<uint64_t>&) {
           return pool->ParallelFor(static_cast<int64_t>(reads.size()), [&](int64_t k) {
-            return place(plan[first + k], reads[k].key, answers[k]);
+            return place(first + k, reads[k].key, answers[k]);
           });
         },
         Describe());
@@ -87,7 +107,7 @@ Status Array::Read(const Selection& selection, ElementSpan destination,
   const bool few_straight_chunks =
       static_cast<int64_t>(plan.size()) < threads &&
       std::all_of(plan.begin(), plan.end(), [&](const ChunkProjection& p) {
-        return internal::CanReadStraightIntoBlock(chain_, p, block_shape);
+        return regular_grid_ && internal::CanReadStraightIntoBlock(chain_, p, block_shape);
       });
   if (few_straight_chunks) {
     const int parts = internal::StraightReadParts(chain_, threads);
@@ -106,7 +126,7 @@ Status Array::Read(const Selection& selection, ElementSpan destination,
     for (size_t i = 0; i < plan.size(); ++i) {
       const auto first = found.begin() + i * parts;
       const auto present = std::count(first, first + parts, 1);
-      if (present == 0) TZ_RETURN_NOT_OK(missing(plan[i]));
+      if (present == 0) TZ_RETURN_NOT_OK(missing(i));
       if (present > 0 && present < parts) {
         return in_context(Status::IOError("the chunk was erased while it was being read"),
                           ChunkKey(plan[i].chunk_coords));
@@ -125,16 +145,17 @@ Status Array::Read(const Selection& selection, ElementSpan destination,
     prefetch.Ahead(i);
     const ChunkProjection& p = plan[i];
     const std::string key = ChunkKey(p.chunk_coords);
-    if (internal::CanReadStraightIntoBlock(chain_, p, block_shape)) {
+    const CodecChain& chain = *chains[i];
+    if (internal::CanReadStraightIntoBlock(chain, p, block_shape)) {
       Result<bool> found =
-          internal::ReadStraightIntoBlock(*store_, key, chain_, p, block_shape, out);
+          internal::ReadStraightIntoBlock(*store_, key, chain, p, block_shape, out);
       if (!found.ok()) return in_context(found.status(), key);
-      return *found ? Status::OK() : missing(p);
+      return *found ? Status::OK() : missing(i);
     }
     Result<bool> found =
-        internal::FetchAndDecodeChunkToBlock(*store_, key, chain_, p, block_shape, out);
+        internal::FetchAndDecodeChunkToBlock(*store_, key, chain, p, block_shape, out);
     if (!found.ok()) return in_context(found.status(), key);
-    return *found ? Status::OK() : missing(p);
+    return *found ? Status::OK() : missing(i);
   });
 }
 

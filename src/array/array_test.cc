@@ -65,6 +65,30 @@ Selection RandomSelection(std::mt19937& rng, const std::vector<int64_t>& shape) 
   return Selection(dims);
 }
 
+// Alternate random writes (into the array and `model`, a dense copy of it)
+// and random reads checked against the model.
+void WriteAndReadAgainstModel(Array& array, std::vector<int32_t>& model, uint32_t seed,
+                              int rounds) {
+  const std::vector<int64_t>& shape = array.shape();
+  std::mt19937 rng(seed);
+  int32_t next = 0;
+  for (int round = 0; round < rounds; ++round) {
+    Selection sel = RandomSelection(rng, shape);
+    std::vector<int64_t> offsets = SelectedOffsets(sel, shape);
+    if (round % 2 == 0) {
+      std::vector<int32_t> src(offsets.size());
+      for (size_t k = 0; k < src.size(); ++k) src[k] = model[offsets[k]] = next++;
+      ASSERT_TRUE(array.Write(sel, src.data()).ok()) << sel.ToString();
+    } else {
+      std::vector<int32_t> got(offsets.size(), 12345);
+      ASSERT_TRUE(array.Read(sel, got).ok()) << sel.ToString();
+      for (size_t k = 0; k < got.size(); ++k) {
+        ASSERT_EQ(got[k], model[offsets[k]]) << sel.ToString() << " element " << k;
+      }
+    }
+  }
+}
+
 class ArrayModelTest : public ::testing::TestWithParam<std::tuple<int, json>> {};
 
 // Random writes and reads against a dense in-memory model of the array.
@@ -75,23 +99,7 @@ TEST_P(ArrayModelTest, RandomSelectionsMatchModel) {
   auto array = Array::Create(store, "g/a", Int32Metadata(format, shape, {7, 4, 3}, codecs));
   ASSERT_TRUE(array.ok()) << array.status().ToString();
   std::vector<int32_t> model(23 * 17 * 5, -1);
-  std::mt19937 rng(42);
-  int32_t next = 0;
-  for (int round = 0; round < 60; ++round) {
-    Selection sel = RandomSelection(rng, shape);
-    std::vector<int64_t> offsets = SelectedOffsets(sel, shape);
-    if (round % 2 == 0) {
-      std::vector<int32_t> src(offsets.size());
-      for (size_t k = 0; k < src.size(); ++k) src[k] = model[offsets[k]] = next++;
-      ASSERT_TRUE((*array)->Write(sel, src.data()).ok()) << sel.ToString();
-    } else {
-      std::vector<int32_t> got(offsets.size(), 12345);
-      ASSERT_TRUE((*array)->Read(sel, got).ok()) << sel.ToString();
-      for (size_t k = 0; k < got.size(); ++k) {
-        ASSERT_EQ(got[k], model[offsets[k]]) << sel.ToString() << " element " << k;
-      }
-    }
-  }
+  ASSERT_NO_FATAL_FAILURE(WriteAndReadAgainstModel(**array, model, 42, 60));
   // Reopen from the store and read everything.
   auto reopened = Array::Open(store, "g/a");
   ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
@@ -113,6 +121,107 @@ INSTANTIATE_TEST_SUITE_P(
             "index_location":"end"}}])")),
         std::make_tuple(2, json(nullptr)),
         std::make_tuple(2, json::parse(R"({"id":"blosc","cname":"lz4","clevel":5,"shuffle":1,"blocksize":0})"))));
+
+// Rectilinear grids: chunk edges [2, 5, 5, 11] (rows) by a step of 4
+// (columns) by [[1, 3], 2] (depth), so every chunk row has its own shape.
+ArrayMetadata RectilinearMetadata(json codecs) {
+  ArrayMetadata m = Int32Metadata(3, {23, 17, 5}, {11, 4, 2}, std::move(codecs));
+  m.chunk_edges = {{{2, 1}, {5, 2}, {11, 1}}, {}, {{1, 3}, {2, 1}}};
+  m.UpdateRectilinearChunkShape();
+  return m;
+}
+
+class RectilinearModelTest : public ::testing::TestWithParam<json> {};
+
+TEST_P(RectilinearModelTest, RandomSelectionsMatchModelAndChunksHaveTheirOwnShapes) {
+  const std::vector<int64_t> shape = {23, 17, 5};
+  auto store = MakeMemoryStore();
+  auto array = Array::Create(store, "r", RectilinearMetadata(GetParam()));
+  ASSERT_TRUE(array.ok()) << array.status().ToString();
+  ASSERT_FALSE((*array)->regular_grid());
+  EXPECT_EQ((*array)->metadata().chunk_shape, (std::vector<int64_t>{11, 4, 2}));
+  EXPECT_EQ((*array)->chunk_grid().GridShape(shape), (std::vector<int64_t>{4, 5, 4}));
+  std::vector<int32_t> model(23 * 17 * 5, -1);
+  ASSERT_NO_FATAL_FAILURE(WriteAndReadAgainstModel(**array, model, 7, 80));
+  // Then every element its own value, so that every chunk is stored.
+  for (size_t k = 0; k < model.size(); ++k) model[k] = static_cast<int32_t>(k);
+  std::vector<int32_t> whole(model.size());
+  ASSERT_TRUE((*array)->Write(Selection::All(shape), model.data()).ok());
+  auto reopened = Array::Open(store, "r");
+  ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
+  ASSERT_TRUE((*reopened)->Read(Selection::All(shape), whole).ok());
+  EXPECT_EQ(whole, model);
+  // Each stored chunk decodes at its own shape: chunk (1, 4, 3) is 5 x 4 x 2
+  // (rows 2..7, columns 16..17 of the array, clipped from 4 to 1, depth 3..5).
+  Result<const CodecChain*> chain = (*reopened)->ChunkChain({1, 4, 3});
+  ASSERT_TRUE(chain.ok()) << chain.status().ToString();
+  EXPECT_EQ((*chain)->spec().shape, (std::vector<int64_t>{5, 4, 2}));
+  Result<std::optional<Buffer>> stored = store->Get("r/c/1/4/3");
+  ASSERT_TRUE(stored.ok() && stored->has_value()) << stored.status().ToString();
+  Result<ChunkArray> decoded = (*chain)->Decode((*stored)->view());
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  EXPECT_EQ(decoded->shape, (std::vector<int64_t>{5, 4, 2}));
+  const auto* values = reinterpret_cast<const int32_t*>(decoded->bytes.data());
+  for (int64_t i = 0; i < 5; ++i) {
+    for (int64_t k = 0; k < 2; ++k) {
+      EXPECT_EQ(values[(i * 4 + 0) * 2 + k], model[((2 + i) * 17 + 16) * 5 + 3 + k]);
+      EXPECT_EQ(values[(i * 4 + 1) * 2 + k], -1) << "past the array's edge: the fill value";
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Codecs, RectilinearModelTest,
+    ::testing::Values(
+        json::parse(R"([{"name":"bytes","configuration":{"endian":"little"}}])"),
+        json::parse(R"([{"name":"transpose","configuration":{"order":[2,0,1]}},
+            {"name":"bytes","configuration":{"endian":"big"}},{"name":"zstd","configuration":{"level":1,"checksum":true}}])"),
+        json::parse(R"([{"name":"sharding_indexed","configuration":{
+            "chunk_shape":[1,2,1],"codecs":[{"name":"bytes","configuration":{"endian":"little"}},
+            {"name":"gzip","configuration":{"level":1}}],
+            "index_codecs":[{"name":"bytes","configuration":{"endian":"little"}},{"name":"crc32c"}],
+            "index_location":"end"}}])")));
+
+TEST(ArrayTest, RectilinearResizeAddsAnEdgeAndErasesChunksOutside) {
+  auto store = MakeMemoryStore();
+  auto array = Array::Create(store, "r", RectilinearMetadata(json::parse(
+                                             R"([{"name":"bytes","configuration":{"endian":"little"}}])")));
+  ASSERT_TRUE(array.ok()) << array.status().ToString();
+  std::vector<int32_t> ones(23 * 17 * 5, 1);
+  ASSERT_TRUE((*array)->Write(Selection::All({23, 17, 5}), ones.data()).ok());
+  // Growing past the edges' sum (23) adds one edge of the rest (7).
+  ASSERT_TRUE((*array)->Resize({30, 17, 5}).ok());
+  EXPECT_EQ((*array)->metadata().chunk_edges[0],
+            (std::vector<ChunkEdgeRun>{{2, 1}, {5, 2}, {11, 1}, {7, 1}}));
+  EXPECT_EQ((*array)->chunk_grid().GridShape({30, 17, 5}), (std::vector<int64_t>{5, 5, 4}));
+  // Shrinking keeps the edges and erases only chunks wholly outside: rows
+  // 12.. hold chunk rows 3 and 4.
+  ASSERT_TRUE((*array)->Resize({10, 17, 5}).ok());
+  EXPECT_EQ((*array)->metadata().chunk_edges[0].size(), 4u);
+  EXPECT_FALSE(store->Get("r/c/3/0/0")->has_value());
+  EXPECT_TRUE(store->Get("r/c/2/0/0")->has_value());
+  auto reopened = Array::Open(store, "r");
+  ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
+  EXPECT_EQ((*reopened)->metadata().chunk_edges, (*array)->metadata().chunk_edges);
+}
+
+TEST(ArrayTest, RectilinearShardsMustHoldWholeInnerChunks) {
+  ArrayMetadata m = RectilinearMetadata(json::parse(R"([{"name":"sharding_indexed","configuration":{
+      "chunk_shape":[5,2,1],"codecs":[{"name":"bytes","configuration":{"endian":"little"}}],
+      "index_codecs":[{"name":"bytes","configuration":{"endian":"little"}}],
+      "index_location":"end"}}])"));
+  auto array = Array::Create(MakeMemoryStore(), "r", m);
+  ASSERT_FALSE(array.ok());
+  EXPECT_NE(array.status().message().find(
+                "chunk edge length 2 in dimension 0 is not divisible by the shard's inner "
+                "chunk size 5"),
+            std::string::npos)
+      << array.status().ToString();
+  m.zarr_format = 2;
+  m.codecs = json::parse(R"([{"name":"bytes","configuration":{"endian":"little"}}])");
+  EXPECT_EQ(Array::Create(MakeMemoryStore(), "r", m).status().code(),
+            StatusCode::kInvalidArgument);
+}
 
 TEST(ArrayTest, MissingChunksReadAsFillValue) {
   auto store = MakeMemoryStore();

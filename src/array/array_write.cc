@@ -10,7 +10,8 @@
 // unless write_empty_chunks is set. A masked write (WriteOptions::mask)
 // merges only its masked elements into every chunk it touches. Sharded
 // arrays plan and encode
-// their inner chunks across all touched shards at once (shard_write.h).
+// their inner chunks across all touched shards at once (shard_write.h). A
+// rectilinear grid encodes each chunk at its own shape (Array::ChunkChain).
 #include <memory>
 #include <string>
 
@@ -32,13 +33,17 @@ Status Array::Write(const Selection& selection, const void* src,
 
   // Held to the end: SetThreads may put another pool in its place meanwhile.
   const std::shared_ptr<ThreadPool> pool = ThreadPool::OrDefault(options.pool);
-  if (const std::optional<ShardedChain> sharding = ShardedChain::Of(chain_)) {
-    return internal::WriteShardedSelection(*this, *sharding, selection, src, options,
-                                           *pool);
+  // A rectilinear grid whose chunks differ within the array encodes each
+  // chunk (a whole shard, when sharded) with the chain for its shape.
+  if (regular_grid_) {
+    if (const std::optional<ShardedChain> sharding = ShardedChain::Of(chain_)) {
+      return internal::WriteShardedSelection(*this, *sharding, selection, src, options,
+                                             *pool);
+    }
   }
-
   std::vector<ChunkProjection> plan =
-      PlanChunks(selection, metadata_.shape, metadata_.chunk_shape);
+      regular_grid_ ? PlanChunks(selection, metadata_.shape, metadata_.chunk_shape)
+                    : PlanChunks(selection, metadata_.shape, grid_);
   // A masked write keeps stored elements wherever the mask is clear, so
   // every chunk it touches is read and merged, as if partly covered.
   if (options.mask != nullptr) {
@@ -49,42 +54,12 @@ Status Array::Write(const Selection& selection, const void* src,
   return pool->ParallelFor(static_cast<int64_t>(plan.size()), [&](int64_t i) -> Status {
     const ChunkProjection& p = plan[i];
     const std::string key = ChunkKey(p.chunk_coords);
-    auto fail = [&](const Status& s) {
-      return s.WithContext(Describe() + ", chunk '" + key + "'");
-    };
-
-    // The chunk is rewritten under its update (Store::BeginUpdates): no other
-    // writer's update of it commits between the read of what the write keeps
-    // and the store of the result. A store that checks at commit instead of
-    // locking answers false when one did: read again and build again.
-    Result<std::unique_ptr<KeyUpdate>> update = store_->BeginUpdate(key);
-    if (!update.ok()) return fail(update.status());
-    for (;;) {
-      std::optional<Buffer> old;
-      if (!p.covers_chunk) {
-        Result<std::optional<Buffer>> got = (*update)->Read();
-        if (!got.ok()) return fail(got.status());
-        old = std::move(*got);
-      }
-      // Kept by the thread between its chunks, so that an encoded chunk is
-      // built in memory already touched rather than in a fresh allocation
-      // that the kernel must fault in and zero for every chunk; the store
-      // copies the bytes before the next chunk reuses it.
-      thread_local internal::EncodedChunk chunk;
-      Status encoded = internal::EncodeChunkFromBlock(
-          chain_, p, block_shape, src,
-          old ? std::optional<ByteView>(old->view()) : std::nullopt,
-          options.write_empty_chunks, chunk, options.mask);
-      if (!encoded.ok()) return fail(encoded);
-      // A chunk that was read and found missing needs no erasing.
-      Result<bool> committed =
-          chunk.empty ? (p.covers_chunk || old ? (*update)->Commit(std::nullopt)
-                                               : Result<bool>(true))
-                      : (*update)->Commit(chunk.bytes);
-      internal::TrimScratch(chunk.storage);
-      if (!committed.ok()) return fail(committed.status());
-      if (*committed) return Status::OK();
-    }
+    const Result<const CodecChain*> chain = ChunkChain(p.chunk_coords);
+    const Status s = chain.ok() ? internal::UpdateChunkFromBlock(
+                                      *store_, key, **chain, p, block_shape, src,
+                                      options.write_empty_chunks, options.mask)
+                                : chain.status();
+    return s.WithContext(Describe() + ", chunk '" + key + "'");
   });
 }
 

@@ -174,4 +174,37 @@ Status EncodeChunkFromBlock(const CodecChain& chain, const ChunkProjection& p,
   return Status::OK();
 }
 
+Status UpdateChunkFromBlock(Store& store, const std::string& key, const CodecChain& chain,
+                            const ChunkProjection& p, const std::vector<int64_t>& block_shape,
+                            const void* block, bool write_empty_chunks, const uint8_t* mask) {
+  // The chunk is rewritten under its update (Store::BeginUpdates): no other
+  // writer's update of it commits between the read of what the write keeps
+  // and the store of the result. A store that checks at commit instead of
+  // locking answers false when one did: read again and build again.
+  TZ_ASSIGN_OR_RETURN(std::unique_ptr<KeyUpdate> update, store.BeginUpdate(key));
+  for (;;) {
+    std::optional<Buffer> old;
+    if (!p.covers_chunk) {
+      TZ_ASSIGN_OR_RETURN(old, update->Read());
+    }
+    // Kept by the thread between its chunks, so that an encoded chunk is
+    // built in memory already touched rather than in a fresh allocation
+    // that the kernel must fault in and zero for every chunk; the store
+    // copies the bytes before the next chunk reuses it.
+    thread_local EncodedChunk chunk;
+    TZ_RETURN_NOT_OK(EncodeChunkFromBlock(
+        chain, p, block_shape, block,
+        old ? std::optional<ByteView>(old->view()) : std::nullopt, write_empty_chunks,
+        chunk, mask));
+    // A chunk that was read and found missing needs no erasing.
+    Result<bool> committed =
+        chunk.empty ? (p.covers_chunk || old ? update->Commit(std::nullopt)
+                                             : Result<bool>(true))
+                    : update->Commit(chunk.bytes);
+    TrimScratch(chunk.storage);
+    TZ_RETURN_NOT_OK(committed.status());
+    if (*committed) return Status::OK();
+  }
+}
+
 }  // namespace turbozarr::internal

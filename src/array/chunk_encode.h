@@ -25,12 +25,14 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "turbozarr/buffer.h"
 #include "turbozarr/codec.h"
 #include "turbozarr/selection.h"
 #include "turbozarr/status.h"
+#include "turbozarr/store.h"
 
 namespace turbozarr::internal {
 
@@ -57,6 +59,17 @@ Status EncodeChunkFromBlock(const CodecChain& chain, const ChunkProjection& p,
                             const std::vector<int64_t>& block_shape, const void* block,
                             std::optional<ByteView> old, bool write_empty_chunks,
                             EncodedChunk& out, const uint8_t* mask = nullptr);
+
+// Stores chunk `key`'s new contents (EncodeChunkFromBlock) under the key's
+// update (Store::BeginUpdates), so that no other writer's update of the
+// chunk is lost: reads what the write keeps (unless p.covers_chunk), builds,
+// commits, and reads and builds again when the store found another commit in
+// between. A chunk equal to the fill value is erased instead of stored unless
+// `write_empty_chunks`.
+Status UpdateChunkFromBlock(Store& store, const std::string& key, const CodecChain& chain,
+                            const ChunkProjection& p, const std::vector<int64_t>& block_shape,
+                            const void* block, bool write_empty_chunks,
+                            const uint8_t* mask = nullptr);
 
 // True when `chain` stores a chunk's elements exactly as they are in memory
 // (no codec changes a byte), so a chunk's encoded form can be built where it

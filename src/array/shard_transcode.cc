@@ -15,7 +15,9 @@ namespace turbozarr::internal {
 bool CanTranscodeShards(const Array& source, const Array& dest) {
   const std::optional<ShardedChain> from = ShardedChain::Of(source.codec_chain());
   const std::optional<ShardedChain> to = ShardedChain::Of(dest.codec_chain());
-  return from && to && !source.dtype().is_variable_length() &&
+  // Equal chunk shapes mean equal shards only on regular grids.
+  return from && to && source.regular_grid() && dest.regular_grid() &&
+         !source.dtype().is_variable_length() &&
          source.dtype() == dest.dtype() &&
          source.metadata().chunk_shape == dest.metadata().chunk_shape &&
          from->inner_chunk_shape() == to->inner_chunk_shape() &&

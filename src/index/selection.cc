@@ -1,4 +1,4 @@
-// Selection values and the chunk planner for regular grids.
+// Selection values and the chunk planner.
 #include "turbozarr/selection.h"
 
 #include <algorithm>
@@ -91,14 +91,16 @@ struct DimPiece {
 // The chunks along one dimension that hold selected elements, in order. Walks
 // selected elements chunk by chunk, so the cost is the number of chunks hit,
 // not the number a large step skips over.
-std::vector<DimPiece> PlanDimension(const DimRange& r, int64_t extent, int64_t chunk) {
+std::vector<DimPiece> PlanDimension(const DimRange& r, int64_t extent, const ChunkGrid& grid,
+                                    size_t d) {
   std::vector<DimPiece> pieces;
   const int64_t count = r.count();
   int64_t k = 0;
   while (k < count) {
     const int64_t first = r.start + k * r.step;
-    const int64_t c = first / chunk;
-    const int64_t chunk_begin = c * chunk;
+    const int64_t c = grid.ChunkOf(d, first);
+    const int64_t chunk_begin = grid.ChunkBegin(d, c);
+    const int64_t chunk = grid.ChunkLength(d, c);
     // Written so that no intermediate can overflow, whatever the step.
     const int64_t chunk_end =
         extent - chunk_begin <= chunk ? extent : chunk_begin + chunk;
@@ -124,14 +126,23 @@ std::vector<DimPiece> PlanDimension(const DimRange& r, int64_t extent, int64_t c
 std::vector<ChunkProjection> PlanChunks(const Selection& selection,
                                         const std::vector<int64_t>& array_shape,
                                         const std::vector<int64_t>& chunk_shape) {
+  assert(chunk_shape.size() == selection.rank());
+  for (int64_t c : chunk_shape) {
+    if (c <= 0) return {};
+  }
+  return PlanChunks(selection, array_shape, ChunkGrid::Regular(chunk_shape));
+}
+
+std::vector<ChunkProjection> PlanChunks(const Selection& selection,
+                                        const std::vector<int64_t>& array_shape,
+                                        const ChunkGrid& grid) {
   const size_t rank = selection.rank();
-  assert(array_shape.size() == rank && chunk_shape.size() == rank);
+  assert(array_shape.size() == rank && grid.rank() == rank);
   assert(selection.Validate(array_shape).ok());
   std::vector<std::vector<DimPiece>> per_dim(rank);
   size_t total = 1;
   for (size_t d = 0; d < rank; ++d) {
-    if (chunk_shape[d] <= 0) return {};
-    per_dim[d] = PlanDimension(selection.dims()[d], array_shape[d], chunk_shape[d]);
+    per_dim[d] = PlanDimension(selection.dims()[d], array_shape[d], grid, d);
     total *= per_dim[d].size();
     if (total == 0) return {};
   }

@@ -114,7 +114,7 @@ TEST(PlanChunksTest, EmptySelectionsAndZeroSizeArraysHaveNoChunks) {
 }
 
 TEST(PlanChunksTest, RankZeroHasOneChunk) {
-  auto plan = PlanChunks(Selection(), {}, {});
+  auto plan = PlanChunks(Selection(), V{}, V{});
   ASSERT_EQ(plan.size(), 1u);
   EXPECT_TRUE(plan[0].chunk_coords.empty());
   EXPECT_TRUE(plan[0].count.empty());

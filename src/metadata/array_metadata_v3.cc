@@ -3,6 +3,7 @@
 #include <string>
 
 #include "metadata/metadata_fields.h"
+#include "metadata/rectilinear_grid.h"
 #include "turbozarr/metadata.h"
 
 namespace turbozarr {
@@ -33,7 +34,7 @@ Status ParseChunkGrid(const JsonDocument& grid, std::string_view where,
   if (name == grid.end() || !name->is_string()) {
     return FieldError(where, "chunk_grid.name", "missing or not a string");
   }
-  if (*name != "regular") {
+  if (*name != "regular" && *name != "rectilinear") {
     return Status::Unsupported(std::string(where) +
                                ": chunk_grid: unsupported chunk grid '" +
                                name->get<std::string>() + "'");
@@ -42,6 +43,7 @@ Status ParseChunkGrid(const JsonDocument& grid, std::string_view where,
   if (config == grid.end() || !config->is_object()) {
     return FieldError(where, "chunk_grid.configuration", "missing or not an object");
   }
+  if (*name == "rectilinear") return internal::ParseRectilinearGrid(*config, where, m);
   TZ_ASSIGN_OR_RETURN(const JsonDocument* chunk_shape,
                       RequireField(*config, "chunk_shape", where,
                                    "chunk_grid.configuration.chunk_shape"));
@@ -173,8 +175,12 @@ JsonDocument ToV3Json(const ArrayMetadata& m) {
     stored_spelling = parsed.ok() && *parsed == m.dtype;
   }
   j["data_type"] = stored_spelling ? m.v3_data_type : m.dtype.ToV3Json();
-  j["chunk_grid"] = {{"name", "regular"},
-                     {"configuration", {{"chunk_shape", m.chunk_shape}}}};
+  if (m.rectilinear()) {
+    j["chunk_grid"] = internal::RectilinearGridToJson(m);
+  } else {
+    j["chunk_grid"] = {{"name", "regular"},
+                       {"configuration", {{"chunk_shape", m.chunk_shape}}}};
+  }
   j["chunk_key_encoding"] = m.chunk_key_encoding.ToJson();
   if (m.dtype.id() == DataTypeId::kRawBits && j["data_type"].is_string() &&
       m.fill_value.bytes.size() == m.dtype.size()) {

@@ -197,7 +197,7 @@ TEST(ArrayMetadataV3Test, BadDocumentsGiveTheRightCodeAndNameTheField) {
        StatusCode::kCorruption, "chunk_shape"},
       {"/chunk_grid/configuration/chunk_shape", json::array({10}), false,
        StatusCode::kCorruption, "dimensions"},
-      {"/chunk_grid/name", "rectilinear", false, StatusCode::kUnsupported, "rectilinear"},
+      {"/chunk_grid/name", "irregular", false, StatusCode::kUnsupported, "irregular"},
       {"/chunk_grid", "regular", false, StatusCode::kCorruption, "chunk_grid"},
       {"/chunk_key_encoding/name", "v4", false, StatusCode::kUnsupported, "v4"},
       {"/chunk_key_encoding/configuration/separator", "-", false, StatusCode::kCorruption,

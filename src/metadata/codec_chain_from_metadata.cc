@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "metadata/rectilinear_grid.h"
 #include "turbozarr/metadata.h"
 
 namespace turbozarr {
@@ -130,10 +131,7 @@ Status ArrayMetadata::CheckSizes() const {
   }
   std::vector<int64_t> grid(shape.size());
   for (size_t d = 0; d < shape.size() && d < chunk_shape.size(); ++d) {
-    // Rounded up without forming shape + chunk, which may overflow.
-    grid[d] = chunk_shape[d] > 0
-                  ? shape[d] / chunk_shape[d] + (shape[d] % chunk_shape[d] != 0 ? 1 : 0)
-                  : 0;
+    grid[d] = internal::ChunksAlong(*this, d);
   }
   if (!fits(grid, 1)) {
     return Status::InvalidArgument("the chunk shape makes more than 2^63 chunks");

@@ -61,6 +61,9 @@ ArrayMetadata LevelMetadata(const ArrayMetadata& base, const std::vector<int64_t
   ArrayMetadata m = base;
   m.shape = shape;
   m.attributes = nlohmann::json::object();
+  // A level has its own shape: a rectilinear base's edges do not fit it, and
+  // the level takes the regular grid of the base's (longest) chunks.
+  m.chunk_edges.clear();
   const std::optional<std::vector<int64_t>> inner = base.InnerChunkShape();
   for (size_t d = 0; d < shape.size(); ++d) {
     const int64_t size = std::max<int64_t>(shape[d], 1);

@@ -191,6 +191,11 @@ Result<SelectedVariants> SelectVariants(const VczDataset& dataset,
   // The chunks to read, in units of variant_position's chunks (the unit in
   // which bio2zarr writes the region index): with regions, those whose span
   // can meet one; otherwise all.
+  if (!position->regular_grid()) {
+    return Status::Unsupported(position->Describe() +
+                               ": a rectilinear chunk grid; VCF Zarr's region index counts "
+                               "variant chunks of one size");
+  }
   const int64_t unit = std::max<int64_t>(1, position->metadata().chunk_shape[0]);
   std::vector<int64_t> chunks;
   if (regions) {
