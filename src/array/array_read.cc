@@ -30,16 +30,13 @@ Status Array::Read(const Selection& selection, ElementSpan destination,
 
   // Held to the end: SetThreads may put another pool in its place meanwhile.
   const std::shared_ptr<ThreadPool> pool = ThreadPool::OrDefault(options.pool);
-  // A rectilinear grid whose chunks differ within the array plans over its
-  // edges and decodes each chunk (a whole shard, when sharded) with the
-  // chain for its shape; every other grid is the regular grid of
-  // chunk_shape.
-  if (regular_grid_) {
-    if (const std::optional<ShardedChain> sharding = ShardedChain::Of(chain_)) {
-      return internal::ReadShardedSelection(*this, *sharding, selection, out, *pool,
-                                            options.fill_missing_chunks);
-    }
+  if (ShardedChain::Of(chain_)) {
+    return internal::ReadShardedSelection(*this, selection, out, *pool,
+                                          options.fill_missing_chunks);
   }
+  // A rectilinear grid whose chunks differ within the array plans over its
+  // edges and decodes each chunk with the chain for its shape; every other
+  // grid is the regular grid of chunk_shape.
   const std::vector<ChunkProjection> plan =
       regular_grid_ ? PlanChunks(selection, metadata_.shape, metadata_.chunk_shape)
                     : PlanChunks(selection, metadata_.shape, grid_);

@@ -33,14 +33,11 @@ Status Array::Write(const Selection& selection, const void* src,
 
   // Held to the end: SetThreads may put another pool in its place meanwhile.
   const std::shared_ptr<ThreadPool> pool = ThreadPool::OrDefault(options.pool);
-  // A rectilinear grid whose chunks differ within the array encodes each
-  // chunk (a whole shard, when sharded) with the chain for its shape.
-  if (regular_grid_) {
-    if (const std::optional<ShardedChain> sharding = ShardedChain::Of(chain_)) {
-      return internal::WriteShardedSelection(*this, *sharding, selection, src, options,
-                                             *pool);
-    }
+  if (ShardedChain::Of(chain_)) {
+    return internal::WriteShardedSelection(*this, selection, src, options, *pool);
   }
+  // A rectilinear grid whose chunks differ within the array encodes each
+  // chunk with the chain for its shape.
   std::vector<ChunkProjection> plan =
       regular_grid_ ? PlanChunks(selection, metadata_.shape, metadata_.chunk_shape)
                     : PlanChunks(selection, metadata_.shape, grid_);

@@ -27,6 +27,16 @@ std::vector<int64_t> ChunkExtent(const std::vector<int64_t>& coords,
   return out;
 }
 
+std::vector<int64_t> ChunkExtent(const std::vector<int64_t>& coords, const ChunkGrid& grid,
+                                 const std::vector<int64_t>& extent) {
+  std::vector<int64_t> out(coords.size());
+  for (size_t d = 0; d < coords.size(); ++d) {
+    out[d] = std::min(grid.ChunkLength(d, coords[d]),
+                      extent[d] - grid.ChunkBegin(d, coords[d]));
+  }
+  return out;
+}
+
 std::vector<ChunkProjection> PlanInnerChunks(const ChunkProjection& sp,
                                              const std::vector<int64_t>& shard_extent,
                                              const std::vector<int64_t>& inner_shape) {

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "turbozarr/chunk_grid.h"
 #include "turbozarr/selection.h"
 
 namespace turbozarr::internal {
@@ -19,6 +20,10 @@ namespace turbozarr::internal {
 // array's edge): the chunk's shape, clipped where the region ends.
 std::vector<int64_t> ChunkExtent(const std::vector<int64_t>& coords,
                                  const std::vector<int64_t>& chunk_shape,
+                                 const std::vector<int64_t>& extent);
+
+// The same for the chunk at `coords` of `grid` (regular or rectilinear).
+std::vector<int64_t> ChunkExtent(const std::vector<int64_t>& coords, const ChunkGrid& grid,
                                  const std::vector<int64_t>& extent);
 
 // The inner-chunk projections of shard projection `sp`, a shard whose part

@@ -1,6 +1,7 @@
 #include "array/shard_read.h"
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -53,12 +54,10 @@ struct MergedRead {
 
 class ShardedRead {
  public:
-  ShardedRead(const Array& array, const ShardedChain& sharding,
-              const Selection& selection, void* out, ThreadPool& pool,
+  ShardedRead(const Array& array, const Selection& selection, void* out, ThreadPool& pool,
               bool fill_missing_shards)
       : array_(array),
         m_(array.metadata()),
-        top_(sharding),
         selection_(selection),
         block_shape_(selection.shape()),
         out_(out),
@@ -86,18 +85,34 @@ class ShardedRead {
   // level by level, and are as rare as a write between two reads.
   static constexpr int kReadAttempts = 8;
 
-  // Opens the shards the selection touches, level by level down nested
-  // shards, then reads the inner chunks of the last level.
+  // Reads the shards the selection touches.
   Status RunOnce() {
-    std::vector<ShardToOpen> level;
+    // The shards grouped by the chain that encodes them: one group on a
+    // regular grid; on a rectilinear grid one per shard shape (a shard's
+    // shape sets its index and its inner grid). Inner chunks, and inner
+    // shards, have one shape throughout.
+    std::map<const CodecChain*, std::vector<ShardToOpen>> groups;
     const std::string context = array_.Describe();  // leads every shard's name
-    for (ChunkProjection& p : PlanChunks(selection_, m_.shape, m_.chunk_shape)) {
-      std::vector<int64_t> extent = ChunkExtent(p.chunk_coords, m_.chunk_shape, m_.shape);
-      level.push_back(
-          {ShardStore::At(array_.store(), array_.ChunkKey(p.chunk_coords), context),
-           std::move(p), std::move(extent)});
+    const ChunkGrid& grid = array_.chunk_grid();
+    for (ChunkProjection& p : PlanChunks(selection_, m_.shape, grid)) {
+      const std::string key = array_.ChunkKey(p.chunk_coords);
+      Result<const CodecChain*> chain = array_.ChunkChain(p.chunk_coords);
+      if (!chain.ok()) return chain.status().WithContext(context + ", shard '" + key + "'");
+      std::vector<int64_t> extent = ChunkExtent(p.chunk_coords, grid, m_.shape);
+      groups[*chain].push_back(
+          {ShardStore::At(array_.store(), key, context), std::move(p), std::move(extent)});
     }
-    ShardedChain sharding = top_;
+    for (auto& [chain, level] : groups) {
+      const std::optional<ShardedChain> top = ShardedChain::Of(*chain);
+      if (!top) return Status::Unsupported(context + ": a shard's codecs are not sharding");
+      TZ_RETURN_NOT_OK(ReadLevels(std::move(level), *top));
+    }
+    return Status::OK();
+  }
+
+  // Opens the shards of `level`, all encoded by `sharding`, level by level
+  // down nested shards, then reads the inner chunks of the last level.
+  Status ReadLevels(std::vector<ShardToOpen> level, ShardedChain sharding) {
     while (true) {
       const std::optional<ShardedChain> nested = ShardedChain::Of(sharding.inner_chain());
       std::vector<OpenShard> opened(level.size());
@@ -367,7 +382,6 @@ class ShardedRead {
 
   const Array& array_;
   const ArrayMetadata& m_;
-  const ShardedChain top_;
   const Selection& selection_;
   const std::vector<int64_t> block_shape_;
   void* const out_;
@@ -386,10 +400,9 @@ Status MissingChunkError() {
       "(read_missing_chunks=False) rather than read as the fill value");
 }
 
-Status ReadShardedSelection(const Array& array, const ShardedChain& sharding,
-                            const Selection& selection, void* out, ThreadPool& pool,
-                            bool fill_missing_shards) {
-  return ShardedRead(array, sharding, selection, out, pool, fill_missing_shards).Run();
+Status ReadShardedSelection(const Array& array, const Selection& selection, void* out,
+                            ThreadPool& pool, bool fill_missing_shards) {
+  return ShardedRead(array, selection, out, pool, fill_missing_shards).Run();
 }
 
 }  // namespace turbozarr::internal

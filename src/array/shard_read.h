@@ -53,15 +53,16 @@ inline constexpr uint64_t kMaxGroupBytes = uint64_t{16} << 20;
 // ReadOptions::fill_missing_chunks is false (the caller adds the key).
 Status MissingChunkError();
 
-// Reads `selection` of `array`, whose chain is `sharding` alone, into `out`
-// (as Array::Read), on `pool`. Inner chunks whose index entry is empty read
+// Reads `selection` of `array`, whose chain is one sharding codec, into
+// `out` (as Array::Read), on `pool`. On a rectilinear grid each shard shape
+// has its chain (Array::ChunkChain), all with the same inner chunks. Inner chunks whose index entry is empty read
 // as the fill value; missing shards too, or, unless `fill_missing_shards`,
 // give MissingChunkError. Errors name the array, the shard's
 // key and, for an inner chunk, its coordinates in the shard (in each shard
 // down, for nested sharding).
 // REQUIRES: selection is valid for the array and not empty.
-Status ReadShardedSelection(const Array& array, const ShardedChain& sharding,
-                            const Selection& selection, void* out, ThreadPool& pool,
+Status ReadShardedSelection(const Array& array, const Selection& selection, void* out,
+                            ThreadPool& pool,
                             bool fill_missing_shards = true);
 
 }  // namespace turbozarr::internal

@@ -151,3 +151,64 @@ TEST(ShardedRemoteReadTest, FillAndErrorsAsOnLocalStores) {
 
 }  // namespace
 }  // namespace turbozarr
+
+namespace turbozarr {
+namespace {
+
+// Rectilinear shards of 8 and 16 inner chunks: each shard's index has its
+// own size, and a read of part of a shard reads its index and the inner
+// chunks it needs, remotely and locally alike.
+TEST(ShardedRemoteReadTest, RectilinearShardsAreReadInnerChunkByInnerChunk) {
+  ASSERT_TRUE(SetThreads(2).ok());
+  for (const bool remote : {true, false}) {
+    SCOPED_TRACE(remote ? "remote" : "local");
+    RemoteStore s;
+    std::shared_ptr<MetricsStore> store = remote ? s.remote : MakeMetricsStore(s.memory);
+    const int64_t n = 24 * kInner;
+    ArrayMetadata m =
+        Int32Metadata({n}, {16 * kInner}, Sharded({kInner}, json::array({kLittle}), "end"));
+    m.chunk_edges = {{{8 * kInner, 1}, {16 * kInner, 1}}};
+    m.UpdateRectilinearChunkShape();
+    auto a = Array::Create(store, "a", m);
+    ASSERT_TRUE(a.ok()) << a.status().ToString();
+    ASSERT_FALSE((*a)->regular_grid());
+    const std::vector<int32_t> model = Pattern(n, 3);
+    ASSERT_TRUE((*a)->Write(Selection::All({n}), model.data()).ok());
+    const int64_t big_index = 16 * 16 + 4;
+    struct Case {
+      const char* what;
+      Selection sel;
+      uint64_t reads;
+      uint64_t bytes;
+    };
+    const std::vector<Case> cases = {
+        {"one element of the small shard", Selection({{5, 6, 1}}), 2,
+         kIndexBytes + kChunkBytes},
+        {"one element of the big shard", Selection({{20 * kInner + 5, 20 * kInner + 6, 1}}),
+         2, big_index + kChunkBytes},
+        {"one element of each", Selection({{7 * kInner, 9 * kInner, kInner}}), 4,
+         kIndexBytes + big_index + 2 * kChunkBytes},
+    };
+    for (const Case& c : cases) {
+      SCOPED_TRACE(c.what);
+      store->ResetMetrics();
+      EXPECT_EQ(Read(**a, c.sel), Strided(model, c.sel));
+      const StoreMetrics got = store->metrics();
+      EXPECT_EQ(got.gets, c.reads);
+      EXPECT_EQ(got.bytes_read, c.bytes);
+    }
+    // A partial write rewrites the shard it touches at its own size: the
+    // 16-chunk shard keeps its 16 inner chunks and its 16-entry index.
+    std::vector<int32_t> ones(kInner, 1);
+    ASSERT_TRUE((*a)->Write(Selection({{9 * kInner, 10 * kInner, 1}}), ones.data()).ok());
+    Result<std::optional<Buffer>> shard = s.memory->Get("a/c/1");
+    ASSERT_TRUE(shard.ok() && shard->has_value());
+    EXPECT_EQ((*shard)->size(), static_cast<size_t>(16 * kChunkBytes + big_index));
+    std::vector<int32_t> expected = model;
+    std::fill(expected.begin() + 9 * kInner, expected.begin() + 10 * kInner, 1);
+    EXPECT_EQ(Read(**a, Selection::All({n})), expected);
+  }
+}
+
+}  // namespace
+}  // namespace turbozarr

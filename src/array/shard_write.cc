@@ -22,6 +22,9 @@ struct ShardWrite {
   ChunkProjection proj;
   std::vector<int64_t> extent;  // the shard's part inside the array
   std::string key;
+  // The shard's codec (its shape sets its index and inner grid: one per
+  // shard shape on a rectilinear grid).
+  std::optional<ShardedChain> sharding;
   // The shard's read-modify-write (Store::BeginUpdates), begun for every
   // shard before any item runs and ended once the shard is stored.
   std::unique_ptr<KeyUpdate> update;
@@ -48,23 +51,30 @@ class ShardedWrite {
                const Selection& selection, const void* src, const WriteOptions& options)
       : array_(array),
         m_(array.metadata()),
-        sharding_(sharding),
         block_shape_(selection.shape()),
         src_(src),
         options_(options),
         in_place_(StoresChunkAsIs(sharding.inner_chain())) {
     const std::vector<ChunkProjection> plan =
-        PlanChunks(selection, m_.shape, m_.chunk_shape);
+        PlanChunks(selection, m_.shape, array.chunk_grid());
     shards_ = std::vector<ShardWrite>(plan.size());
     for (size_t s = 0; s < plan.size(); ++s) {
       ShardWrite& sw = shards_[s];
       sw.proj = plan[s];
       // Masked, every shard and inner chunk is merged into what is stored.
       if (options.mask != nullptr) sw.proj.covers_chunk = false;
-      sw.extent = ChunkExtent(sw.proj.chunk_coords, m_.chunk_shape, m_.shape);
+      sw.extent = ChunkExtent(sw.proj.chunk_coords, array.chunk_grid(), m_.shape);
       sw.key = array.ChunkKey(sw.proj.chunk_coords);
+      Result<const CodecChain*> chain = array.ChunkChain(sw.proj.chunk_coords);
+      if (chain.ok()) sw.sharding = ShardedChain::Of(**chain);
+      if (!sw.sharding) {
+        plan_status_ = chain.ok() ? Status::Unsupported("the shard's codecs are not sharding")
+                                  : chain.status();
+        plan_status_ = plan_status_.WithContext(Where(sw));
+        return;
+      }
       sw.first_item = total_items_;
-      sw.num_items = CountInnerChunks(sw.proj, sw.extent, sharding.inner_chunk_shape());
+      sw.num_items = CountInnerChunks(sw.proj, sw.extent, sw.sharding->inner_chunk_shape());
       sw.remaining = sw.num_items;
       total_items_ += sw.num_items;
     }
@@ -75,6 +85,7 @@ class ShardedWrite {
   // builds and stores them. A shard is partly rewritten under its update:
   // no other writer's update of it commits between its read and its store.
   Status Run(ThreadPool& pool) {
+    TZ_RETURN_NOT_OK(plan_status_);
     std::vector<std::string> keys;
     keys.reserve(shards_.size());
     for (const ShardWrite& sw : shards_) keys.push_back(sw.key);
@@ -104,7 +115,7 @@ class ShardedWrite {
     const int64_t linear = sw.linear[k];
     Status s = sw.in_place ? BuildInPlace(sw, k, linear) : Encode(sw, k, linear);
     if (!s.ok())
-      return s.WithContext(Where(sw) + ", " + sharding_.InnerChunkName(linear));
+      return s.WithContext(Where(sw) + ", " + sw.sharding->InnerChunkName(linear));
     // The last item of the shard to finish sees every other item's result.
     if (sw.remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) return Finish(sw);
     return Status::OK();
@@ -116,7 +127,7 @@ class ShardedWrite {
     std::optional<ByteView> old;
     if (!ip.covers_chunk && sw.old) old = sw.old->HeldBytes(linear);
     EncodedChunk& out = sw.encoded[k];
-    TZ_RETURN_NOT_OK(EncodeChunkFromBlock(sharding_.inner_chain(), ip, block_shape_, src_,
+    TZ_RETURN_NOT_OK(EncodeChunkFromBlock(sw.sharding->inner_chain(), ip, block_shape_, src_,
                                           old, options_.write_empty_chunks, out,
                                           options_.mask));
     sw.writer->Set(linear, out.empty ? std::nullopt : std::optional<ByteView>(out.bytes));
@@ -127,7 +138,7 @@ class ShardedWrite {
   Status BuildInPlace(ShardWrite& sw, size_t k, int64_t linear) {
     const MutableByteView place = sw.writer->Place(linear);
     bool empty = false;
-    TZ_RETURN_NOT_OK(BuildChunkInPlace(sharding_.inner_chain(), sw.inner[k], block_shape_,
+    TZ_RETURN_NOT_OK(BuildChunkInPlace(sw.sharding->inner_chain(), sw.inner[k], block_shape_,
                                        src_, std::nullopt, options_.write_empty_chunks,
                                        place, empty));
     sw.writer->Set(linear, empty ? std::nullopt : std::optional<ByteView>(place));
@@ -141,23 +152,23 @@ class ShardedWrite {
       sw.prepared = true;
       sw.prepare_status = ReadOldShard(sw);
       if (sw.prepare_status.ok()) {
-        sw.inner = PlanInnerChunks(sw.proj, sw.extent, sharding_.inner_chunk_shape());
+        sw.inner = PlanInnerChunks(sw.proj, sw.extent, sw.sharding->inner_chunk_shape());
         if (options_.mask != nullptr) {
           for (ChunkProjection& ip : sw.inner) ip.covers_chunk = false;
         }
         assert(static_cast<int64_t>(sw.inner.size()) == sw.num_items);
         for (const ChunkProjection& ip : sw.inner) {
-          sw.linear.push_back(sharding_.InnerChunkLinear(ip.chunk_coords));
+          sw.linear.push_back(sw.sharding->InnerChunkLinear(ip.chunk_coords));
         }
         sw.encoded.resize(sw.inner.size());
-        sw.writer.emplace(sharding_, sw.old);
+        sw.writer.emplace(*sw.sharding, sw.old);
         // A shard the write covers, of inner chunks stored as they are:
         // every inner chunk's place is known before it is built, so each is
         // built straight into the shard's bytes (no buffer per inner chunk,
         // no copy to assemble them) and the store is handed the shard itself.
         sw.in_place = in_place_ && sw.proj.covers_chunk;
         if (sw.in_place) {
-          const ArraySpec& spec = sharding_.inner_chain().spec();
+          const ArraySpec& spec = sw.sharding->inner_chain().spec();
           sw.writer->LayOutInPlace(
               sw.linear, static_cast<uint64_t>(spec.num_elements()) * spec.dtype.size());
         }
@@ -173,7 +184,7 @@ class ShardedWrite {
     if (!got->has_value()) return Status::OK();
     Result<std::shared_ptr<ShardStore>> old =
         ShardStore::FromBytes(ShardStore::At(array_.store(), sw.key, array_.Describe()),
-                              sharding_, std::move(**got));
+                              *sw.sharding, std::move(**got));
     if (!old.ok()) return old.status();
     sw.old = std::move(*old);
     return Status::OK();
@@ -216,31 +227,32 @@ class ShardedWrite {
     assert(!sw.in_place);
     sw.old.reset();
     TZ_RETURN_NOT_OK(ReadOldShard(sw));
-    sw.writer.emplace(sharding_, sw.old);
+    sw.writer.emplace(*sw.sharding, sw.old);
     for (size_t k = 0; k < sw.inner.size(); ++k) {
       Status s = Encode(sw, k, sw.linear[k]);
-      if (!s.ok()) return s.WithContext(sharding_.InnerChunkName(sw.linear[k]));
+      if (!s.ok()) return s.WithContext(sw.sharding->InnerChunkName(sw.linear[k]));
     }
     return Status::OK();
   }
 
   const Array& array_;
   const ArrayMetadata& m_;
-  const ShardedChain sharding_;
   const std::vector<int64_t> block_shape_;
   const void* src_;
   const WriteOptions& options_;
   const bool in_place_;
   std::vector<ShardWrite> shards_;
   int64_t total_items_ = 0;
+  Status plan_status_;  // a shard whose chain could not be built
 };
 
 }  // namespace
 
-Status WriteShardedSelection(const Array& array, const ShardedChain& sharding,
-                             const Selection& selection, const void* src,
+Status WriteShardedSelection(const Array& array, const Selection& selection, const void* src,
                              const WriteOptions& options, ThreadPool& pool) {
-  ShardedWrite write(array, sharding, selection, src, options);
+  const std::optional<ShardedChain> sharding = ShardedChain::Of(array.codec_chain());
+  assert(sharding.has_value());
+  ShardedWrite write(array, *sharding, selection, src, options);
   return write.Run(pool);
 }
 

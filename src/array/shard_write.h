@@ -46,11 +46,12 @@
 
 namespace turbozarr::internal {
 
-// Writes `src` into `selection` of `array`, whose chain is `sharding` alone
-// (as Array::Write), on `pool`. REQUIRES: selection is valid for the array
-// and not empty, and the store is writable.
-Status WriteShardedSelection(const Array& array, const ShardedChain& sharding,
-                             const Selection& selection, const void* src,
+// Writes `src` into `selection` of `array`, whose chain is one sharding
+// codec (as Array::Write), on `pool`. On a rectilinear grid each shard shape
+// has its chain (Array::ChunkChain), all with the same inner chunks.
+// REQUIRES: selection is valid for the array and not empty, and the store is
+// writable.
+Status WriteShardedSelection(const Array& array, const Selection& selection, const void* src,
                              const WriteOptions& options, ThreadPool& pool);
 
 }  // namespace turbozarr::internal
