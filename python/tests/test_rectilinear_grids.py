@@ -4,9 +4,11 @@ a dimension may have its own length, and is encoded at that length.
 Checked against zarr-python 3.4 (Python 3.12, with its
 `array.rectilinear_chunks` switch on): the same metadata document and the
 same chunk bytes, both ways, unsharded and sharded; resize grows the grid as
-zarr-python grows it; reads and writes of random selections match numpy."""
+zarr-python grows it; reads and writes of random selections match numpy.
+And against zarrs (the Rust library inside the zarrs package), both ways."""
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -269,3 +271,57 @@ def test_bad_grids_are_refused_clearly(tmp_path):
     (path / "zarr.json").write_text(json.dumps(meta))
     with pytest.raises(tz.CorruptionError, match="sum to 28, less than the extent 30"):
         tz.open_array(str(path))
+
+
+def _zarrs_items(rows: list[int], cols: list[int]):
+    """zarrs' chunk items for a grid of these edges over the whole array,
+    each chunk at its own shape."""
+    internal = pytest.importorskip("zarrs._internal")
+    row_bounds = np.cumsum([0, *rows])
+    col_bounds = np.cumsum([0, *cols])
+    shape = [int(row_bounds[-1]), int(col_bounds[-1])]
+    return [internal.ChunkItem(f"c/{i}/{j}", [slice(0, r1 - r0), slice(0, c1 - c0)],
+                               [int(r1 - r0), int(c1 - c0)], [slice(r0, r1), slice(c0, c1)],
+                               shape)
+            for i, (r0, r1) in enumerate(zip(row_bounds, row_bounds[1:]))
+            for j, (c0, c1) in enumerate(zip(col_bounds, col_bounds[1:]))]
+
+
+def _zarrs_pipeline(path: Path):
+    internal = pytest.importorskip("zarrs._internal")
+    return internal.CodecPipelineImpl((path / "zarr.json").read_text(),
+                                      store_config=zarr.storage.LocalStore(str(path)))
+
+
+ROWS, COLS = [5, 10, 15], [4, 4, 4, 5]
+
+
+def test_zarrs_reads_what_turbozarr_writes(tmp_path):
+    path = tmp_path / "tz.zarr"
+    data = np.random.default_rng(3).integers(-99, 99, size=(30, 17)).astype("i4")
+    a = tz.create(str(path), shape=data.shape, dtype="i4", chunks=[ROWS, COLS],
+                  compressors=[{"name": "zstd", "configuration": {"level": 3}}])
+    a[...] = data
+    got = np.zeros_like(data)
+    _zarrs_pipeline(path).retrieve_chunks_and_apply_index(_zarrs_items(ROWS, COLS), got)
+    np.testing.assert_array_equal(got, data)
+
+
+def test_turbozarr_reads_what_zarrs_writes(tmp_path):
+    path = tmp_path / "zarrs.zarr"
+    path.mkdir()
+    meta = {"zarr_format": 3, "node_type": "array", "shape": [30, 17], "data_type": "int32",
+            "chunk_grid": {"name": "rectilinear",
+                           "configuration": {"kind": "inline",
+                                             "chunk_shapes": [ROWS, [[4, 3], 5]]}},
+            "chunk_key_encoding": {"name": "default"}, "fill_value": 0,
+            "codecs": [{"name": "bytes", "configuration": {"endian": "little"}},
+                       {"name": "gzip", "configuration": {"level": 1}}]}
+    (path / "zarr.json").write_text(json.dumps(meta))
+    data = np.random.default_rng(4).integers(-99, 99, size=(30, 17)).astype("i4")
+    _zarrs_pipeline(path).store_chunks_with_indices(_zarrs_items(ROWS, COLS), data, True)
+    assert len(stored(path)) == 12
+    np.testing.assert_array_equal(tz.open_array(str(path))[...], data)
+    # zarrs stored each chunk at its own shape: c/2/3 holds 15 x 5 elements.
+    assert len(gzip.decompress(stored(path)["c/2/3"])) == 15 * 5 * 4
+    assert tz.open_array(str(path)).write_chunk_sizes == (tuple(ROWS), tuple(COLS))
