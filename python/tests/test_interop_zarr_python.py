@@ -633,3 +633,32 @@ def test_unknown_v2_filter_is_unsupported_and_named(tmp_path):
     (tmp_path / "z" / ".zarray").write_text(json.dumps(zarray))
     with pytest.raises(tz.UnsupportedError, match="no-such-filter"):
         tz.open(str(tmp_path / "z"))[...]
+
+
+@pytest.mark.parametrize("order", ["lexicographic", "colexicographic", "unordered"])
+def test_shards_in_every_subchunk_write_order_read_and_update(tmp_path, order):
+    """zarr-python 3.4 lays a shard's inner chunks out in the order its
+    ShardingCodec is told (a write-time setting, not in zarr.json); the index
+    says where each lies, so turbozarr reads every layout and updates it."""
+    from zarr.codecs import ShardingCodec
+    try:
+        codec = ShardingCodec(chunk_shape=(8, 8), subchunk_write_order=order)
+    except TypeError:
+        pytest.skip("zarr-python before 3.4 writes Morton order only")
+    data = np.arange(64 * 48, dtype="u2").reshape(64, 48)
+    path, morton = tmp_path / order, tmp_path / "morton"
+    for where, serializer in ((path, codec), (morton, ShardingCodec(chunk_shape=(8, 8)))):
+        z = zarr.create_array(str(where), shape=data.shape, dtype="u2", chunks=(32, 48),
+                              serializer=serializer, compressors=None)
+        z[...] = data
+    theirs = (path / "c" / "0" / "0").read_bytes()
+    if order != "unordered":
+        assert theirs != (morton / "c" / "0" / "0").read_bytes(), "a layout of its own"
+    a = tz.open_array(str(path), mode="r+")
+    np.testing.assert_array_equal(a[...], data)
+    np.testing.assert_array_equal(a[3:61:5, 7:40:3], data[3:61:5, 7:40:3])
+    a[10:20, 5:9] = 7
+    expected = data.copy()
+    expected[10:20, 5:9] = 7
+    np.testing.assert_array_equal(zarr.open_array(str(path))[...], expected)
+    np.testing.assert_array_equal(a[...], expected)
