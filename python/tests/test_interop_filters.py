@@ -1,5 +1,5 @@
-"""numcodecs' filters and checksums, and zarr-python's scale_offset, byte for
-byte with zarr-python in both directions.
+"""numcodecs' filters (categorize included) and checksums, and zarr-python's
+scale_offset, byte for byte with zarr-python in both directions.
 
 Each case writes an array with zarr-python (numcodecs objects in v2,
 zarr.codecs.numcodecs / zarr.codecs objects in v3) and reads it with
@@ -39,6 +39,9 @@ def _data(kind, dtype, rng):
         return (1000 + rng.random(SHAPE)).astype(dtype)
     if kind == "unit":
         return (rng.standard_normal(SHAPE) * 10).astype(dtype)
+    if kind == "labels":  # mostly labels, some not, "" among them
+        words = np.array(["female", "male", "\u00fcn\u00efco", "", "other", "mal"])
+        return rng.choice(words, size=SHAPE).astype(dtype)
     raise AssertionError(kind)
 
 
@@ -103,6 +106,12 @@ V2_CASES = [
     ("astype-i4-u1", "<i4", "random",
      [{"id": "astype", "encode_dtype": "|u1", "decode_dtype": "<i4"}], None),
     ("packbits", "|b1", "random", [{"id": "packbits"}], {"id": "zstd", "level": 1}),
+    ("categorize-u6", "<U6", "labels",
+     [{"id": "categorize", "labels": ["female", "male", "\u00fcn\u00efco"], "dtype": "<U6",
+       "astype": "|u1"}], {"id": "zstd", "level": 1}),
+    ("categorize-u8-i2", "<U8", "labels",
+     [{"id": "categorize", "labels": ["male", "male", "female"], "dtype": "<U8",
+       "astype": "<i2"}], None),
     ("crc32", "<i4", "random", [{"id": "crc32"}], None),
     ("adler32-end", "<u2", "random", [{"id": "adler32", "location": "end"}],
      {"id": "zstd", "level": 1}),

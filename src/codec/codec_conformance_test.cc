@@ -193,6 +193,13 @@ std::vector<ChainCase> AllChains() {
        json::array(
            {numcodecs("astype", {{"encode_dtype", "<f8"}, {"decode_dtype", "|u1"}}), le}),
        {u8}},
+      {"categorize_u6",
+       json::array({numcodecs("categorize",
+                              {{"labels", {"", "a", "\u00fcn\u00efco"}}, {"dtype", "<U6"}}),
+                    le, zstd}),
+       {DataType::Sized(DataTypeId::kFixedUnicode, 24)},
+       {},
+       true},
       {"packbits",
        json::array({numcodecs("packbits", json::object()), le, zstd}),
        {b1},

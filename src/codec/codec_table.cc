@@ -3,6 +3,7 @@
 #include "codec/codec_table.h"
 
 #include "codec/astype_codec.h"
+#include "codec/categorize_codec.h"
 #include "codec/bit_packing_codec.h"
 #include "codec/bitround_codec.h"
 #include "codec/blosc_codec.h"
@@ -197,6 +198,10 @@ std::vector<CodecRow> MakeTable() {
              return Up(Checksum32Codec::MakeNumcodecs(Checksum32Codec::kFletcher32, c,
                                                       InV3(s)));
            }},
+      {.numcodecs_id = "categorize",
+       .kind = K::kArrayToArray,
+       .make = [](CodecConfig& c, const ArraySpec& spec,
+                  Spelling s) { return Up(CategorizeCodec::Make(c, spec, InV3(s))); }},
       {.numcodecs_id = "astype",
        .kind = K::kArrayToArray,
        .make = [](CodecConfig& c, const ArraySpec& spec,

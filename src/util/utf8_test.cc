@@ -26,5 +26,24 @@ TEST(Utf8Test, WhatNoUtf8MayHoldBecomesTheReplacementCharacter) {
   EXPECT_EQ(out, "\xef\xbf\xbd\xef\xbf\xbd");
 }
 
+TEST(Utf8Test, DecodingGivesTheCodePointsBack) {
+  for (const std::u32string text : {std::u32string(U"plain"), std::u32string(U"\u00e9\u20ac"),
+                                    std::u32string(U"\U0001F600\U0010FFFF"),
+                                    std::u32string()}) {
+    EXPECT_EQ(DecodeUtf8(Utf8(text)), std::optional<std::u32string>(text));
+  }
+}
+
+TEST(Utf8Test, MalformedUtf8DecodesToNothing) {
+  for (const std::string_view bad :
+       {std::string_view("\xc3"), std::string_view("a\xe2\x82"),      // cut short
+        std::string_view("\xc0\xaf"),                                 // overlong
+        std::string_view("\xed\xa0\x80"),                            // a surrogate
+        std::string_view("\xf4\x90\x80\x80"),                        // past U+10FFFF
+        std::string_view("\x80"), std::string_view("\xff")}) {
+    EXPECT_EQ(DecodeUtf8(bad), std::nullopt) << testing::PrintToString(std::string(bad));
+  }
+}
+
 }  // namespace
 }  // namespace turbozarr
