@@ -26,6 +26,7 @@ else()
   set(TURBOZARR_BLOSC PkgConfig::BLOSC)
 endif()
 pkg_check_modules(DEFLATE REQUIRED IMPORTED_TARGET libdeflate)
+find_package(zfp 1.0 REQUIRED)  # numcodecs' zfpy codec
 find_package(CURL 7.85 REQUIRED)  # the HTTP transport (multi interface)
 find_package(OpenSSL 1.1 REQUIRED COMPONENTS Crypto)  # SHA-256, HMAC, MD5 for S3 signing
 find_package(SQLite3 REQUIRED)  # the bgenix index that `vcz view-bgen` writes
@@ -41,7 +42,7 @@ endif()
 add_library(tz_codec_deps INTERFACE)
 target_link_libraries(tz_codec_deps INTERFACE
   ${TURBOZARR_BLOSC} PkgConfig::ZSTD PkgConfig::LZ4 PkgConfig::DEFLATE
-  ZLIB::ZLIB BZip2::BZip2 Threads::Threads)
+  ZLIB::ZLIB BZip2::BZip2 zfp::zfp Threads::Threads)
 
 if(TURBOZARR_BUILD_TESTS)
   find_package(GTest REQUIRED)

@@ -100,6 +100,8 @@ inline std::vector<CodecCase> CodecCases() {
       {"astype", f8,
        json::array({numcodecs("astype", {{"encode_dtype", "<f4"}}), little}), true,
        false},
+      {"zfpy", MakeSpec({4, 5}, DataType(DataTypeId::kFloat64)),
+       json::array({numcodecs("zfpy", {{"mode", 4}, {"tolerance", 1e-3}})}), true, false},
       {"categorize", MakeSpec({6}, DataType::Sized(DataTypeId::kFixedUnicode, 24)),
        json::array({numcodecs("categorize", {{"labels", {"female", "male"}}, {"dtype", "<U6"}}),
                     little}),

@@ -223,3 +223,37 @@ def test_bad_filter_configuration_is_a_clear_error(tmp_path):
     with pytest.raises(tz.UnsupportedError, match=r"codec packbits: .* is not bool"):
         tz.create(str(tmp_path / "p"), shape=(4,), dtype="<i4", zarr_format=2,
                   filters=[{"id": "packbits"}])
+
+
+# numcodecs' zfpy: the v2 compressor (handed the chunk as an array) and the
+# v3 serializer, in each mode, against zarr-python with the zfpy wheel.
+ZFPY_CASES = [
+    ("accuracy-f8", "<f8", "unit", {"mode": 4, "tolerance": 0.01}),
+    ("rate-f4", "<f4", "unit", {"mode": 2, "rate": 10}),
+    ("precision-f8", "<f8", "random", {"mode": 3, "precision": 24}),
+    ("reversible-i4", "<i4", "random", {"mode": 4}),
+    ("accuracy-i8", "<i8", "random", {"mode": 4, "tolerance": 1000}),
+]
+
+
+@pytest.mark.parametrize("zarr_format", [2, 3])
+@pytest.mark.parametrize("case", ZFPY_CASES, ids=[c[0] for c in ZFPY_CASES])
+def test_zfpy_both_ways(tmp_path, rng, case, zarr_format):
+    zfpy = pytest.importorskip("numcodecs.zfpy")
+    if not hasattr(zfpy, "ZFPY"):
+        pytest.skip("numcodecs without the zfpy package")
+    _, dtype, kind, config = case
+    data = _data(kind, dtype, rng)
+    if zarr_format == 2:
+        t = _both_ways(tmp_path, data, dict(compressors=zfpy.ZFPY(**config)),
+                       dict(compressor={"id": "zfpy", **config}), 2)
+        expected = json.load(open(tmp_path / "z" / ".zarray"))["compressor"]
+        assert json.load(open(tmp_path / "t" / ".zarray"))["compressor"] == expected
+    else:
+        t = _both_ways(tmp_path, data, dict(serializer=zn.ZFPY(**config), compressors=None),
+                       dict(serializer={"name": "numcodecs.zfpy", "configuration": config},
+                            compressors=None), 3)
+        expected = json.load(open(tmp_path / "z" / "zarr.json"))["codecs"]
+        assert json.load(open(tmp_path / "t" / "zarr.json"))["codecs"] == expected
+    if config == {"mode": 4}:  # no tolerance: zfp's reversible mode
+        assert_bit_equal(t[...], data)

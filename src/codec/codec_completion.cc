@@ -53,13 +53,12 @@ Result<ordered_json> CompleteV2(const ordered_json& codec) {
   }
   const ordered_json& id = codec["id"];
   ordered_json out = {{"id", id}};
-  if (const CodecRow* row = id.is_string() ? internal::FindCodecByNumcodecsId(
-                                                 id.get<std::string>())
-                                           : nullptr) {
-    FillDefaults(out, row->numcodecs_defaults);
-  }
+  const CodecRow* row =
+      id.is_string() ? internal::FindCodecByNumcodecsId(id.get<std::string>()) : nullptr;
+  if (row != nullptr) FillDefaults(out, row->numcodecs_defaults);
   // What the caller gave replaces a default in its place, as dict.update.
   for (const auto& [key, value] : codec.items()) out[key] = value;
+  if (row != nullptr && row->complete_v2 != nullptr) row->complete_v2(out);
   return out;
 }
 

@@ -193,6 +193,16 @@ std::vector<ChainCase> AllChains() {
        json::array(
            {numcodecs("astype", {{"encode_dtype", "<f8"}, {"decode_dtype", "|u1"}}), le}),
        {u8}},
+      // Reversible: the lossy modes are no fixed points (a decoded chunk
+      // encodes to other bits); zfpy_codec_test checks their bytes.
+      {"zfpy_reversible",
+       json::array({numcodecs("zfpy", {{"mode", 4}}), zstd}),
+       {f8, f4},
+       {{1}, {3, 5}, {64, 33}, {2, 3, 4, 5}}},
+      {"zfpy_reversible_ints",
+       json::array({numcodecs("zfpy", {{"mode", 2}, {"rate", -1}})}),
+       {i32, DataType(DataTypeId::kInt64)},
+       {{7}, {16, 9}, {5, 4, 3}}},
       {"categorize_u6",
        json::array({numcodecs("categorize",
                               {{"labels", {"", "a", "\u00fcn\u00efco"}}, {"dtype", "<U6"}}),

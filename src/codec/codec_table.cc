@@ -4,6 +4,7 @@
 
 #include "codec/astype_codec.h"
 #include "codec/categorize_codec.h"
+#include "codec/zfpy_codec.h"
 #include "codec/bit_packing_codec.h"
 #include "codec/bitround_codec.h"
 #include "codec/blosc_codec.h"
@@ -198,6 +199,12 @@ std::vector<CodecRow> MakeTable() {
              return Up(Checksum32Codec::MakeNumcodecs(Checksum32Codec::kFletcher32, c,
                                                       InV3(s)));
            }},
+      {.numcodecs_id = "zfpy",
+       .kind = K::kArrayToBytes,
+       .make = [](CodecConfig& c, const ArraySpec& spec,
+                  Spelling s) { return Up(ZfpyCodec::Make(c, spec, InV3(s))); },
+       .numcodecs_defaults = R"({"mode": 4, "tolerance": -1, "rate": -1, "precision": -1})",
+       .complete_v2 = ZfpyCodec::CompleteV2},
       {.numcodecs_id = "categorize",
        .kind = K::kArrayToArray,
        .make = [](CodecConfig& c, const ArraySpec& spec,

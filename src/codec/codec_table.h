@@ -70,8 +70,11 @@ struct CodecRow {
   // item size, say (null: nothing more).
   void (*complete_v3)(nlohmann::ordered_json& config, size_t itemsize) = nullptr;
   // numcodecs' defaults, which zarr-python writes out in full for a v2
-  // {"id": ...} (a JSON object, "" for none).
+  // {"id": ...} (a JSON object, "" for none) ...
   std::string_view numcodecs_defaults = {};
+  // ... and what a fixed list cannot say: fields that follow others (null:
+  // nothing more).
+  void (*complete_v2)(nlohmann::ordered_json& config) = nullptr;
   // The --codec shorthand (named as the codec is: "zstd", "lz4"): the
   // configuration fields its arguments set, for a v3 name spelled as in v3,
   // else as in numcodecs (null: no shorthand).

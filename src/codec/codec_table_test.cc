@@ -59,7 +59,9 @@ TEST(CodecTableTest, CompletedDefaultsAreTheCodecsOwn) {
         EXPECT_EQ((*codec)->ToJson(), json::parse(full->dump()));
         EXPECT_EQ((*codec)->kind(), row.kind);
       }
-      if (!row.numcodecs_defaults.empty()) {
+      // zfp has no type of one byte.
+      const bool takes_spec = !(row.numcodecs_id == "zfpy" && itemsize == 1);
+      if (!row.numcodecs_defaults.empty() && takes_spec) {
         SCOPED_TRACE(std::string(row.numcodecs_id));
         auto full = CompleteCodecJson({{"id", row.numcodecs_id}}, itemsize, 2);
         ASSERT_TRUE(full.ok());

@@ -91,6 +91,29 @@ Result<CodecChain> MakeV2CodecChain(const ArrayMetadata& m) {
   if (m.dtype.is_variable_length() && !a2b) {
     return Status::InvalidArgument("dtype \"|O\" has no vlen-utf8 or vlen-bytes filter");
   }
+  // A compressor that needs the chunk as an array (zfpy: numcodecs hands a
+  // v2 compressor the chunk with its shape and type) is the serializer.
+  bool compressor_serializes = false;
+  if (!m.v2_compressor.is_null() && !a2b) {
+    const std::string id = V2Id(m.v2_compressor);
+    auto codec = MakeV2Codec(m.v2_compressor, next);
+    if (!codec.ok()) return codec.status().WithContext("compressor '" + id + "'");
+    if (auto serializer = std::dynamic_pointer_cast<const ArrayToBytesCodec>(*codec)) {
+      if (!b2b.empty()) {
+        return Status::Unsupported("compressor '" + id + "' after filter '" +
+                                   b2b.back()->name() + "', which works on bytes");
+      }
+      if (m.v2_order == 'F' && m.rank() > 1) {
+        return Status::Unsupported("compressor '" + id + "' on an array in order 'F' "
+                                   "(numcodecs refuses it too)");
+      }
+      if (m.v2_byte_order == '>') {
+        return Status::Unsupported("compressor '" + id + "' on a big-endian array");
+      }
+      a2b = std::move(serializer);
+      compressor_serializes = true;
+    }
+  }
   if (!a2b) {
     nlohmann::json bytes = {{"name", "bytes"}};
     // The bytes codec stores what the filters made (astype may change the
@@ -103,7 +126,7 @@ Result<CodecChain> MakeV2CodecChain(const ArrayMetadata& m) {
     if (!a2b) return Status::InvalidArgument("codec 'bytes' is not array->bytes");
   }
 
-  if (!m.v2_compressor.is_null()) {
+  if (!m.v2_compressor.is_null() && !compressor_serializes) {
     std::string id = V2Id(m.v2_compressor);
     auto codec = MakeV2Codec(m.v2_compressor, next);
     if (!codec.ok()) return codec.status().WithContext("compressor '" + id + "'");
