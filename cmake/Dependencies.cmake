@@ -26,7 +26,13 @@ else()
   set(TURBOZARR_BLOSC PkgConfig::BLOSC)
 endif()
 pkg_check_modules(DEFLATE REQUIRED IMPORTED_TARGET libdeflate)
-find_package(zfp 1.0 REQUIRED)  # numcodecs' zfpy codec
+# libzfp (numcodecs' zfpy codec), found by hand: its CMake package asks for
+# OpenMP in C, which a C++-only consumer of turbozarr's package has not.
+find_path(TURBOZARR_ZFP_INCLUDE_DIR zfp.h REQUIRED)
+find_library(TURBOZARR_ZFP_LIBRARY zfp REQUIRED)
+add_library(tz_zfp UNKNOWN IMPORTED)
+set_target_properties(tz_zfp PROPERTIES IMPORTED_LOCATION "${TURBOZARR_ZFP_LIBRARY}"
+  INTERFACE_INCLUDE_DIRECTORIES "${TURBOZARR_ZFP_INCLUDE_DIR}")
 find_package(CURL 7.85 REQUIRED)  # the HTTP transport (multi interface)
 find_package(OpenSSL 1.1 REQUIRED COMPONENTS Crypto)  # SHA-256, HMAC, MD5 for S3 signing
 find_package(SQLite3 REQUIRED)  # the bgenix index that `vcz view-bgen` writes
@@ -42,7 +48,7 @@ endif()
 add_library(tz_codec_deps INTERFACE)
 target_link_libraries(tz_codec_deps INTERFACE
   ${TURBOZARR_BLOSC} PkgConfig::ZSTD PkgConfig::LZ4 PkgConfig::DEFLATE
-  ZLIB::ZLIB BZip2::BZip2 zfp::zfp Threads::Threads)
+  ZLIB::ZLIB BZip2::BZip2 tz_zfp Threads::Threads)
 
 if(TURBOZARR_BUILD_TESTS)
   find_package(GTest REQUIRED)
