@@ -53,6 +53,12 @@ struct ZipArchiveCheck {
   uint64_t damaged_entries = 0;
   uint64_t unchecked_entries = 0;
   uint64_t unclaimed_bytes = 0;
+  // An append that did not finish: the archive's earlier central directory,
+  // found whole inside the file, lists this many entries, and ends this many
+  // bytes into the file; its entries are kept, and only what follows is
+  // recovered from local headers. 0 and 0 when there is none.
+  uint64_t earlier_entries = 0;
+  uint64_t earlier_size = 0;
   // Whether a repair wrote a new central directory (which then opens).
   bool repaired = false;
 };
