@@ -45,7 +45,9 @@ struct ZipArchiveCheck {
   bool complete = false;
   // Why it does not open, when it does not.
   std::string problem;
-  // Entries listed (complete), or recoverable from their local headers.
+  // Keys listed (complete), or that a repaired directory lists: recovered
+  // from their local headers (and, after an unfinished append, the earlier
+  // directory below).
   uint64_t entries = 0;
   // Local entries that are not whole (the write in progress when the writer
   // ended), compressed entries recovery cannot check, and bytes in no whole

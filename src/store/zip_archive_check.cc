@@ -1,6 +1,7 @@
 // CheckZipArchive (turbozarr/store_check.h): open the archive as a reader
 // would; if its central directory is missing or damaged, recover its entries
-// from their local headers (zip_recovery.h) and, asked to, write a new one.
+// (zip_recovery.h: from an earlier directory an unfinished append left whole,
+// and from local headers) and, asked to, write a new one.
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
