@@ -64,9 +64,9 @@ Result<std::shared_ptr<ZipWriter>> ZipWriter::OpenForAppend(std::string path,
   std::shared_ptr<ZipWriter> w(
       new ZipWriter(std::move(path), /*exclusive=*/false, force_zip64));
   const std::string where = w->Describe();
-  // Read-write now, so that the descriptor reads serve and the first write
-  // uses are one; a file we may only read still serves reads, and the
-  // first write says why it cannot.
+  // Opened read-write at once: one descriptor serves the reads and, from the
+  // first write on, the writes. A file that may only be read still serves
+  // reads, and the first write says why it cannot append.
   int fd = ::open(w->path_.c_str(), O_RDWR | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0 && (errno == EACCES || errno == EPERM || errno == EROFS)) {
     fd = ::open(w->path_.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);

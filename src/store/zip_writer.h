@@ -27,10 +27,10 @@
 //   where a value needs it.
 //
 // Appending (OpenForAppend) to an existing archive:
-// - Its central directory is read when it is opened; its entries read as
+// - Its central directory is read when it is opened, and its entries read as
 //   ZipStore reads them (stored or deflated; the later of two equal names
-//   wins), and so does every name it lists that is not a key (directory
-//   entries, say), which stays in the archive unseen.
+//   wins). Names that are not keys (directory entries, say) are not listed
+//   but stay in the archive.
 // - Nothing is written, and no lock taken, until the first Set or Erase. That
 //   one takes the lock and checks that the archive is still the one that was
 //   read (same file, size and central directory); if another writer changed
@@ -46,6 +46,9 @@
 //   directory at all, and recovery from local headers alone cannot take back
 //   the entries it cannot check (deflated ones, those with data
 //   descriptors). The cost is the old directory's bytes, once per append.
+//   Writing on after a Flush writes over the directory this writer wrote,
+//   never the old one: recovery then goes back to the old directory and the
+//   whole entries after it.
 // - The new directory lists the old one's headers unchanged (times,
 //   attributes, comments and extra fields kept) in their order, then the new
 //   entries; the end record keeps the archive comment. A header is left out
