@@ -176,19 +176,18 @@ Status RunCp(const CpOptions& options) {
   TZ_ASSIGN_OR_RETURN(CopyContext ctx, MakeContext(options));
   TZ_ASSIGN_OR_RETURN(Location src,
                       OpenLocation(options.src_url, options.src_path, ReadOnly()));
-  // --overwrite of a whole zip archive writes a new one in its place; other
-  // stores ignore `truncate`.
+  // --overwrite of a whole zip archive writes a new one in its place; a copy
+  // into an existing archive otherwise adds to it. Other stores ignore both.
   StoreOptions dst_options;
   dst_options.truncate = options.overwrite &&
                          SplitArchivePath(options.dst_url).second.empty() &&
                          options.dst_path.find_first_not_of('/') == std::string::npos;
+  dst_options.append = !dst_options.truncate;
   TZ_ASSIGN_OR_RETURN(Location dst,
                       OpenLocation(options.dst_url, options.dst_path, dst_options));
   if (!dst.store->Capabilities().writable) {
     return Status::InvalidArgument(
-        "cannot copy to " + dst.Describe() +
-        ": the store is read-only (an existing zip "
-        "archive is written once: --overwrite replaces it when copying to its root)");
+        "cannot copy to " + dst.Describe() + ": the store is read-only");
   }
   TZ_ASSIGN_OR_RETURN(NodeInfo source, InspectLocation(src));
   TZ_RETURN_NOT_OK(

@@ -56,9 +56,17 @@ Status CheckZip(const FsckOptions& options) {
               << "\n";
     return Status::OK();
   }
-  std::cout << options.path << ": " << check.problem << "\n"
-            << options.path << ": " << Entries(check.entries)
-            << " whole in their local headers";
+  std::cout << options.path << ": " << check.problem << "\n";
+  if (check.earlier_size > 0) {
+    std::cout << options.path << ": an append that did not finish: the archive's "
+              << "earlier central directory, of " << Entries(check.earlier_entries)
+              << ", is whole in its first " << check.earlier_size
+              << " bytes; its entries are kept\n";
+  }
+  std::cout << options.path << ": " << Entries(check.entries)
+            << (check.earlier_size > 0 ? " in all, those after it whole in their local "
+                                         "headers"
+                                       : " whole in their local headers");
   if (check.damaged_entries > 0) {
     std::cout << "; " << Entries(check.damaged_entries) << " cut short or failing "
               << (check.damaged_entries == 1 ? "its" : "their")

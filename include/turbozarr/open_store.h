@@ -22,9 +22,15 @@ struct StoreOptions {
   // archive opened read-only must exist.
   bool read_only = false;
   // Single-file stores (zip): start a new, empty archive even if the file
-  // exists; it is replaced when first written (or flushed). Without this an
-  // existing archive opens read-only and an absent one is created.
+  // exists; it is replaced when first written (or flushed). Without this (or
+  // `append`) an existing archive opens read-only and an absent one is
+  // created.
   bool truncate = false;
+  // Single-file stores (zip): open an existing archive to add to it (new
+  // entries go after its end; the central directory is rewritten, listing
+  // the old entries and the new, on Flush); an absent one is created. Not
+  // with `read_only` or `truncate`.
+  bool append = false;
   // Local directories: durable writes (LocalStoreOptions::durable).
   bool durable = false;
   // S3 stores: settings that win over the environment and the AWS shared
@@ -40,8 +46,9 @@ struct StoreOptions {
 // Opens a store from a URL or a path:
 //   "memory://"                  a new, empty in-memory store
 //   "file:///p", "/p", "rel/p"   a local directory (created on first write)
-//   "zip:///p.zip", "p.zip",     a zip archive: an existing one is read, a new
-//   "file:///p.zip"              one is written (see StoreOptions::truncate);
+//   "zip:///p.zip", "p.zip",     a zip archive: an existing one is read (or
+//   "file:///p.zip"              appended to), a new one is written (see
+//                                StoreOptions::truncate and append);
 //                                a path ending in ".zip" that is a directory
 //                                stays a local directory store
 //   "http(s)://host/p"          a read-only HTTP store (MakeHttpStore)

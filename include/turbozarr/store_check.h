@@ -45,7 +45,9 @@ struct ZipArchiveCheck {
   bool complete = false;
   // Why it does not open, when it does not.
   std::string problem;
-  // Entries listed (complete), or recoverable from their local headers.
+  // Keys listed (complete), or that a repaired directory lists: recovered
+  // from their local headers (and, after an unfinished append, the earlier
+  // directory below).
   uint64_t entries = 0;
   // Local entries that are not whole (the write in progress when the writer
   // ended), compressed entries recovery cannot check, and bytes in no whole
@@ -53,6 +55,12 @@ struct ZipArchiveCheck {
   uint64_t damaged_entries = 0;
   uint64_t unchecked_entries = 0;
   uint64_t unclaimed_bytes = 0;
+  // An append that did not finish: the archive's earlier central directory,
+  // found whole inside the file, lists this many entries, and ends this many
+  // bytes into the file; its entries are kept, and only what follows is
+  // recovered from local headers. 0 and 0 when there is none.
+  uint64_t earlier_entries = 0;
+  uint64_t earlier_size = 0;
   // Whether a repair wrote a new central directory (which then opens).
   bool repaired = false;
 };

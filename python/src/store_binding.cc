@@ -206,20 +206,23 @@ void BindStore(nb::module_& m) {
 
   m.def(
       "open_store",
-      [](const std::string& url, bool read_only, bool truncate, const nb::dict& s3) {
+      [](const std::string& url, bool read_only, bool truncate, bool append,
+         const nb::dict& s3) {
         StoreOptions options;
         options.read_only = read_only;
         options.truncate = truncate;
+        options.append = append;
         SetRemoteOptions(s3, &options);
         nb::gil_scoped_release release;  // opening an archive reads its directory
         return Unwrap(OpenStore(url, options));
       },
       nb::arg("url"), nb::arg("read_only") = false, nb::arg("truncate") = false,
-      nb::arg("s3") = nb::dict(),
+      nb::arg("append") = false, nb::arg("s3") = nb::dict(),
       "A store from a path or URL: a directory, 'file://', 'memory://', a '.zip' "
       "path or 'zip://' URL, 'http(s)://' or 's3://'. read_only refuses writes; "
-      "truncate starts a new zip archive in place of an existing one; s3 holds S3 "
-      "and connection options (see turbozarr.open_store).");
+      "truncate starts a new zip archive in place of an existing one; append adds "
+      "to an existing zip archive; s3 holds S3 and connection options (see "
+      "turbozarr.open_store).");
   m.def(
       "memory_store", [] { return MakeMemoryStore(); }, "A new, empty in-memory store.");
   m.def(

@@ -84,8 +84,10 @@ def _open_or_create(store: Any, mode: str, path: str, zarr_format: int | None,
     _check_mode(mode)
     path = normalize_path(path)
     # "w" at the root replaces everything there, which for a zip archive
-    # means a new archive.
-    store = as_store(store, read_only=mode == "r", truncate=mode == "w" and path == "")
+    # means a new archive; the other modes that write add to an existing one.
+    truncate = mode == "w" and path == ""
+    store = as_store(store, read_only=mode == "r", truncate=truncate,
+                     append=mode != "r" and not truncate)
     if mode in ("r", "r+", "a"):
         core = _open_node(store, path, expect)
         if core is not None:
@@ -127,7 +129,8 @@ def group(store: Any = "memory://", *, path: str = "", zarr_format: int = 3,
     """The group at `path`: opened if one is there (and not overwrite),
     otherwise created."""
     path = normalize_path(path)
-    store = as_store(store, truncate=overwrite and path == "")
+    truncate = overwrite and path == ""
+    store = as_store(store, truncate=truncate, append=not truncate)
     if not overwrite:
         core = _open_node(store, path)
         if isinstance(core, _core.Group):
@@ -160,7 +163,8 @@ def create(store: Any, shape: Any, dtype: Any = "float64", *, path: str = "",
     and read_missing_chunks (Array.with_config).
     """
     path = normalize_path(path)
-    store = as_store(store, truncate=overwrite and path == "")
+    truncate = overwrite and path == ""
+    store = as_store(store, truncate=truncate, append=not truncate)
     _, meta, zattrs = _metadata.array_documents(
         shape, dtype, chunks=chunks, shards=shards, fill_value=fill_value,
         compressors=compressors, compressor=compressor, filters=filters,
@@ -186,7 +190,7 @@ def array(data: Any, store: Any = "memory://", **kwargs: Any) -> Array:
 
 def consolidate_metadata(store: Any, path: str = "") -> Group:
     """Writes consolidated metadata for the group at `path`."""
-    store = as_store(store)
+    store = as_store(store, append=True)
     return Group(_core.open_group(store, normalize_path(path))).consolidate()
 
 

@@ -2,11 +2,14 @@
 
 Paths and URLs: a directory ("data.zarr", "file:///data.zarr"), a zip archive
 ("data.zip", "zip:///data.zip"), "memory://" (a new, empty in-memory store
-each time), "http(s)://host/path" (read-only) or "s3://bucket/prefix". A zip
-archive is written once: an existing one opens read-only, unless it is being
-replaced (mode "w", or overwrite=True, at its root); a new one is complete on
-disk after ``store.flush()`` (or ``close()``, or when the last reference to it
-goes).
+each time), "http(s)://host/path" (read-only) or "s3://bucket/prefix". An
+existing zip archive opens read-only in mode "r"; it is replaced by a new one
+in mode "w" (or with overwrite=True) at its root, and appended to otherwise
+(modes "a", "r+", "w-", "w" below the root; create and group): new entries
+go after the old ones, whose bytes are never changed, and a key written again
+replaces the old entry (as zarr-python's ZipStore lets the later entry win).
+What is written is in the archive on disk after ``store.flush()`` (or
+``close()``, or when the last reference to the store goes).
 
 S3 stores take their endpoint, region and credentials from the keyword
 options of ``open_store``, else the AWS environment variables, else an AWS
@@ -69,7 +72,7 @@ _CONNECTION_OPTIONS = frozenset(("connect_timeout", "idle_timeout", "request_tim
 
 
 def open_store(url: str | os.PathLike, *, read_only: bool = False,
-               truncate: bool = False,
+               truncate: bool = False, append: bool = False,
                endpoint_url: str | None = None,
                region: str | None = None,
                access_key_id: str | None = None,
@@ -89,7 +92,8 @@ def open_store(url: str | os.PathLike, *, read_only: bool = False,
     """The store a path or URL names (see the module docstring).
 
     `read_only` refuses writes; `truncate` writes a new zip archive in place
-    of an existing one (directory stores ignore it).
+    of an existing one; `append` opens an existing zip archive to add to it
+    (other stores ignore both).
 
     The connection options (`connect_timeout` to `http2` below)
     apply to "http(s)://" and "s3://" URLs, the others to "s3://bucket/prefix"
@@ -165,7 +169,8 @@ def open_store(url: str | os.PathLike, *, read_only: bool = False,
         if name in s3 and not s3[name] >= 0:
             raise ValueError(f"{name} must be 0 (no limit) or a positive number of "
                              f"seconds, not {s3[name]!r}")
-    store = _core.open_store(path, read_only=read_only, truncate=truncate, s3=s3)
+    store = _core.open_store(path, read_only=read_only, truncate=truncate, append=append,
+                             s3=s3)
     if s3:
         _S3_OPTIONS_BY_URL[store.describe()] = dict(s3)
     return store
@@ -189,9 +194,12 @@ def LocalStore(root: str | os.PathLike, *, read_only: bool = False,  # noqa: N80
 def ZipStore(path: str | os.PathLike, mode: str = "r") -> Store:  # noqa: N802
     """A zip archive, as zarr-python's ZipStore: mode "r" reads an existing
     archive, "w" writes a new one (replacing the file on the first write), "x"
-    writes a new one and fails if the file exists. Entries are stored (not
-    compressed). Call flush() or close() (or use ``with``) to finish a new
-    archive; it is also finished when the store is released."""
+    writes a new one and fails if the file exists, "a" adds to an existing
+    one (or writes a new one if there is none). Entries are stored (not
+    compressed). Appending writes new entries after the old ones and a key
+    written again replaces the old entry; erasing a key drops it from the
+    archive's directory. Call flush() or close() (or use ``with``) to finish
+    the archive; it is also finished when the store is released."""
     p = os.path.abspath(os.fspath(path))
     url = "zip://" + p
     if mode == "r":
@@ -202,8 +210,9 @@ def ZipStore(path: str | os.PathLike, mode: str = "r") -> Store:  # noqa: N802
         if os.path.lexists(p):
             raise AlreadyExistsError(f"zip archive '{p}' already exists (mode 'x')")
         return _core.open_store(url)
-    raise ValueError(f"ZipStore mode must be 'r', 'w' or 'x', got {mode!r} (an existing "
-                     f"archive cannot be appended to)")
+    if mode == "a":
+        return _core.open_store(url, append=True)
+    raise ValueError(f"ZipStore mode must be 'r', 'w', 'x' or 'a', got {mode!r}")
 
 
 def ThrottledStore(store: Any, *, latency: float = 0.0,  # noqa: N802
@@ -310,17 +319,19 @@ class MetricsStore:
         return f"<turbozarr.MetricsStore {self.store.describe()}>"
 
 
-def as_store(store: Any, *, read_only: bool = False, truncate: bool = False) -> Store:
+def as_store(store: Any, *, read_only: bool = False, truncate: bool = False,
+             append: bool = False) -> Store:
     """The Store for a store argument. For paths and URLs, `read_only` refuses
-    writes and `truncate` starts a new zip archive in place of an existing one
-    (directory stores ignore it)."""
+    writes, `truncate` starts a new zip archive in place of an existing one
+    and `append` opens an existing zip archive to add to it (other stores
+    ignore both)."""
     if isinstance(store, _core.Store):
         return store
     if isinstance(store, (str, os.PathLike)):
         s = os.fspath(store)
         if s.startswith("memory://"):
             return _core.memory_store()
-        return _core.open_store(s, read_only=read_only, truncate=truncate)
+        return _core.open_store(s, read_only=read_only, truncate=truncate, append=append)
     # An object of this package that holds a store (Array, Group).
     inner = getattr(store, "store", None)
     if isinstance(inner, _core.Store):

@@ -36,6 +36,7 @@ ZipStoreOptions ZipOptions(const StoreOptions& options) {
   ZipStoreOptions z;
   z.read_only = options.read_only;
   z.truncate = options.truncate;
+  z.append = options.append;
   return z;
 }
 

@@ -1,6 +1,7 @@
 // CheckZipArchive (turbozarr/store_check.h): open the archive as a reader
 // would; if its central directory is missing or damaged, recover its entries
-// from their local headers (zip_recovery.h) and, asked to, write a new one.
+// (zip_recovery.h: from an earlier directory an unfinished append left whole,
+// and from local headers) and, asked to, write a new one.
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -8,6 +9,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <set>
+#include <string>
 
 #include "store/store_internal.h"
 #include "store/zip_recovery.h"
@@ -60,19 +63,29 @@ Result<ZipArchiveCheck> CheckZipArchive(const std::string& path, bool repair) {
   const std::string where = "zip archive '" + path + "'";
   TZ_ASSIGN_OR_RETURN(zip::Recovery found,
                       zip::ScanLocalEntries(fd, static_cast<uint64_t>(st.st_size), where));
-  check.entries = found.entries.size();
+  // What the repaired archive will list: its keys (a directory may also
+  // name entries that are not keys, and one name twice).
+  std::set<std::string> keys;
+  for (std::string& name : zip::RecoveredNames(found)) {
+    if (ValidateKey(name).ok()) keys.insert(std::move(name));
+  }
+  check.entries = keys.size();
+  if (found.earlier) {
+    check.earlier_entries = found.earlier->entries.size();
+    check.earlier_size = found.earlier->location.end;
+  }
   check.damaged_entries = found.damaged;
   check.unchecked_entries = found.unchecked;
   check.unclaimed_bytes = found.unclaimed_bytes;
   if (!repair) return check;
-  TZ_RETURN_NOT_OK(zip::AppendDirectory(fd, static_cast<uint64_t>(st.st_size),
-                                        found.entries, where));
+  TZ_RETURN_NOT_OK(
+      zip::AppendDirectory(fd, static_cast<uint64_t>(st.st_size), found, where));
   // The proof: it opens now, with every entry recovered.
   TZ_ASSIGN_OR_RETURN(uint64_t reopened, OpenedCount(path));
-  if (reopened != found.entries.size()) {
+  if (reopened != check.entries) {
     return Status::Corruption(where + ": after the repair it lists " +
                               std::to_string(reopened) + " entries, not " +
-                              std::to_string(found.entries.size()));
+                              std::to_string(check.entries));
   }
   check.repaired = true;
   return check;

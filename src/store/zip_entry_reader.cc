@@ -119,6 +119,26 @@ Result<size_t> ReadAtMost(int fd, uint64_t offset, MutableByteView out,
   return done;
 }
 
+Result<Directory> ReadDirectory(int fd, uint64_t file_size, std::string_view where) {
+  auto read = [fd, where](uint64_t offset, size_t n) -> Result<Buffer> {
+    Buffer b(n);
+    TZ_ASSIGN_OR_RETURN(size_t got, ReadAtMost(fd, offset, b.mutable_view(), where));
+    b.Resize(got);
+    return b;
+  };
+  Directory d;
+  TZ_ASSIGN_OR_RETURN(d.location, LocateDirectory(read, file_size, where));
+  TZ_ASSIGN_OR_RETURN(d.bytes, read(d.location.offset, d.location.size));
+  if (d.bytes.size() != d.location.size) {
+    return Status::Corruption(std::string(where) +
+                              ": the file ends inside its central directory");
+  }
+  d.limit = d.location.offset - d.location.base;
+  TZ_ASSIGN_OR_RETURN(d.entries,
+                      ParseCentralDirectory(d.bytes.view(), d.limit, where, &d.headers));
+  return d;
+}
+
 Result<uint64_t> ReadDataOffset(int fd, const Entry& entry, uint64_t base, uint64_t limit,
                                 std::string_view where) {
   Buffer header(kLocalHeaderSize + entry.name.size());

@@ -1,5 +1,6 @@
-// Reading one entry of a zip archive from an open file: where its data starts
-// (from its local header), and its bytes, whole or a range of them. Stored
+// Reading a zip archive from an open file: its central directory, where an
+// entry's data starts (from its local header), and its bytes, whole or a range
+// of them. Stored
 // entries are read in place, a range by reading only that range; deflated
 // entries are inflated whole (libdeflate) and then cut. Every whole read checks
 // the entry's CRC-32, so a flipped bit in the archive is a Corruption naming
@@ -13,6 +14,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "store/zip_format.h"
 #include "turbozarr/buffer.h"
@@ -25,6 +27,17 @@ namespace turbozarr::zip {
 // answers how many. IOError names `where` and the offset.
 Result<size_t> ReadAtMost(int fd, uint64_t offset, MutableByteView out,
                           std::string_view where);
+
+// The central directory of the archive open as `fd`, `file_size` bytes long:
+// its end records located (zip_format.h) and its headers parsed.
+struct Directory {
+  DirectoryLocation location;
+  Buffer bytes;                   // the central directory headers
+  std::vector<Entry> entries;     // in the directory's order
+  std::vector<ByteView> headers;  // entries[i]'s header: a view into `bytes`
+  uint64_t limit = 0;             // archive offset of the central directory
+};
+Result<Directory> ReadDirectory(int fd, uint64_t file_size, std::string_view where);
 
 // The file offset of the first byte of `entry`'s data: reads its local header
 // at `base` + header_offset and checks it, and that the data fits before

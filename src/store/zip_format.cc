@@ -150,10 +150,14 @@ Result<DirectoryLocation> LocateDirectory(const ReadAt& read, uint64_t file_size
                        std::to_string(tail_size) + " bytes");
   }
   const uint64_t end_offset = tail_offset + at;
+  const size_t comment_size =
+      std::min<size_t>(Load16(t + at + 20), tail_size - at - kEndSize);
+  DirectoryLocation loc;
+  loc.end = end_offset + kEndSize + comment_size;
+  loc.comment.assign(reinterpret_cast<const char*>(t + at + kEndSize), comment_size);
   uint64_t disk = Load16(t + at + 4);
   uint64_t directory_disk = Load16(t + at + 6);
   uint64_t disk_entries = Load16(t + at + 8);
-  DirectoryLocation loc;
   loc.entries = Load16(t + at + 10);
   loc.size = Load32(t + at + 12);
   uint64_t recorded_offset = Load32(t + at + 16);
@@ -222,7 +226,8 @@ Result<DirectoryLocation> LocateDirectory(const ReadAt& read, uint64_t file_size
 }
 
 Result<std::vector<Entry>> ParseCentralDirectory(ByteView directory, uint64_t limit,
-                                                 std::string_view where) {
+                                                 std::string_view where,
+                                                 std::vector<ByteView>* headers) {
   std::vector<Entry> entries;
   entries.reserve(directory.size() / kCentralHeaderSize);
   const std::byte* d = directory.data();
@@ -273,6 +278,7 @@ Result<std::vector<Entry>> ParseCentralDirectory(ByteView directory, uint64_t li
                                 std::to_string(limit) + ")");
     }
     entries.push_back(std::move(e));
+    if (headers != nullptr) headers->push_back(directory.subspan(pos, total));
     pos += total;
   }
   return entries;
@@ -427,7 +433,7 @@ void AppendCentralHeader(const Entry& e, DosTime when, bool force_zip64, Buffer*
 }
 
 void AppendEndRecords(uint64_t entries, uint64_t offset, uint64_t size, bool force_zip64,
-                      Buffer* out) {
+                      Buffer* out, std::string_view comment) {
   // 0xFFFF entries is itself the "see the zip64 record" marker, so it needs zip64.
   const bool zip64 =
       force_zip64 || entries >= kMax16 || offset >= kMax32 || size >= kMax32;
@@ -456,7 +462,9 @@ void AppendEndRecords(uint64_t entries, uint64_t offset, uint64_t size, bool for
   Put16(out, count);
   Put32(out, zip64 ? kMax32 : static_cast<uint32_t>(size));
   Put32(out, zip64 ? kMax32 : static_cast<uint32_t>(offset));
-  Put16(out, 0);  // comment
+  comment = comment.substr(0, kMaxCommentSize);
+  Put16(out, static_cast<uint16_t>(comment.size()));
+  out->Append(AsBytes(comment));
 }
 
 }  // namespace turbozarr::zip

@@ -69,6 +69,10 @@ struct DirectoryLocation {
   uint64_t entries = 0;  // as recorded (not trusted: the headers are counted)
   uint64_t base = 0;     // file offset of archive offset 0
   bool zip64 = false;
+  // Just past the end of central directory record and its comment: where an
+  // archive read this way ends (bytes after it are not the archive's).
+  uint64_t end = 0;
+  std::string comment;  // the archive comment
 };
 
 // Reads `n` bytes at file offset `offset` (fewer only at the end of the file).
@@ -84,9 +88,12 @@ Result<DirectoryLocation> LocateDirectory(const ReadAt& read, uint64_t file_size
 
 // Every central directory header in `directory`. Lengths are checked against
 // the span and offsets against `limit` (the archive offset where the central
-// directory starts: every local header and its data lie before it).
+// directory starts: every local header and its data lie before it). With
+// `headers`, each entry's header bytes too (a view into `directory`), for a
+// writer that copies them unchanged into the directory it writes.
 Result<std::vector<Entry>> ParseCentralDirectory(ByteView directory, uint64_t limit,
-                                                 std::string_view where);
+                                                 std::string_view where,
+                                                 std::vector<ByteView>* headers = nullptr);
 
 // The local header of `entry`: `bytes` holds at least kLocalHeaderSize bytes
 // from the header's start plus, if available, the name. Checks the signature
@@ -127,8 +134,9 @@ void AppendCentralHeader(const Entry& entry, DosTime when, bool force_zip64, Buf
 
 // Appends the end records for a central directory of `entries` headers and
 // `size` bytes starting at archive offset `offset`: the zip64 record and
-// locator when needed (or forced), then the end of central directory record.
+// locator when needed (or forced), then the end of central directory record
+// with `comment` (at most kMaxCommentSize bytes; longer is cut there).
 void AppendEndRecords(uint64_t entries, uint64_t offset, uint64_t size, bool force_zip64,
-                      Buffer* out);
+                      Buffer* out, std::string_view comment = {});
 
 }  // namespace turbozarr::zip

@@ -159,12 +159,44 @@ TEST(ZipFormatTest, FindsTheEndRecordBehindAComment) {
     ASSERT_TRUE(loc.ok()) << loc.status().ToString();
     EXPECT_EQ(loc->entries, 2u);
     EXPECT_EQ(loc->base, 0u);
+    EXPECT_EQ(loc->comment, comment);
+    EXPECT_EQ(loc->end, bytes.size());
+    // Bytes after the archive are not its comment. (Not tried with the fake
+    // record in the comment: with bytes after it, which record is the real
+    // one cannot be told.)
+    const std::string tailed = bytes + "tail";
+    auto followed = LocateDirectory(ReaderOf(tailed), tailed.size(), "c.zip");
+    if (comment == "hello") {
+      ASSERT_TRUE(followed.ok()) << followed.status().ToString();
+      EXPECT_EQ(followed->comment, comment);
+      EXPECT_EQ(followed->end, bytes.size());
+    }
     auto dir = ParseCentralDirectory(
         AsBytes(std::string_view(bytes).substr(loc->offset, loc->size)),
         loc->offset - loc->base, "c.zip");
     ASSERT_TRUE(dir.ok()) << dir.status().ToString();
     ASSERT_EQ(dir->size(), 2u);
     EXPECT_EQ((*dir)[1].name, "b/c");
+  }
+}
+
+TEST(ZipFormatTest, EndRecordsCarryTheArchiveComment) {
+  for (bool force : {false, true}) {
+    Buffer end;
+    AppendEndRecords(3, 100, 150, force, &end, "a comment");
+    const std::string bytes = std::string(250, 'x') + std::string(end.chars());
+    auto loc = LocateDirectory(ReaderOf(bytes), bytes.size(), "comment.zip");
+    ASSERT_TRUE(loc.ok()) << loc.status().ToString();
+    EXPECT_EQ(loc->comment, "a comment");
+    EXPECT_EQ(loc->end, bytes.size());
+    EXPECT_EQ(loc->offset, 100u);
+    EXPECT_EQ(loc->size, 150u);
+    EXPECT_EQ(loc->zip64, force);
+    // A comment longer than the 16-bit length can say is cut there.
+    Buffer longer;
+    AppendEndRecords(0, 0, 0, force, &longer, std::string(70000, 'c'));
+    EXPECT_EQ(longer.size(), (force ? kZip64EndSize + kZip64LocatorSize : 0) + kEndSize +
+                                 kMaxCommentSize);
   }
 }
 

@@ -7,9 +7,9 @@
 #include <cstring>
 #include <ctime>
 #include <map>
+#include <set>
 #include <string>
 
-#include "store/zip_entry_reader.h"
 
 namespace turbozarr::zip {
 namespace {
@@ -33,11 +33,15 @@ Result<uint32_t> Crc32Of(int fd, uint64_t offset, uint64_t n, Buffer& block,
   return crc;
 }
 
-// The offset of the next local header signature at or after `from`, or
-// `size` if there is none.
-Result<uint64_t> NextSignature(int fd, uint64_t from, uint64_t size, Buffer& block,
+constexpr std::byte kLocalSignature[4] = {std::byte{'P'}, std::byte{'K'}, std::byte{3},
+                                          std::byte{4}};
+constexpr std::byte kEndRecordSignature[4] = {std::byte{'P'}, std::byte{'K'},
+                                              std::byte{5}, std::byte{6}};
+
+// The offset of the next `sig` at or after `from`, or `size` if there is none.
+Result<uint64_t> NextSignature(int fd, uint64_t from, uint64_t size,
+                               const std::byte (&sig)[4], Buffer& block,
                                std::string_view where) {
-  const std::byte sig[4] = {std::byte{'P'}, std::byte{'K'}, std::byte{3}, std::byte{4}};
   while (from + 4 <= size) {
     const size_t want = static_cast<size_t>(std::min<uint64_t>(kBlock, size - from));
     block.Resize(want);
@@ -51,6 +55,53 @@ Result<uint64_t> NextSignature(int fd, uint64_t from, uint64_t size, Buffer& blo
   return size;
 }
 
+// The directory of the archive the file held before an unfinished append
+// (see the header): of the end records in the file whose archive is whole
+// (its directory parses and every local header it names is where it says),
+// the one with the fewest bytes in front of its archive, then the last.
+Result<std::optional<Directory>> FindEarlierDirectory(int fd, uint64_t size, Buffer& block,
+                                                      std::string_view where) {
+  std::optional<Directory> best;
+  for (uint64_t from = 0;;) {
+    TZ_ASSIGN_OR_RETURN(uint64_t at,
+                        NextSignature(fd, from, size, kEndRecordSignature, block, where));
+    if (at >= size) break;
+    from = at + 1;
+    std::byte record[kEndSize];
+    TZ_ASSIGN_OR_RETURN(size_t got, ReadAtMost(fd, at, MutableByteView(record), where));
+    if (got < kEndSize) continue;
+    const uint64_t comment = std::to_integer<uint64_t>(record[20]) |
+                             std::to_integer<uint64_t>(record[21]) << 8;
+    const uint64_t end = at + kEndSize + comment;
+    if (end > size) continue;
+    Result<Directory> d = ReadDirectory(fd, end, where);
+    if (!d.ok()) {
+      if (d.status().code() == StatusCode::kIOError) return d.status();
+      continue;
+    }
+    if (d->location.end != end) continue;
+    bool whole = true;
+    for (const Entry& e : d->entries) {
+      whole = ReadDataOffset(fd, e, d->location.base, d->limit, where).ok();
+      if (!whole) break;
+    }
+    if (!whole) continue;
+    if (!best || d->location.base <= best->location.base) best = std::move(*d);
+  }
+  return best;
+}
+
+// Which of `found.earlier`'s headers the repaired directory keeps: those of
+// names not found again after it.
+std::vector<bool> KeptEarlier(const Recovery& found) {
+  std::vector<bool> kept;
+  if (!found.earlier) return kept;
+  std::set<std::string_view> again;
+  for (const Entry& e : found.entries) again.insert(e.name);
+  for (const Entry& e : found.earlier->entries) kept.push_back(!again.contains(e.name));
+  return kept;
+}
+
 }  // namespace
 
 Result<Recovery> ScanLocalEntries(int fd, uint64_t size, std::string_view where) {
@@ -58,8 +109,9 @@ Result<Recovery> ScanLocalEntries(int fd, uint64_t size, std::string_view where)
   std::map<std::string, Entry> newest;  // by name
   Buffer block;
   Buffer header;
-  uint64_t pos = 0;
-  uint64_t claimed = 0;
+  TZ_ASSIGN_OR_RETURN(out.earlier, FindEarlierDirectory(fd, size, block, where));
+  uint64_t pos = out.earlier ? out.earlier->location.end : 0;
+  uint64_t claimed = pos;
   while (pos + kLocalHeaderSize <= size) {
     // The fixed part, the name and an extra field of at most 64 KiB each.
     header.Resize(static_cast<size_t>(
@@ -89,7 +141,7 @@ Result<Recovery> ScanLocalEntries(int fd, uint64_t size, std::string_view where)
       }
     }
     // No whole entry starts here: the next one may start anywhere after.
-    TZ_ASSIGN_OR_RETURN(pos, NextSignature(fd, pos + 1, size, block, where));
+    TZ_ASSIGN_OR_RETURN(pos, NextSignature(fd, pos + 1, size, kLocalSignature, block, where));
   }
   for (auto& [name, e] : newest) out.entries.push_back(std::move(e));
   std::sort(out.entries.begin(), out.entries.end(),
@@ -98,13 +150,38 @@ Result<Recovery> ScanLocalEntries(int fd, uint64_t size, std::string_view where)
   return out;
 }
 
-Status AppendDirectory(int fd, uint64_t size, const std::vector<Entry>& entries,
+std::vector<std::string> RecoveredNames(const Recovery& found) {
+  std::vector<std::string> names;
+  const std::vector<bool> kept = KeptEarlier(found);
+  for (size_t i = 0; i < kept.size(); ++i) {
+    if (kept[i]) names.push_back(found.earlier->entries[i].name);
+  }
+  for (const Entry& e : found.entries) names.push_back(e.name);
+  return names;
+}
+
+Status AppendDirectory(int fd, uint64_t size, const Recovery& found,
                        std::string_view where) {
   const DosTime now = ToDosTime(std::time(nullptr));
+  // Offsets in the directory count from the earlier archive's start.
+  const uint64_t base = found.earlier ? found.earlier->location.base : 0;
   Buffer records;
-  for (const Entry& e : entries) AppendCentralHeader(e, now, false, &records);
+  uint64_t count = 0;
+  const std::vector<bool> kept = KeptEarlier(found);
+  for (size_t i = 0; i < kept.size(); ++i) {
+    if (!kept[i]) continue;
+    records.Append(found.earlier->headers[i]);
+    ++count;
+  }
+  for (const Entry& e : found.entries) {
+    Entry in_archive = e;
+    in_archive.header_offset -= base;
+    AppendCentralHeader(in_archive, now, false, &records);
+    ++count;
+  }
   const uint64_t directory_size = records.size();
-  AppendEndRecords(entries.size(), size, directory_size, false, &records);
+  AppendEndRecords(count, size - base, directory_size, false, &records,
+                   found.earlier ? found.earlier->location.comment : "");
   for (size_t done = 0; done < records.size();) {
     const ssize_t n = ::pwrite(fd, records.data() + done, records.size() - done,
                                static_cast<off_t>(size + done));

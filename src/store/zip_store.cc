@@ -57,24 +57,11 @@ Result<std::shared_ptr<ZipStore>> ZipStore::Open(const std::string& path) {
   if (!S_ISREG(st.st_mode)) {
     return Status::InvalidArgument(where + ": not a regular file");
   }
-  auto read = [fd, &where](uint64_t offset, size_t n) -> Result<Buffer> {
-    Buffer b(n);
-    TZ_ASSIGN_OR_RETURN(size_t got, zip::ReadAtMost(fd, offset, b.mutable_view(), where));
-    b.Resize(got);
-    return b;
-  };
-  TZ_ASSIGN_OR_RETURN(
-      zip::DirectoryLocation loc,
-      zip::LocateDirectory(read, static_cast<uint64_t>(st.st_size), where));
-  TZ_ASSIGN_OR_RETURN(Buffer directory, read(loc.offset, loc.size));
-  if (directory.size() != loc.size) {
-    return Status::Corruption(where + ": the file ends inside its central directory");
-  }
-  store->base_ = loc.base;
-  store->limit_ = loc.offset - loc.base;
-  TZ_ASSIGN_OR_RETURN(std::vector<zip::Entry> all,
-                      zip::ParseCentralDirectory(directory.view(), store->limit_, where));
-  store->entries_ = KeyEntries(std::move(all));
+  TZ_ASSIGN_OR_RETURN(zip::Directory directory,
+                      zip::ReadDirectory(fd, static_cast<uint64_t>(st.st_size), where));
+  store->base_ = directory.location.base;
+  store->limit_ = directory.limit;
+  store->entries_ = KeyEntries(std::move(directory.entries));
   store->data_offsets_ =
       std::make_unique<std::atomic<uint64_t>[]>(store->entries_.size());
   return store;
@@ -122,8 +109,8 @@ Status ZipStore::RefuseWrite(std::string_view operation, std::string_view key) c
   return Status::InvalidArgument(
       Describe() + " is an existing archive and opens read-only: cannot " +
       std::string(operation) + " '" + std::string(key) +
-      "' (archives are written once; open with truncate, or mode \"w\" in Python, to "
-      "write a new one in its place)");
+      "' (open it for appending, mode \"a\" or \"r+\" in Python, to add to it, or "
+      "with truncate, mode \"w\", to write a new one in its place)");
 }
 
 Status ZipStore::Set(std::string_view key, ByteView) {
@@ -153,6 +140,11 @@ Result<std::vector<std::string>> ZipStore::List(std::string_view prefix) {
 Result<std::shared_ptr<Store>> OpenZipStore(const std::string& path,
                                             const ZipStoreOptions& options) {
   if (path.empty()) return Status::InvalidArgument("empty zip archive path");
+  if (options.append && (options.read_only || options.truncate)) {
+    return Status::InvalidArgument(
+        "zip archive '" + path + "': append cannot be combined with " +
+        (options.read_only ? "read_only" : "truncate"));
+  }
   std::error_code ec;
   std::filesystem::path abs = std::filesystem::absolute(path, ec);
   if (!ec) abs = abs.lexically_normal();
@@ -162,6 +154,11 @@ Result<std::shared_ptr<Store>> OpenZipStore(const std::string& path,
   const bool exists = ::stat(p.c_str(), &st) == 0;
   if (exists && S_ISDIR(st.st_mode)) {
     return Status::InvalidArgument("zip archive '" + p + "' is a directory");
+  }
+  if (exists && options.append) {
+    TZ_ASSIGN_OR_RETURN(std::shared_ptr<ZipWriter> writer,
+                        ZipWriter::OpenForAppend(p, options.force_zip64));
+    return std::shared_ptr<Store>(std::move(writer));
   }
   if (exists && !(options.truncate && !options.read_only)) {
     TZ_ASSIGN_OR_RETURN(std::shared_ptr<ZipStore> store, ZipStore::Open(p));

@@ -1,4 +1,5 @@
-// ZipStore: a Store over an existing zip archive, read-only. Key "a/b/c" is
+// ZipStore: a Store over an existing zip archive, read-only (ZipWriter appends
+// to one). Key "a/b/c" is
 // the entry named "a/b/c" at the archive's root, the layout zarr-python's
 // ZipStore writes. (An archive made by zipping a directory has its keys under
 // that directory's name; open the node below it, e.g. with a path inside the
@@ -13,8 +14,8 @@
 // deflated ones inflated whole. An entry's local header is read on its first
 // Get and its data offset remembered.
 //
-// New archives are written by ZipWriter (zip_writer.h); OpenZipStore picks
-// one or the other.
+// New archives, and existing ones opened for appending, are written by
+// ZipWriter (zip_writer.h); OpenZipStore picks one or the other.
 //
 // Thread safety: safe from many threads; the directory is immutable after
 // Open and the read path takes no lock.
@@ -40,7 +41,8 @@ class ZipStore final : public Store {
   Status Read(std::span<const ReadRequest> requests,
               std::span<ReadAnswer> answers) override;
   Result<std::optional<uint64_t>> Size(std::string_view key) override;
-  // Writes are refused (InvalidArgument): an existing archive is read-only.
+  // Writes are refused (InvalidArgument): this store only reads; an archive
+  // to add to opens with ZipStoreOptions::append.
   Status Set(std::string_view key, ByteView value) override;
   Status Erase(std::string_view key) override;
   Status ErasePrefix(std::string_view prefix) override;
@@ -72,14 +74,17 @@ class ZipStore final : public Store {
 struct ZipStoreOptions {
   bool read_only = false;
   bool truncate = false;
+  bool append = false;
   // Writers: use the zip64 forms for every entry and for the end records even
   // when the 32-bit fields would do, to test them without writing 4 GiB.
   bool force_zip64 = false;
 };
 
-// An existing archive opens as a ZipStore (read-only) unless `truncate`; an
-// absent one, or any with `truncate`, as a ZipWriter (unless `read_only`:
-// then an absent archive is NotFound). `path` may be relative.
+// An existing archive opens as a ZipStore (read-only), or with `append` as a
+// ZipWriter that appends to it (ZipWriter::OpenForAppend); an absent one, or
+// any with `truncate`, as a ZipWriter of a new archive (unless `read_only`:
+// then an absent archive is NotFound). `append` with `read_only` or
+// `truncate` is InvalidArgument. `path` may be relative.
 Result<std::shared_ptr<Store>> OpenZipStore(const std::string& path,
                                             const ZipStoreOptions& options);
 

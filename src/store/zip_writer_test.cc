@@ -26,6 +26,15 @@ Result<std::shared_ptr<Store>> MakeWriter(const std::string& dir, bool force_zip
   return OpenZipStore(dir + "/store.zip", options);
 }
 
+// An empty archive written first, then opened for appending.
+Result<std::shared_ptr<Store>> MakeAppender(const std::string& dir, bool force_zip64) {
+  TZ_RETURN_NOT_OK(ZipWriter(dir + "/store.zip", /*exclusive=*/true, force_zip64).Flush());
+  ZipStoreOptions options;
+  options.append = true;
+  options.force_zip64 = force_zip64;
+  return OpenZipStore(dir + "/store.zip", options);
+}
+
 // Flushes the archive the test wrote and opens it afresh, read-only.
 Result<std::shared_ptr<Store>> Reopen(std::shared_ptr<Store> written,
                                       const std::string& dir) {
@@ -48,7 +57,17 @@ INSTANTIATE_TEST_SUITE_P(
                      ConformanceTraits{.erase = false}, Reopen},
         StoreFactory{"zip64_reopened",
                      [](const std::string& dir) { return MakeWriter(dir, true); },
-                     ConformanceTraits{.erase = false}, Reopen}),
+                     ConformanceTraits{.erase = false}, Reopen},
+        // Appending to an existing archive (which erases keys): reads served
+        // by the appending writer, and from the archive opened again.
+        StoreFactory{"zip_appender",
+                     [](const std::string& dir) { return MakeAppender(dir, false); }},
+        StoreFactory{"zip_appended_reopened",
+                     [](const std::string& dir) { return MakeAppender(dir, false); },
+                     {}, Reopen},
+        StoreFactory{"zip64_appended_reopened",
+                     [](const std::string& dir) { return MakeAppender(dir, true); },
+                     {}, Reopen}),
     StoreFactoryName);
 
 std::string ReadFile(const std::string& path) {
