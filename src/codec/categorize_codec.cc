@@ -104,7 +104,7 @@ Result<ChunkArray> CategorizeCodec::Decode(ChunkArray encoded,
                          reinterpret_cast<std::byte*>(codes.data()), DataTypeId::kInt64, n);
   const size_t chars = decoded.dtype.size() / 4;
   ChunkArray out = internal::NewChunk(decoded.shape, decoded.dtype);
-  std::memset(out.bytes.data(), 0, out.bytes.size());
+  if (!out.bytes.empty()) std::memset(out.bytes.data(), 0, out.bytes.size());
   for (int64_t i = 0; i < n; ++i) {
     const int64_t code = codes[i];
     if (code < 1 || code > static_cast<int64_t>(points_.size())) continue;  // ""

@@ -197,7 +197,7 @@ Result<ChunkArray> ZfpyCodec::Decode(ByteView bytes, const ArraySpec& spec) cons
   auto open = [&](ZfpHandles& h, Buffer& buffer, size_t capacity) -> Status {
     buffer = Buffer((std::max(capacity, bytes.size()) + 7) / 8 * 8 + 8);
     std::memset(buffer.data(), 0, buffer.size());
-    std::memcpy(buffer.data(), bytes.data(), std::min(bytes.size(), buffer.size()));
+    if (!bytes.empty()) std::memcpy(buffer.data(), bytes.data(), bytes.size());
     h.bits = stream_open(buffer.data(), buffer.size());
     h.zfp = zfp_stream_open(h.bits);
     h.field = zfp_field_alloc();
