@@ -325,3 +325,19 @@ def test_turbozarr_reads_what_zarrs_writes(tmp_path):
     # zarrs stored each chunk at its own shape: c/2/3 holds 15 x 5 elements.
     assert len(gzip.decompress(stored(path)["c/2/3"])) == 15 * 5 * 4
     assert tz.open_array(str(path)).write_chunk_sizes == (tuple(ROWS), tuple(COLS))
+
+
+def test_xarray_opens_a_rectilinear_variable_with_a_dask_chunk_per_stored_chunk(tmp_path):
+    xr = pytest.importorskip("xarray")
+    pytest.importorskip("dask")
+    from turbozarr.xarray_backend import TurbozarrBackendEntrypoint
+    data = np.arange(30 * 17, dtype="f4").reshape(30, 17)
+    g = tz.group(str(tmp_path / "ds.zarr"))
+    v = g.create_array("v", shape=data.shape, dtype="f4", chunks=[ROWS, COLS],
+                       dimension_names=["y", "x"])
+    v[...] = data
+    ds = xr.open_dataset(str(tmp_path / "ds.zarr"), engine=TurbozarrBackendEntrypoint,
+                         chunks={})
+    assert ds.v.chunks == (tuple(ROWS), tuple(COLS))
+    np.testing.assert_array_equal(ds.v.values, data)
+    np.testing.assert_array_equal(ds.v[3:20].values, data[3:20])
