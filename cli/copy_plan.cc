@@ -232,7 +232,7 @@ Result<json> V2Document(const ArrayMetadata& source, const CopyLayout& layout,
       {"dtype", source.dtype.ToV2TypeString(v2.byte_order)},
       {"fill_value", keep_null_fill
                          ? json(nullptr)
-                         : FillValueToJson(source.fill_value, source.dtype, 2)},
+                         : json(FillValueToJson(source.fill_value, source.dtype, 2))},
       {"order", std::string(1, v2.order)},
       {"filters", v2.filters},
       {"compressor", compressor},

@@ -179,8 +179,10 @@ struct FillValue {
 // base64 strings for v2 bytes types, strings. v2's null yields zeros.
 Result<FillValue> ParseFillValue(const nlohmann::json& j, const DataType& dtype,
                                  int zarr_format);
-// The JSON spelling of a fill value for the given format.
-nlohmann::json FillValueToJson(const FillValue& fill, const DataType& dtype, int zarr_format);
+// The JSON spelling of a fill value for the given format. A struct's object
+// keeps its fields in their declared order, as zarr-python writes it.
+nlohmann::ordered_json FillValueToJson(const FillValue& fill, const DataType& dtype,
+                                       int zarr_format);
 
 // Zero for every type ("" for strings).
 FillValue DefaultFillValue(const DataType& dtype);

@@ -220,3 +220,17 @@ def test_mixed_byte_order_v2_struct_is_named_in_the_error(tmp_path):
         "compressor": None, "fill_value": None, "filters": None, "order": "C"}))
     with pytest.raises(tz.UnsupportedError, match="both byte orders"):
         tz.open_array(str(path))
+
+
+@pytest.mark.skipif(ZARR_VERSION < (3, 2), reason="v3 structs need zarr-python 3.2")
+def test_a_struct_fill_value_keeps_its_fields_in_declared_order(tmp_path):
+    # Fields not in alphabetical order: zarr.json is zarr-python's text.
+    dt = np.dtype([("z", "<i4"), ("a", "<f8"), ("m", "u1")])
+    fill = np.array((7, 1.5, 3), dtype=dt)[()]
+    zarr.create_array(str(tmp_path / "zp"), shape=(3,), dtype=dt, chunks=(2,),
+                      fill_value=fill)
+    a = tz.create(str(tmp_path / "tz"), shape=(3,), dtype=dt, chunks=(2,), fill_value=fill)
+    ours = (tmp_path / "tz" / "zarr.json").read_text()
+    assert ours == (tmp_path / "zp" / "zarr.json").read_text()
+    assert list(json.loads(ours)["fill_value"]) == ["z", "a", "m"]
+    assert a[0] == fill

@@ -447,11 +447,12 @@ Result<FillValue> ParseStruct(const nlohmann::json& j, const DataType& dtype, in
   return f;
 }
 
-nlohmann::json StructToJson(const FillValue& fill, const DataType& dtype, int zarr_format) {
+nlohmann::ordered_json StructToJson(const FillValue& fill, const DataType& dtype,
+                                    int zarr_format) {
   bool shaped = false;
   for (const StructField& field : dtype.fields()) shaped = shaped || !field.shape.empty();
   if (zarr_format == 2 || shaped) return internal::Base64Encode(fill.bytes.chars());
-  nlohmann::json out = nlohmann::json::object();
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
   for (const StructField& field : dtype.fields()) {
     FillValue value{Buffer(field.dtype.size())};
     std::memcpy(value.bytes.data(), fill.bytes.data() + field.offset, field.dtype.size());
@@ -539,8 +540,8 @@ Result<FillValue> ParseFillValue(const nlohmann::json& j, const DataType& dtype,
   }
 }
 
-nlohmann::json FillValueToJson(const FillValue& fill, const DataType& dtype,
-                               int zarr_format) {
+nlohmann::ordered_json FillValueToJson(const FillValue& fill, const DataType& dtype,
+                                       int zarr_format) {
   DataTypeId id = dtype.id();
   if (!dtype.is_variable_length() && fill.bytes.size() != dtype.size()) {
     return nullptr;  // not a value of this type; callers validate before writing

@@ -262,8 +262,9 @@ TEST(FillValueTest, StructsAreFieldObjectsOrBase64) {
   EXPECT_EQ(a, -2);
   EXPECT_EQ(time, 7);
   EXPECT_EQ(std::string(f.bytes.chars().substr(12)), "hi");
-  // v3 writes the object, v2 the packed bytes.
-  EXPECT_EQ(FillValueToJson(f, t, 3), json::parse(R"({"a": -2, "t": 7, "s": "aGk="})"));
+  // v3 writes the object, its fields in their declared order (a, t, s), v2
+  // the packed bytes.
+  EXPECT_EQ(FillValueToJson(f, t, 3).dump(), R"({"a":-2,"t":7,"s":"aGk="})");
   auto v2 = FillValueToJson(f, t, 2);
   ASSERT_TRUE(v2.is_string());
   EXPECT_EQ(Parse(v2, t, 2), f);
