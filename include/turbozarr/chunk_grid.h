@@ -43,13 +43,9 @@ class ChunkGrid {
 
   size_t rank() const { return dims_.size(); }
   // Whether every chunk touching [0, extent) along each dimension has the
-  // same length: then the grid reads and writes as the regular grid of
-  // RegularShape(), chunk for chunk and byte for byte.
+  // same length: then the grid reads and writes as the regular grid of those
+  // lengths (ArrayMetadata::chunk_shape), chunk for chunk and byte for byte.
   bool IsRegularWithin(const std::vector<int64_t>& array_shape) const;
-  // The shape of the regular grid that this grid matches within the array;
-  // for a dimension of several lengths, its longest chunk that touches the
-  // array (an upper bound for buffers).
-  std::vector<int64_t> RegularShape(const std::vector<int64_t>& array_shape) const;
 
   // Number of chunks that hold elements of an extent `extent` dimension d.
   int64_t NumChunks(size_t d, int64_t extent) const;

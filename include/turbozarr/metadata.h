@@ -79,6 +79,11 @@ struct ArrayMetadata {
   bool rectilinear() const { return !chunk_edges.empty(); }
   // Sets chunk_shape along the dimensions with runs from the runs and shape.
   void UpdateRectilinearChunkShape();
+  // Sets shape to `new_shape`. A rectilinear dimension of runs that no
+  // longer reaches its new extent gains one edge for the rest, as zarr-python
+  // grows it (the chunks already there keep their coordinates and shapes);
+  // chunk_shape follows.
+  void Resize(const std::vector<int64_t>& new_shape);
   // InvalidArgument unless a rectilinear grid has one entry per dimension,
   // positive lengths and counts, and edges that cover each extent.
   Status CheckChunkEdges() const;

@@ -119,9 +119,10 @@ class Array(Node):
             where: Any = (url, s3)
         except TypeError:
             where = self.__dict__.setdefault("_unshared_token", uuid.uuid4().hex)
+        # A rectilinear grid's edges are in its metadata, read only for it.
+        edges = None if self._core.regular_grid else self.metadata["chunk_grid"]
         return ("turbozarr.Array", where, self.path, self.shape, str(self._dtype),
-                self.metadata.get("chunk_grid", self._core.chunk_shape),
-                self._core.inner_chunk_shape)
+                tuple(self._core.chunk_shape), self._core.inner_chunk_shape, edges)
 
     # -- description -------------------------------------------------------
 

@@ -78,11 +78,11 @@ def is_rectilinear(chunks: Any) -> bool:
         return False
 
 
-def chunk_edges(chunks: Any, shape: tuple[int, ...]) -> list[list[int]]:
-    """Per dimension the chunk sizes along it: a list of positive sizes
-    summing to the extent (any, on an empty dimension), or one size repeated
-    to cover it (-1 or None: one chunk of the whole extent), as zarr-python
-    normalises them."""
+def chunk_edges(chunks: Any, shape: tuple[int, ...]) -> list[int | list[int]]:
+    """Per dimension the chunk sizes along it, as zarr-python normalises
+    them: a list of positive sizes summing to the extent (any, on an empty
+    dimension), or one size, a step repeated to cover it (-1: the whole
+    extent), kept as an integer so that no list of the chunks is made."""
     chunks = tuple(chunks)
     if len(chunks) != len(shape):
         raise ValueError(f"chunks has {len(chunks)} dimensions but shape has "
@@ -90,11 +90,11 @@ def chunk_edges(chunks: Any, shape: tuple[int, ...]) -> list[list[int]]:
     out = []
     for d, (c, span) in enumerate(zip(chunks, shape)):
         if c is None or (isinstance(c, numbers.Integral) and c == -1):
-            out.append([max(span, 1)])
+            out.append(max(span, 1))
         elif isinstance(c, numbers.Integral):
             if c < 1:
                 raise ValueError(f"chunk size must be positive, got {c} (dimension {d})")
-            out.append([int(c)] * max(1, -(-span // int(c))))
+            out.append(int(c))
         else:
             sizes = list(c)
             if not sizes or any(not isinstance(x, numbers.Integral) or x < 1 for x in sizes):
@@ -117,14 +117,22 @@ def _runs(sizes: list[int]) -> list[Any]:
     return out
 
 
-def chunk_grid_document(edges: list[list[int]], chunks: Any) -> dict[str, Any]:
-    """The rectilinear grid zarr-python 3.4 writes for `chunks` as the caller
-    gave them: a dimension given as a list keeps its sizes (as runs), even
-    equal ones, and one given as an integer stays that integer (a step)."""
-    shapes = [e[0] if isinstance(c, numbers.Integral) else _runs(e)
-              for e, c in zip(edges, chunks)]
+def chunk_grid_document(edges: list[int | list[int]]) -> dict[str, Any]:
+    """The rectilinear grid zarr-python 3.4 writes for these edges: a
+    dimension given as a list keeps its sizes (as runs), even equal ones,
+    and one given as an integer stays that integer (a step)."""
+    shapes = [e if isinstance(e, int) else _runs(e) for e in edges]
     return {"name": "rectilinear",
             "configuration": {"kind": "inline", "chunk_shapes": shapes}}
+
+
+def _longest(edge: int | list[int]) -> int:
+    return edge if isinstance(edge, int) else max(edge)
+
+
+_RECTILINEAR_CHUNKS_IN_SHARDS = (
+    "rectilinear chunks with sharding are not supported; give rectilinear shards "
+    "instead: chunks=(inner_size, ...), shards=[[shard_sizes], ...]")
 
 
 def array_documents(
@@ -182,24 +190,20 @@ def array_documents(
     grid: dict[str, Any] | None = None
     if shards is not None and is_rectilinear(shards):
         if is_rectilinear(chunks):
-            raise ValueError("rectilinear chunks with sharding are not supported; give "
-                             "rectilinear shards instead: chunks=(inner_size, ...), "
-                             "shards=[[shard_sizes], ...]")
+            raise ValueError(_RECTILINEAR_CHUNKS_IN_SHARDS)
         edges = chunk_edges(shards, shape)
-        grid = chunk_grid_document(edges, shards)
-        shard_shape = tuple(max(e) for e in edges)
+        grid = chunk_grid_document(edges)
+        shard_shape = tuple(_longest(e) for e in edges)
         inner = normalize_chunks(chunks, shard_shape, zt.itemsize)
         for d, (e, c) in enumerate(zip(edges, inner)):
-            bad = sorted({x for x in e if x % c})
+            bad = sorted({x for x in ([e] if isinstance(e, int) else e) if x % c})
             if bad:
                 raise ValueError(f"shard sizes {bad} in dimension {d} are not divisible by "
                                  f"the inner chunk size {c}")
         grid_shape: tuple[int, ...] = shard_shape
     elif shards is not None:
         if is_rectilinear(chunks):
-            raise ValueError("rectilinear chunks with sharding are not supported; give "
-                             "rectilinear shards instead: chunks=(inner_size, ...), "
-                             "shards=[[shard_sizes], ...]")
+            raise ValueError(_RECTILINEAR_CHUNKS_IN_SHARDS)
         shard_shape = normalize_chunks(shards, shape, zt.itemsize)
         inner = normalize_chunks(chunks, shard_shape, zt.itemsize)
         if any(s % c for s, c in zip(shard_shape, inner)):
@@ -208,8 +212,8 @@ def array_documents(
         grid_shape = shard_shape
     elif is_rectilinear(chunks):
         edges = chunk_edges(chunks, shape)
-        grid = chunk_grid_document(edges, chunks)
-        inner = grid_shape = tuple(max(e) for e in edges)
+        grid = chunk_grid_document(edges)
+        inner = grid_shape = tuple(_longest(e) for e in edges)
     else:
         inner = normalize_chunks(chunks, shape, zt.itemsize)
         grid_shape = inner

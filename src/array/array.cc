@@ -43,6 +43,12 @@ Status ValidateNewMetadata(const ArrayMetadata& m) {
   return m.CheckSizes();
 }
 
+// The grid metadata `m` describes (for a rectilinear one, its runs).
+ChunkGrid GridOf(const ArrayMetadata& m) {
+  return m.rectilinear() ? ChunkGrid::FromEdges(m.chunk_shape, m.chunk_edges)
+                         : ChunkGrid::Regular(m.chunk_shape);
+}
+
 }  // namespace
 
 Array::Array(std::shared_ptr<Store> store, std::string path, ArrayMetadata metadata,
@@ -55,16 +61,14 @@ Array::Array(std::shared_ptr<Store> store, std::string path, ArrayMetadata metad
 }
 
 void Array::UpdateGrid() {
-  if (!metadata_.rectilinear()) {
-    grid_ = ChunkGrid::Regular(metadata_.chunk_shape);
-    regular_grid_ = true;
-    chains_.reset();
-    return;
-  }
-  grid_ = ChunkGrid::FromEdges(metadata_.chunk_shape, metadata_.chunk_edges);
+  grid_ = GridOf(metadata_);
   regular_grid_ = grid_.IsRegularWithin(metadata_.shape);
+  // Within the array such a grid is the regular grid of chunk_shape (its
+  // chunks' common length): plan over that, with no search of the runs.
   if (regular_grid_) grid_ = ChunkGrid::Regular(metadata_.chunk_shape);
-  if (!chains_) chains_ = std::make_shared<internal::ChunkChains>(metadata_);
+  if (!regular_grid_ && !chains_) {
+    chains_ = std::make_shared<internal::ChunkChains>(metadata_);
+  }
 }
 
 Result<const CodecChain*> Array::ChunkChain(const std::vector<int64_t>& chunk_coords) const {
@@ -142,25 +146,9 @@ Status Array::Resize(const std::vector<int64_t>& new_shape) {
   for (int64_t e : new_shape) {
     if (e < 0) return Status::InvalidArgument(Describe() + ": negative extent in resize");
   }
-  // A rectilinear dimension given as edges that no longer reach the new
-  // extent gains one edge covering the rest, as zarr-python grows it; the
-  // chunks already there keep their coordinates and shapes.
+  // A rectilinear grid may gain an edge (ArrayMetadata::Resize).
   ArrayMetadata resized = metadata_;
-  resized.shape = new_shape;
-  for (size_t d = 0; d < resized.chunk_edges.size(); ++d) {
-    std::vector<ChunkEdgeRun>& runs = resized.chunk_edges[d];
-    if (runs.empty()) continue;
-    int64_t sum = 0;
-    for (const ChunkEdgeRun& r : runs) sum += r.length * r.count;
-    if (new_shape[d] > sum) {
-      if (runs.back().length == new_shape[d] - sum) {
-        ++runs.back().count;
-      } else {
-        runs.push_back({new_shape[d] - sum, 1});
-      }
-    }
-  }
-  resized.UpdateRectilinearChunkShape();
+  resized.Resize(new_shape);
   Status valid = ValidateNewMetadata(resized);
   if (!valid.ok()) return valid.WithContext(Describe() + ": resize");
   std::optional<CodecChain> chain;
@@ -169,14 +157,10 @@ Status Array::Resize(const std::vector<int64_t>& new_shape) {
     if (!made.ok()) return made.status().WithContext(Describe() + ": resize");
     chain = std::move(*made);
   }
-  const ChunkGrid new_chunk_grid =
-      resized.rectilinear() ? ChunkGrid::FromEdges(resized.chunk_shape, resized.chunk_edges)
-                            : ChunkGrid::Regular(resized.chunk_shape);
-
   // Erase chunks of the old grid that lie wholly outside the new shape, so
   // that growing again later shows fill values, not stale data.
   std::vector<int64_t> old_grid = grid_.GridShape(metadata_.shape);
-  std::vector<int64_t> new_grid = new_chunk_grid.GridShape(new_shape);
+  std::vector<int64_t> new_grid = GridOf(resized).GridShape(new_shape);
   const size_t rank = old_grid.size();
   int64_t total = 1;
   for (int64_t g : old_grid) total *= g;

@@ -34,14 +34,13 @@ Status Array::Read(const Selection& selection, ElementSpan destination,
     return internal::ReadShardedSelection(*this, selection, out, *pool,
                                           options.fill_missing_chunks);
   }
-  // A rectilinear grid whose chunks differ within the array plans over its
-  // edges and decodes each chunk with the chain for its shape; every other
-  // grid is the regular grid of chunk_shape.
-  const std::vector<ChunkProjection> plan =
-      regular_grid_ ? PlanChunks(selection, metadata_.shape, metadata_.chunk_shape)
-                    : PlanChunks(selection, metadata_.shape, grid_);
-  std::vector<const CodecChain*> chains(plan.size(), &chain_);
+  const std::vector<ChunkProjection> plan = PlanChunks(selection, metadata_.shape, grid_);
+  // A rectilinear grid whose chunks differ within the array decodes each
+  // chunk with the chain for its shape, looked up once here; on every other
+  // grid all chunks share chain_ and nothing is looked up.
+  std::vector<const CodecChain*> chains;
   if (!regular_grid_) {
+    chains.resize(plan.size());
     for (size_t i = 0; i < plan.size(); ++i) {
       Result<const CodecChain*> chain = ChunkChain(plan[i].chunk_coords);
       if (!chain.ok()) {
@@ -51,6 +50,9 @@ Status Array::Read(const Selection& selection, ElementSpan destination,
       chains[i] = *chain;
     }
   }
+  auto chain_of = [&](size_t i) -> const CodecChain& {
+    return chains.empty() ? chain_ : *chains[i];
+  };
   const std::vector<int64_t> block_shape = selection.shape();
   const int threads = pool->concurrency();
 
@@ -64,7 +66,7 @@ Status Array::Read(const Selection& selection, ElementSpan destination,
       return in_context(internal::MissingChunkError(), ChunkKey(p.chunk_coords));
     }
     FillBlock(metadata_.dtype, metadata_.fill_value,
-              ChunkRegion::Make(p, chains[i]->spec().shape, block_shape), out);
+              ChunkRegion::Make(p, chain_of(i).spec().shape, block_shape), out);
     return Status::OK();
   };
   // The fetched bytes of chunk i, decoded into its share of `out`.
@@ -72,7 +74,7 @@ Status Array::Read(const Selection& selection, ElementSpan destination,
                    const std::optional<Buffer>& bytes) -> Status {
     if (!bytes.has_value()) return missing(i);
     Status s =
-        internal::DecodeChunkToBlock(*chains[i], bytes->view(), plan[i], block_shape, out);
+        internal::DecodeChunkToBlock(chain_of(i), bytes->view(), plan[i], block_shape, out);
     return s.ok() ? s : in_context(s, key);
   };
 
@@ -101,21 +103,21 @@ Status Array::Read(const Selection& selection, ElementSpan destination,
   // uncompressed chunks): every chunk split into ranged parts, and all the
   // (chunk, part) pairs read in one ParallelFor, so that every core copies
   // out of the page cache.
-  const bool few_straight_chunks =
-      static_cast<int64_t>(plan.size()) < threads &&
-      std::all_of(plan.begin(), plan.end(), [&](const ChunkProjection& p) {
-        return regular_grid_ && internal::CanReadStraightIntoBlock(chain_, p, block_shape);
-      });
+  bool few_straight_chunks = static_cast<int64_t>(plan.size()) < threads;
+  int parts = threads;
+  for (size_t i = 0; few_straight_chunks && i < plan.size(); ++i) {
+    few_straight_chunks = internal::CanReadStraightIntoBlock(chain_of(i), plan[i], block_shape);
+    parts = std::min(parts, internal::StraightReadParts(chain_of(i), threads));
+  }
   if (few_straight_chunks) {
-    const int parts = internal::StraightReadParts(chain_, threads);
     std::vector<char> found(plan.size() * parts, 0);
     TZ_RETURN_NOT_OK(pool->ParallelFor(
         static_cast<int64_t>(found.size()), [&](int64_t item) -> Status {
-          const ChunkProjection& p = plan[item / parts];
-          const std::string key = ChunkKey(p.chunk_coords);
+          const size_t i = static_cast<size_t>(item / parts);
+          const std::string key = ChunkKey(plan[i].chunk_coords);
           Result<bool> got = internal::ReadStraightIntoBlockPart(
-              *store_, key, chain_, p, block_shape, out, static_cast<int>(item % parts),
-              parts);
+              *store_, key, chain_of(i), plan[i], block_shape, out,
+              static_cast<int>(item % parts), parts);
           if (!got.ok()) return in_context(got.status(), key);
           found[item] = *got;
           return Status::OK();
@@ -142,7 +144,7 @@ Status Array::Read(const Selection& selection, ElementSpan destination,
     prefetch.Ahead(i);
     const ChunkProjection& p = plan[i];
     const std::string key = ChunkKey(p.chunk_coords);
-    const CodecChain& chain = *chains[i];
+    const CodecChain& chain = chain_of(i);
     if (internal::CanReadStraightIntoBlock(chain, p, block_shape)) {
       Result<bool> found =
           internal::ReadStraightIntoBlock(*store_, key, chain, p, block_shape, out);

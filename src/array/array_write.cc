@@ -36,11 +36,9 @@ Status Array::Write(const Selection& selection, const void* src,
   if (ShardedChain::Of(chain_)) {
     return internal::WriteShardedSelection(*this, selection, src, options, *pool);
   }
-  // A rectilinear grid whose chunks differ within the array encodes each
-  // chunk with the chain for its shape.
-  std::vector<ChunkProjection> plan =
-      regular_grid_ ? PlanChunks(selection, metadata_.shape, metadata_.chunk_shape)
-                    : PlanChunks(selection, metadata_.shape, grid_);
+  // Each chunk is encoded by the chain for its shape (ChunkChain: chain_
+  // but on a rectilinear grid whose chunks differ within the array).
+  std::vector<ChunkProjection> plan = PlanChunks(selection, metadata_.shape, grid_);
   // A masked write keeps stored elements wherever the mask is clear, so
   // every chunk it touches is read and merged, as if partly covered.
   if (options.mask != nullptr) {

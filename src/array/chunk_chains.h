@@ -21,7 +21,11 @@ namespace turbozarr::internal {
 
 class ChunkChains {
  public:
-  explicit ChunkChains(ArrayMetadata metadata) : metadata_(std::move(metadata)) {}
+  // Keeps what builds a chain (the attributes, which may be large, are
+  // left out).
+  explicit ChunkChains(ArrayMetadata metadata) : metadata_(std::move(metadata)) {
+    metadata_.attributes = JsonDocument::object();
+  }
 
   // The chain for chunks of `shape`; the metadata's error when the codecs
   // cannot encode that shape (a sharding codec's inner chunks must divide

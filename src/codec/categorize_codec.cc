@@ -55,14 +55,15 @@ nlohmann::json CategorizeCodec::ToV2Json() const {
           {"astype", astype_.spelled}};
 }
 
-int64_t CategorizeCodec::CodeOf(const std::byte* element, size_t chars) const {
+int64_t CategorizeCodec::CodeOf(const std::byte* element, size_t chars,
+                                std::u32string& text) const {
   while (chars > 0) {
     uint32_t last;
     std::memcpy(&last, element + (chars - 1) * 4, 4);
     if (last != 0) break;
     --chars;
   }
-  std::u32string text(chars, U'\0');
+  text.resize(chars);
   for (size_t i = 0; i < chars; ++i) {
     uint32_t unit;
     std::memcpy(&unit, element + i * 4, 4);
@@ -75,7 +76,9 @@ int64_t CategorizeCodec::CodeOf(const std::byte* element, size_t chars) const {
 Result<ArraySpec> CategorizeCodec::EncodedSpec(const ArraySpec& decoded) const {
   ArraySpec encoded = decoded;
   encoded.dtype = astype_.type;
-  const int64_t code = CodeOf(decoded.fill_value.bytes.data(), decoded.dtype.size() / 4);
+  std::u32string text;
+  const int64_t code =
+      CodeOf(decoded.fill_value.bytes.data(), decoded.dtype.size() / 4, text);
   encoded.fill_value.bytes = Buffer(astype_.type.size());
   internal::CastElements(reinterpret_cast<const std::byte*>(&code), DataTypeId::kInt64,
                          encoded.fill_value.bytes.data(), astype_.type.id(), 1);
@@ -86,8 +89,9 @@ Result<ChunkArray> CategorizeCodec::Encode(ChunkArray decoded) const {
   const int64_t n = decoded.num_elements();
   const size_t chars = decoded.dtype.size() / 4;
   std::vector<int64_t> codes(static_cast<size_t>(n));
+  std::u32string text;
   for (int64_t i = 0; i < n; ++i) {
-    codes[i] = CodeOf(decoded.bytes.data() + static_cast<size_t>(i) * chars * 4, chars);
+    codes[i] = CodeOf(decoded.bytes.data() + static_cast<size_t>(i) * chars * 4, chars, text);
   }
   ChunkArray out = internal::NewChunk(decoded.shape, astype_.type);
   internal::CastElements(reinterpret_cast<const std::byte*>(codes.data()),

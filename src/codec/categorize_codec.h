@@ -44,8 +44,9 @@ class CategorizeCodec final : public internal::NumcodecsFilter {
 
  private:
   // The position (1-based) of the string of `chars` code units at `element`
-  // (UTF-32), 0 when it is no label.
-  int64_t CodeOf(const std::byte* element, size_t chars) const;
+  // (UTF-32), 0 when it is no label. `text` is the caller's scratch, reused
+  // from element to element so that a chunk allocates it once.
+  int64_t CodeOf(const std::byte* element, size_t chars, std::u32string& text) const;
 
   std::vector<std::string> labels_;       // as written (UTF-8)
   std::vector<std::u32string> points_;    // the same, as code points

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <string>
 
+#include "codec/numpy_cast.h"
+
 namespace turbozarr {
 namespace {
 
@@ -129,16 +131,12 @@ void ZfpyCodec::CompleteV2(nlohmann::ordered_json& config) {
 }
 
 nlohmann::json ZfpyCodec::ToV2Json() const {
-  // numcodecs' get_config: its attributes in the order it sets them.
-  const char* key = ParameterName(mode_);
-  nlohmann::json kwargs = fields_.value(
-      "compression_kwargs", nlohmann::json{{key, fields_.value(key, nlohmann::json(-1))}});
-  return {{"id", "zfpy"},
-          {"mode", static_cast<int>(mode_)},
-          {"compression_kwargs", std::move(kwargs)},
-          {"tolerance", fields_.value("tolerance", nlohmann::json(-1))},
-          {"rate", fields_.value("rate", nlohmann::json(-1))},
-          {"precision", fields_.value("precision", nlohmann::json(-1))}};
+  // numcodecs' get_config: the fields read, completed as a v2 configuration
+  // is (the codec table's defaults, then CompleteV2).
+  nlohmann::ordered_json given = {{"id", "zfpy"}};
+  for (const auto& [key, value] : fields_.items()) given[key] = value;
+  Result<nlohmann::ordered_json> full = CompleteCodecJson(given, 0, 2);
+  return full.ok() ? nlohmann::json(*full) : nlohmann::json(given);
 }
 
 nlohmann::json ZfpyCodec::ToJson() const {
@@ -192,12 +190,14 @@ Result<ChunkArray> ZfpyCodec::Decode(ByteView bytes, const ArraySpec& spec) cons
   TZ_RETURN_NOT_OK(CheckSpec(name(), spec));
   // zfp's bit stream reads whole 64-bit words and has no end: a stream cut
   // short would be read past its bytes. So the header is read first (from a
-  // padded copy of the first bytes), and the stream is then decoded from a
-  // zero-padded copy as long as the largest stream that header allows.
-  auto open = [&](ZfpHandles& h, Buffer& buffer, size_t capacity) -> Status {
-    buffer = Buffer((std::max(capacity, bytes.size()) + 7) / 8 * 8 + 8);
-    std::memset(buffer.data(), 0, buffer.size());
-    if (!bytes.empty()) std::memcpy(buffer.data(), bytes.data(), bytes.size());
+  // zero-padded copy of the first bytes), and the stream is then decoded from
+  // a zero-padded copy as long as the largest stream that header allows.
+  // `room`: the bytes of the stream the copy holds (the rest are zeros).
+  auto open = [&](ZfpHandles& h, Buffer& buffer, size_t room) -> Status {
+    buffer = Buffer((room + 7) / 8 * 8 + 8);
+    const size_t copied = std::min(room, bytes.size());
+    if (copied > 0) std::memcpy(buffer.data(), bytes.data(), copied);
+    std::memset(buffer.data() + copied, 0, buffer.size() - copied);
     h.bits = stream_open(buffer.data(), buffer.size());
     h.zfp = zfp_stream_open(h.bits);
     h.field = zfp_field_alloc();
@@ -211,7 +211,7 @@ Result<ChunkArray> ZfpyCodec::Decode(ByteView bytes, const ArraySpec& spec) cons
   {
     ZfpHandles header;
     Buffer first;
-    TZ_RETURN_NOT_OK(open(header, first, 0));
+    TZ_RETURN_NOT_OK(open(header, first, (ZFP_HEADER_MAX_BITS + 7) / 8));
     size_t sizes[4] = {0, 0, 0, 0};
     const uint dims = zfp_field_dimensionality(header.field);
     zfp_field_size(header.field, sizes);
@@ -230,8 +230,9 @@ Result<ChunkArray> ZfpyCodec::Decode(ByteView bytes, const ArraySpec& spec) cons
   }
   ZfpHandles h;
   Buffer stream;
-  TZ_RETURN_NOT_OK(open(h, stream, capacity));
-  ChunkArray out = ChunkArray::Filled(spec);
+  TZ_RETURN_NOT_OK(open(h, stream, std::max(capacity, bytes.size())));
+  // zfp writes every element.
+  ChunkArray out = internal::NewChunk(spec.shape, spec.dtype);
   zfp_field_set_pointer(h.field, out.bytes.data());
   const size_t used = zfp_decompress(h.zfp, h.field);
   if (used == 0 || used > bytes.size()) {

@@ -97,22 +97,4 @@ bool ChunkGrid::IsRegularWithin(const std::vector<int64_t>& array_shape) const {
   return true;
 }
 
-std::vector<int64_t> ChunkGrid::RegularShape(const std::vector<int64_t>& array_shape) const {
-  std::vector<int64_t> out(dims_.size());
-  for (size_t d = 0; d < dims_.size(); ++d) {
-    const Dimension& dim = dims_[d];
-    if (dim.step > 0) {
-      out[d] = dim.step;
-      continue;
-    }
-    const int64_t n = std::max<int64_t>(1, NumChunks(d, array_shape[d]));
-    out[d] = dim.runs.front().length;
-    for (const Run& r : dim.runs) {
-      if (r.first_chunk >= n) break;
-      out[d] = std::max(out[d], r.length);
-    }
-  }
-  return out;
-}
-
 }  // namespace turbozarr

@@ -44,6 +44,23 @@ void ArrayMetadata::UpdateRectilinearChunkShape() {
   }
 }
 
+void ArrayMetadata::Resize(const std::vector<int64_t>& new_shape) {
+  shape = new_shape;
+  for (size_t d = 0; d < chunk_edges.size() && d < shape.size(); ++d) {
+    std::vector<ChunkEdgeRun>& runs = chunk_edges[d];
+    if (runs.empty()) continue;
+    int64_t sum = 0;
+    for (const ChunkEdgeRun& r : runs) sum += r.length * r.count;
+    if (shape[d] <= sum) continue;
+    if (runs.back().length == shape[d] - sum) {
+      ++runs.back().count;
+    } else {
+      runs.push_back({shape[d] - sum, 1});
+    }
+  }
+  UpdateRectilinearChunkShape();
+}
+
 Status ArrayMetadata::CheckChunkEdges() const {
   if (chunk_edges.empty()) return Status::OK();
   if (chunk_edges.size() != shape.size()) {

@@ -50,6 +50,16 @@ TEST(RectilinearGridTest, TheChunkShapeIgnoresChunksPastTheExtent) {
   Result<ArrayMetadata> m = ParseV3ArrayMetadata(j, "array 'r'");
   ASSERT_TRUE(m.ok()) << m.status().ToString();
   EXPECT_EQ(m->chunk_shape, (V{10, 5})) << "the 40 lies wholly past the extent 20";
+  // [10, 10, 10, 20] over 30 and over 31 (the 20 then touches the array).
+  ArrayMetadata grown = *m;
+  grown.chunk_edges = {{{10, 3}, {20, 1}}, {}};
+  grown.chunk_shape = {1, 7};
+  grown.shape = {30, 5};
+  grown.UpdateRectilinearChunkShape();
+  EXPECT_EQ(grown.chunk_shape, (V{10, 7}));
+  grown.shape = {31, 5};
+  grown.UpdateRectilinearChunkShape();
+  EXPECT_EQ(grown.chunk_shape, (V{20, 7}));
 }
 
 TEST(RectilinearGridTest, BadGridsAreRefusedNamingTheField) {
