@@ -346,7 +346,9 @@ TEST(CopyArrayTest, StreamsBlocksAndSkipsWhatTheSourceDoesNotStore) {
     ASSERT_EQ(seen.size(), static_cast<size_t>(report->total));
     EXPECT_EQ(seen.back(), static_cast<uint64_t>(NumElements(kShape)) * 4);
     // Rows [8, 16) are not stored: 2-row blocks over them are not written.
-    if (unit[0] == 2) EXPECT_EQ(report->written, report->total - 4 * 2);
+    if (unit[0] == 2) {
+      EXPECT_EQ(report->written, report->total - 4 * 2);
+    }
   }
 }
 

@@ -94,13 +94,17 @@ TEST(ZfpyCodecTest, DamagedOrForeignStreamsAreCorruptionNeverACrash) {
     Buffer cut = good;
     cut.Resize(n);
     Result<ChunkArray> r = codec->Decode(cut, spec);
-    if (!r.ok()) EXPECT_EQ(r.status().code(), StatusCode::kCorruption) << n;
+    if (!r.ok()) {
+      EXPECT_EQ(r.status().code(), StatusCode::kCorruption) << n;
+    }
   }
   for (size_t i = 0; i < good.size(); ++i) {
     Buffer bad = good;
     bad.data()[i] ^= std::byte{0xff};
     Result<ChunkArray> r = codec->Decode(bad, spec);
-    if (!r.ok()) EXPECT_EQ(r.status().code(), StatusCode::kCorruption) << i;
+    if (!r.ok()) {
+      EXPECT_EQ(r.status().code(), StatusCode::kCorruption) << i;
+    }
   }
   // A stream of another shape or type than the chunk's.
   const ArraySpec other = testing::MakeSpec({5, 4}, DataType(DataTypeId::kFloat64));

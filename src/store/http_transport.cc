@@ -116,6 +116,8 @@ struct Transfer {
   Clock::time_point started;
   bool new_connection = false;  // started when no connection to the host was idle
   bool answered = false;        // a first byte of this attempt's answer came
+  // Why the previous attempt failed, kept while a retry waits its turn.
+  std::string last_failure;
 
   ~Transfer() { curl_slist_free_all(header_list); }
 
@@ -478,8 +480,9 @@ void HttpTransport::Driver::NoteFinished(Transfer& t, internal::HostPolicy::Outc
 
 void HttpTransport::Driver::Start(std::unique_ptr<Transfer> t) {
   if (Clock::now() >= t->deadline) {  // it waited its turn too long
-    FailAtDeadline(*t, t->attempts == 0 ? "none yet, waiting for a free connection"
-                                        : "retried, waiting for a free connection");
+    FailAtDeadline(*t, t->attempts == 0
+                           ? "none yet, waiting for a free connection"
+                           : t->last_failure + ", its retry waiting for a free connection");
     return;
   }
   CURL* easy = AcquireEasy();
@@ -669,6 +672,7 @@ void HttpTransport::Driver::Complete(CURL* easy, CURLcode code) {
       FailAtDeadline(*t, status_failure ? "HTTP " + std::to_string(status) : failure);
       return;
     }
+    t->last_failure = status_failure ? "HTTP " + std::to_string(status) : failure;
     waiting_.emplace(when, std::move(t));
     return;
   }

@@ -253,9 +253,10 @@ TEST_F(HttpTransportTest, TheDeadlineBoundsAttemptsAndWaitsTogether) {
   EXPECT_LT(took, milliseconds(1'000)) << "the stall lasts 1500 ms";
 
   // Faults retried with long backoff: the deadline stops the retries
-  // rather than waiting out a backoff that ends after it.
-  o.backoff_base = milliseconds(400);
-  o.backoff_max = milliseconds(400);
+  // rather than waiting out a backoff that ends after it. (The backoff is
+  // drawn from [base/2, base]: every draw ends after the deadline.)
+  o.backoff_base = milliseconds(800);
+  o.backoff_max = milliseconds(800);
   o.max_retries = 10;
   HttpTransport patient(o);
   server_.SetPolicy([](uint64_t, const std::string&, const std::string&) {

@@ -27,7 +27,7 @@ TEST(Utf8Test, WhatNoUtf8MayHoldBecomesTheReplacementCharacter) {
 }
 
 TEST(Utf8Test, DecodingGivesTheCodePointsBack) {
-  for (const std::u32string text : {std::u32string(U"plain"), std::u32string(U"\u00e9\u20ac"),
+  for (const std::u32string& text : {std::u32string(U"plain"), std::u32string(U"\u00e9\u20ac"),
                                     std::u32string(U"\U0001F600\U0010FFFF"),
                                     std::u32string()}) {
     EXPECT_EQ(DecodeUtf8(Utf8(text)), std::optional<std::u32string>(text));
