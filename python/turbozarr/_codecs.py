@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from turbozarr import _core
-from turbozarr._dtypes import ZarrType
+from turbozarr._dtypes import ZarrType, parse_dtype
 
 # The sentinel for "zarr-python's default".
 AUTO = "auto"
@@ -90,6 +90,29 @@ def default_serializer(zt: ZarrType) -> dict:
     return {"name": "bytes"}
 
 
+# The configuration field that names the type an array->array codec stores,
+# for the codecs that change it.
+_STORED_TYPE_FIELD = {
+    "cast_value": "data_type",
+    "numcodecs.astype": "encode_dtype",
+    "numcodecs.fixedscaleoffset": "astype",
+    "numcodecs.quantize": "astype",
+    "numcodecs.categorize": "astype",
+}
+
+
+def _encoded_type(zt: ZarrType, a2a: list[dict]) -> ZarrType:
+    """The type the serializer sees: the array's after its array->array
+    codecs (the serializer's byte order and a compressor's type size follow
+    it, as zarr-python resolves them)."""
+    for codec in a2a:
+        field = _STORED_TYPE_FIELD.get(codec.get("name", ""))
+        stored = (codec.get("configuration") or {}).get(field) if field else None
+        if stored is not None:
+            zt = parse_dtype(stored, 3 if codec["name"] == "cast_value" else None)
+    return zt
+
+
 def v3_codecs(
     zt: ZarrType,
     *,
@@ -103,6 +126,7 @@ def v3_codecs(
     """The v3 "codecs" list; when sharded, the inner chain goes inside
     sharding_indexed and `chunks` is the inner chunk shape."""
     a2a = [_complete(_v3_codec(c), zt.itemsize) for c in _as_list(filters)]
+    zt = _encoded_type(zt, a2a)
     a2b = default_serializer(zt) if serializer == AUTO else _v3_codec(serializer)
     b2b_in = [_ZSTD_DEFAULT_V3] if compressors == AUTO else _as_list(compressors)
     b2b = [_complete(_v3_codec(c), zt.itemsize) for c in b2b_in]

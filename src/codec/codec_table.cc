@@ -10,6 +10,7 @@
 #include "codec/blosc_codec.h"
 #include "codec/bytes_codec.h"
 #include "codec/bz2_codec.h"
+#include "codec/cast_value_codec.h"
 #include "codec/checksum32_codec.h"
 #include "codec/crc32c_codec.h"
 #include "codec/delta_codec.h"
@@ -235,6 +236,10 @@ std::vector<CodecRow> MakeTable() {
        .kind = K::kArrayToArray,
        .make = [](CodecConfig& c, const ArraySpec& spec,
                   Spelling) { return Up(ScaleOffsetCodec::Make(c, spec)); }},
+      {.name = "cast_value",
+       .kind = K::kArrayToArray,
+       .make = [](CodecConfig& c, const ArraySpec& spec,
+                  Spelling) { return Up(CastValueCodec::Make(c, spec)); }},
   };
 }
 
