@@ -86,6 +86,7 @@ inline std::vector<CodecCase> CodecCases() {
       {"crc32", u16, {{"id", "crc32"}}, false, true},
       {"adler32", u16, {{"id", "adler32"}, {"location", "end"}}, false, true},
       {"fletcher32", u16, {{"id", "fletcher32"}}, false, true},
+      {"jenkins_lookup3", u16, {{"id", "jenkins_lookup3"}, {"initval", 5}}, false, true},
       {"fixedscaleoffset", f8,
        json::array(
            {numcodecs(

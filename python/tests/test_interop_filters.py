@@ -1,5 +1,6 @@
-"""numcodecs' filters (categorize included) and checksums, and zarr-python's
-scale_offset, byte for byte with zarr-python in both directions.
+"""numcodecs' filters (categorize included) and checksums (jenkins_lookup3
+too), and zarr-python's scale_offset, byte for byte with zarr-python in both
+directions.
 
 Each case writes an array with zarr-python (numcodecs objects in v2,
 zarr.codecs.numcodecs / zarr.codecs objects in v3) and reads it with
@@ -119,6 +120,10 @@ V2_CASES = [
     ("fletcher32-compressor", "|u1", "random", None, {"id": "fletcher32"}),
     ("crc32-after-delta", "<i8", "random",
      [{"id": "delta", "dtype": "<i8"}, {"id": "crc32", "location": "end"}], None),
+    ("jenkins_lookup3", "<i4", "random",
+     [{"id": "jenkins_lookup3", "initval": 0, "prefix": None}], None),
+    ("jenkins_lookup3-compressor", "|u1", "random", None,
+     {"id": "jenkins_lookup3", "initval": 4242, "prefix": None}),
 ]
 
 
@@ -162,6 +167,9 @@ V3_CASES = [
      [zn.CRC32(), zn.Adler32(location="end"), zn.Fletcher32()], [],
      [_v3_filter("numcodecs.crc32"), _v3_filter("numcodecs.adler32", location="end"),
       _v3_filter("numcodecs.fletcher32")]),
+    ("jenkins_lookup3", "float32", "random", [], [zn.JenkinsLookup3(initval=5), zn.Zstd(level=1)],
+     [], [_v3_filter("numcodecs.jenkins_lookup3", initval=5),
+          _v3_filter("numcodecs.zstd", level=1)]),
 ]
 
 

@@ -17,11 +17,43 @@ std::string Hex32(uint32_t v) {
   return buf;
 }
 
-uint32_t Crc32Sum(ByteView data) { return libdeflate_crc32(0, data.data(), data.size()); }
-uint32_t Adler32Sum(ByteView data) {
+uint32_t Crc32Sum(ByteView data, uint32_t) {
+  return libdeflate_crc32(0, data.data(), data.size());
+}
+uint32_t Adler32Sum(ByteView data, uint32_t) {
   return libdeflate_adler32(1, data.data(), data.size());
 }
-uint32_t Crc32cSum(ByteView data) { return Crc32c(data); }
+uint32_t Crc32cSum(ByteView data, uint32_t) { return Crc32c(data); }
+uint32_t Fletcher32Sum(ByteView data, uint32_t) { return Fletcher32(data); }
+
+constexpr uint32_t Rotate(uint32_t x, int k) { return (x << k) | (x >> (32 - k)); }
+
+// lookup3's mix() and final() of three 32-bit words.
+void Mix(uint32_t& a, uint32_t& b, uint32_t& c) {
+  a -= c; a ^= Rotate(c, 4);  c += b;
+  b -= a; b ^= Rotate(a, 6);  a += c;
+  c -= b; c ^= Rotate(b, 8);  b += a;
+  a -= c; a ^= Rotate(c, 16); c += b;
+  b -= a; b ^= Rotate(a, 19); a += c;
+  c -= b; c ^= Rotate(b, 4);  b += a;
+}
+
+void Final(uint32_t& a, uint32_t& b, uint32_t& c) {
+  c ^= b; c -= Rotate(b, 14);
+  a ^= c; a -= Rotate(c, 11);
+  b ^= a; b -= Rotate(a, 25);
+  c ^= b; c -= Rotate(b, 16);
+  a ^= c; a -= Rotate(c, 4);
+  b ^= a; b -= Rotate(a, 14);
+  c ^= b; c -= Rotate(b, 24);
+}
+
+// Up to 4 bytes from `p` as a little-endian word (missing bytes are zero).
+uint32_t Word(const uint8_t* p, size_t n) {
+  uint32_t w = 0;
+  for (size_t i = 0; i < n && i < 4; ++i) w |= static_cast<uint32_t>(p[i]) << (8 * i);
+  return w;
+}
 
 }  // namespace
 
@@ -51,14 +83,36 @@ uint32_t Fletcher32(ByteView data) {
   return sum2 << 16 | sum1;
 }
 
+uint32_t JenkinsLookup3(ByteView data, uint32_t initval) {
+  const auto* k = reinterpret_cast<const uint8_t*>(data.data());
+  size_t n = data.size();
+  // The length enters modulo 2^32, as the reference's uint32 arithmetic has it.
+  uint32_t a = 0xdeadbeef + static_cast<uint32_t>(n) + initval;
+  uint32_t b = a, c = a;
+  for (; n > 12; n -= 12, k += 12) {
+    a += Word(k, 4);
+    b += Word(k + 4, 4);
+    c += Word(k + 8, 4);
+    Mix(a, b, c);
+  }
+  if (n == 0) return c;  // nothing left: no final mixing
+  a += Word(k, n);
+  if (n > 4) b += Word(k + 4, n - 4);
+  if (n > 8) c += Word(k + 8, n - 8);
+  Final(a, b, c);
+  return c;
+}
+
 const Checksum32Codec::Algorithm Checksum32Codec::kCrc32 = {"crc32", Crc32Sum,
-                                                            Location::kStart, true};
+                                                            Location::kStart, true, false};
 const Checksum32Codec::Algorithm Checksum32Codec::kAdler32 = {"adler32", Adler32Sum,
-                                                              Location::kStart, true};
+                                                              Location::kStart, true, false};
 const Checksum32Codec::Algorithm Checksum32Codec::kCrc32c = {"crc32c", Crc32cSum,
-                                                             Location::kEnd, true};
-const Checksum32Codec::Algorithm Checksum32Codec::kFletcher32 = {"fletcher32", Fletcher32,
-                                                                 Location::kEnd, false};
+                                                             Location::kEnd, true, false};
+const Checksum32Codec::Algorithm Checksum32Codec::kFletcher32 = {
+    "fletcher32", Fletcher32Sum, Location::kEnd, false, false};
+const Checksum32Codec::Algorithm Checksum32Codec::kJenkinsLookup3 = {
+    "jenkins_lookup3", JenkinsLookup3, Location::kEnd, false, true};
 
 Result<std::shared_ptr<const Checksum32Codec>> Checksum32Codec::MakeNumcodecs(
     const Algorithm& algorithm, internal::CodecConfig& config, bool in_v3) {
@@ -73,8 +127,22 @@ Result<std::shared_ptr<const Checksum32Codec>> Checksum32Codec::MakeNumcodecs(
     }
     location = loc == "start" ? Location::kStart : Location::kEnd;
   }
+  int64_t seed = 0;
+  if (algorithm.has_seed) {
+    TZ_ASSIGN_OR_RETURN(seed, config.Int("initval", 0));
+    if (seed < 0 || seed > 0xffffffff) {
+      return config.Invalid("initval", std::to_string(seed) + " is not a 32-bit unsigned integer");
+    }
+    // numcodecs hashes "prefix" bytes ahead of the data; it cannot write
+    // them to JSON, so no array carries one.
+    if (const nlohmann::json prefix = config.Raw("prefix"); !prefix.is_null()) {
+      return Status::Unsupported("codec " + config.codec() + ": field \"prefix\": " +
+                                 prefix.dump() + " (only null is supported)");
+    }
+  }
   TZ_RETURN_NOT_OK(config.Finish());
-  return std::make_shared<const Checksum32Codec>(algorithm, location, in_v3);
+  return std::make_shared<const Checksum32Codec>(algorithm, location, in_v3,
+                                                 static_cast<uint32_t>(seed));
 }
 
 std::string Checksum32Codec::name() const {
@@ -90,6 +158,10 @@ nlohmann::json Checksum32Codec::ToV2Json() const {
   if (algorithm_.has_location) {
     j["location"] = location_ == Location::kStart ? "start" : "end";
   }
+  if (algorithm_.has_seed) {
+    j["initval"] = seed_;
+    j["prefix"] = nullptr;
+  }
   return j;
 }
 
@@ -98,7 +170,7 @@ Result<Buffer> Checksum32Codec::Encode(ByteView decoded) const {
   const bool start = location_ == Location::kStart;
   if (!decoded.empty())
     std::memcpy(out.data() + (start ? 4 : 0), decoded.data(), decoded.size());
-  internal::StoreLE32(out.data() + (start ? 0 : decoded.size()), algorithm_.sum(decoded));
+  internal::StoreLE32(out.data() + (start ? 0 : decoded.size()), algorithm_.sum(decoded, seed_));
   return out;
 }
 
@@ -112,7 +184,7 @@ Result<ByteView> Checksum32Codec::Verify(ByteView encoded) const {
   const bool start = location_ == Location::kStart;
   ByteView payload = start ? encoded.subspan(4) : encoded.first(n);
   const uint32_t stored = internal::LoadLE32(encoded.data() + (start ? 0 : n));
-  const uint32_t actual = algorithm_.sum(payload);
+  const uint32_t actual = algorithm_.sum(payload, seed_);
   if (stored != actual) {
     return Status::Corruption(codec + "checksum mismatch: expected " + Hex32(stored) +
                               " (stored), computed " + Hex32(actual));

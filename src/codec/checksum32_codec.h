@@ -5,6 +5,8 @@
 //   adler32    zlib's Adler-32,         first by default ("location")
 //   crc32c     CRC-32C (Castagnoli),    last by default ("location")
 //   fletcher32 HDF5's Fletcher-32,      always last (no configuration)
+//   jenkins_lookup3 Bob Jenkins' lookup3 hash (HDF5's), always last,
+//              seeded by "initval" (default 0); "prefix" must be null
 //
 // as numcodecs 0.16 lays them out: payload and sum, or sum and payload, for
 // location "start" or "end". HDF5's Fletcher-32 sums the data as big-endian
@@ -35,19 +37,21 @@ class Checksum32Codec : public BytesToBytesCodec, public internal::NumcodecsCode
   // One checksum of the family.
   struct Algorithm {
     const char* id;  // numcodecs' codec_id
-    uint32_t (*sum)(ByteView data);
+    uint32_t (*sum)(ByteView data, uint32_t seed);
     Location default_location;
     bool has_location;  // numcodecs takes a "location" field
+    bool has_seed;      // ... and "initval" and "prefix" (jenkins_lookup3)
   };
-  static const Algorithm kCrc32, kAdler32, kCrc32c, kFletcher32;
+  static const Algorithm kCrc32, kAdler32, kCrc32c, kFletcher32, kJenkinsLookup3;
 
   // From numcodecs' configuration ({"location": "start"|"end"} where the
   // algorithm has one). `in_v3`: spelled "numcodecs.<id>" in a v3 array.
   static Result<std::shared_ptr<const Checksum32Codec>> MakeNumcodecs(
       const Algorithm& algorithm, internal::CodecConfig& config, bool in_v3);
 
-  Checksum32Codec(const Algorithm& algorithm, Location location, bool in_v3)
-      : algorithm_(algorithm), location_(location), in_v3_(in_v3) {}
+  Checksum32Codec(const Algorithm& algorithm, Location location, bool in_v3,
+                  uint32_t seed = 0)
+      : algorithm_(algorithm), location_(location), in_v3_(in_v3), seed_(seed) {}
 
   std::string name() const override;
   nlohmann::json ToJson() const override;
@@ -67,9 +71,13 @@ class Checksum32Codec : public BytesToBytesCodec, public internal::NumcodecsCode
   const Algorithm& algorithm_;
   Location location_;
   bool in_v3_;
+  uint32_t seed_;  // jenkins_lookup3's initval
 };
 
 // HDF5's Fletcher-32 of `data`, as numcodecs computes it.
 uint32_t Fletcher32(ByteView data);
+// Bob Jenkins' lookup3 hash of `data` (hashlittle, byte by byte, as HDF5
+// and numcodecs compute it), seeded by `initval`.
+uint32_t JenkinsLookup3(ByteView data, uint32_t initval);
 
 }  // namespace turbozarr

@@ -124,6 +124,44 @@ TEST(Checksum32CodecTest, ShortInputIsCorruptionNeverAnOverread) {
   }
 }
 
+// numcodecs 0.16.6's jenkins_lookup3(bytes, initval) of the first n bytes of
+// (i * 2654435761) % 256, for lengths around lookup3's 12-byte blocks.
+TEST(Checksum32CodecTest, JenkinsLookup3IsNumcodecsHash) {
+  std::vector<std::byte> data(100);
+  for (size_t i = 0; i < data.size(); ++i) {
+    data[i] = static_cast<std::byte>((i * 2654435761u) % 256);
+  }
+  const struct {
+    size_t n;
+    uint32_t seed0, seed12345;
+  } kSums[] = {{0, 0xdeadbeef, 0xdeadef28},  {1, 0x8ba9414b, 0x9210660c},
+               {3, 0xf8e95bb9, 0x6a694fde},  {12, 0x37b46976, 0x78cd83af},
+               {13, 0xb0cf1bb6, 0x33700af5}, {24, 0x43e64d9a, 0x02a0128a},
+               {25, 0x9dac424b, 0x128a9b7b}, {100, 0xbba1783e, 0x7ebc9b1f}};
+  for (const auto& s : kSums) {
+    const ByteView v(data.data(), s.n);
+    EXPECT_EQ(JenkinsLookup3(v, 0), s.seed0) << s.n;
+    EXPECT_EQ(JenkinsLookup3(v, 12345), s.seed12345) << s.n;
+  }
+  // As a codec: the sum goes last, little-endian, seeded by initval.
+  auto c = MakeV2Codec({{"id", "jenkins_lookup3"}, {"initval", 12345}, {"prefix", nullptr}},
+                       kSpec);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  const auto* codec = dynamic_cast<const BytesToBytesCodec*>(c->get());
+  ASSERT_NE(codec, nullptr);
+  auto enc = codec->Encode(ByteView(data.data(), 3));
+  ASSERT_TRUE(enc.ok());
+  EXPECT_EQ(testing::ToHex(*enc), testing::ToHex(ByteView(data.data(), 3)) + "de4f696a");
+  EXPECT_EQ((*c)->ToJson(), (nlohmann::json{{"name", "numcodecs.jenkins_lookup3"},
+                                            {"configuration", {{"initval", 12345},
+                                                               {"prefix", nullptr}}}}) );
+  auto bad = MakeV2Codec({{"id", "jenkins_lookup3"}, {"prefix", "AAE="}}, kSpec);
+  EXPECT_EQ(bad.status().code(), StatusCode::kUnsupported);
+  bad = MakeV2Codec({{"id", "jenkins_lookup3"}, {"initval", -1}}, kSpec);
+  EXPECT_EQ(bad.status().message(),
+            "codec jenkins_lookup3: field \"initval\": -1 is not a 32-bit unsigned integer");
+}
+
 TEST(Checksum32CodecTest, BadConfigurationNamesTheField) {
   auto r = MakeV2Codec({{"id", "crc32"}, {"location", "middle"}}, kSpec);
   EXPECT_EQ(

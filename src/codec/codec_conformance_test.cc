@@ -57,6 +57,8 @@ std::vector<CodecCase> AllBytesToBytes() {
        {{"name", "numcodecs.adler32"}, {"configuration", json::object()}}},
       {"numcodecs_fletcher32",
        {{"name", "numcodecs.fletcher32"}, {"configuration", json::object()}}},
+      {"numcodecs_jenkins_lookup3",
+       {{"name", "numcodecs.jenkins_lookup3"}, {"configuration", {{"initval", 77}}}}},
       // The same codecs as a v2 array names them.
       {"v2_blosc",
        {{"id", "blosc"},
@@ -76,6 +78,8 @@ std::vector<CodecCase> AllBytesToBytes() {
       {"v2_crc32", {{"id", "crc32"}}, 1, true},
       {"v2_adler32_end", {{"id", "adler32"}, {"location", "end"}}, 1, true},
       {"v2_fletcher32", {{"id", "fletcher32"}}, 1, true},
+      {"v2_jenkins_lookup3", {{"id", "jenkins_lookup3"}, {"initval", 0}, {"prefix", nullptr}},
+       1, true},
   };
   // Every compressor this blosc has, with each shuffle.
   for (const char* cname : {"lz4", "lz4hc", "blosclz", "zstd", "zlib", "snappy"}) {

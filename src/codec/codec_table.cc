@@ -200,6 +200,14 @@ std::vector<CodecRow> MakeTable() {
              return Up(Checksum32Codec::MakeNumcodecs(Checksum32Codec::kFletcher32, c,
                                                       InV3(s)));
            }},
+      {.numcodecs_id = "jenkins_lookup3",
+       .kind = K::kBytesToBytes,
+       .make =
+           [](CodecConfig& c, const ArraySpec&, Spelling s) {
+             return Up(Checksum32Codec::MakeNumcodecs(Checksum32Codec::kJenkinsLookup3, c,
+                                                      InV3(s)));
+           },
+       .numcodecs_defaults = R"({"initval": 0, "prefix": null})"},
       {.numcodecs_id = "zfpy",
        .kind = K::kArrayToBytes,
        .make = [](CodecConfig& c, const ArraySpec& spec,
