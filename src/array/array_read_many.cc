@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "array/shard_read.h"
 #include "util/thread_pool.h"
 
 namespace turbozarr {
@@ -53,14 +54,25 @@ Status ReadMany(const Array& array, std::span<const Selection> selections,
   ReadOptions each = options;
   each.pool = pool;
   const auto n = static_cast<int64_t>(selections.size());
+  // On a sharded array the boxes share the shards they open: a shard's
+  // index is fetched once, not once per box in it (a gather's boxes are
+  // many and small, and fall into few shards).
+  std::unique_ptr<internal::OpenedShards> opened;
+  if (n > 1 && ShardedChain::Of(array.codec_chain())) {
+    opened = std::make_unique<internal::OpenedShards>();
+  }
+  auto read = [&](int64_t i) -> Status {
+    if (!opened) return array.Read(selections[i], outs[i], each);
+    if (selections[i].num_elements() == 0) return Status::OK();
+    return internal::ReadShardedSelection(array, selections[i], outs[i].data(), *pool,
+                                          options.fill_missing_chunks, opened.get());
+  };
   if (n > 1 && (n >= pool->concurrency() || widest <= 1)) {
-    // A Read inside an item runs its own ParallelFor inline (thread_pool.h).
-    return pool->ParallelFor(
-        n, [&](int64_t i) { return array.Read(selections[i], outs[i], each); });
+    // A read inside an item runs its own ParallelFor inline (thread_pool.h).
+    return pool->ParallelFor(n, read);
   }
   for (int64_t i = 0; i < n; ++i) {
-    Status s = array.Read(selections[i], outs[i], each);
-    if (!s.ok()) return s;
+    TZ_RETURN_NOT_OK(read(i));
   }
   return Status::OK();
 }

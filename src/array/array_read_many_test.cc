@@ -91,6 +91,34 @@ TEST(ReadManyTest, EachTouchedChunkIsFetchedOnce) {
   EXPECT_TRUE(SetThreads(2).ok());
 }
 
+TEST(ReadManyTest, EachTouchedShardIndexIsFetchedOncePerCall) {
+  auto metrics = MakeMetricsStore(MakeMemoryStore());
+  // Two shards of (24, 30), inner chunks (8, 10); the second is never written.
+  auto a = Array::Create(metrics, "a",
+                         Int32Metadata({48, 30}, {24, 30},
+                                       Sharded({8, 10}, json::array({kLittle}), "end")));
+  ASSERT_TRUE(a.ok());
+  const std::vector<int32_t> model = Pattern(24 * 30, 3);
+  ASSERT_TRUE((*a)->Write(Selection({{0, 24, 1}, {0, 30, 1}}), model.data()).ok());
+  // Rows 1, 9, 17 of shard 0, each in its own inner chunk, and rows 30, 40
+  // of the missing shard 1.
+  std::vector<Selection> boxes;
+  for (int64_t row : {1, 9, 17, 30, 40}) boxes.push_back(Selection({{row, row + 1, 1}, {0, 10, 1}}));
+  for (int threads : {1, 4}) {
+    ASSERT_TRUE(SetThreads(threads).ok());
+    metrics->ResetMetrics();
+    std::vector<std::vector<int32_t>> got;
+    ASSERT_TRUE(ReadAll(**a, boxes, got).ok());
+    // One index read per shard (the missing one's finds nothing), one read
+    // per inner chunk; one Read per box took an index read per box.
+    EXPECT_EQ(metrics->metrics().gets, 2u + 3u) << threads << " threads";
+    EXPECT_EQ(got, OneByOne(**a, boxes));
+    EXPECT_EQ(got[0], std::vector<int32_t>(model.begin() + 30, model.begin() + 40));
+    EXPECT_EQ(got[4], std::vector<int32_t>(10, -1));  // the fill value
+  }
+  EXPECT_TRUE(SetThreads(2).ok());
+}
+
 TEST(ReadManyTest, BadBoxesAreRefusedBeforeAnyRead) {
   auto metrics = MakeMetricsStore(MakeMemoryStore());
   auto a = Array::Create(metrics, "a", Int32Metadata(kShape, {8, 10}, json::array({kLittle})));

@@ -37,7 +37,8 @@ struct ShardToOpen {
 // chunks to read (sorted by offset) or, with nested sharding, the inner
 // shards to open next.
 struct OpenShard {
-  std::shared_ptr<ShardStore> store;  // null: not stored (filled)
+  std::shared_ptr<ShardStore> store;  // null: not stored (filled), or let go
+  bool missing = false;               // not stored
   std::vector<InnerRead> reads;
   std::vector<ShardToOpen> next;
 };
@@ -55,8 +56,9 @@ struct MergedRead {
 class ShardedRead {
  public:
   ShardedRead(const Array& array, const Selection& selection, void* out, ThreadPool& pool,
-              bool fill_missing_shards)
-      : array_(array),
+              bool fill_missing_shards, OpenedShards* known)
+      : known_(known),
+        array_(array),
         m_(array.metadata()),
         selection_(selection),
         block_shape_(selection.shape()),
@@ -77,6 +79,7 @@ class ShardedRead {
       Status s = RunOnce();
       if (!ShardStore::IsShardChanged(s) || attempt == kReadAttempts) return s;
       whole_shards_ = true;
+      if (known_ != nullptr) known_->Forget();
     }
   }
 
@@ -113,10 +116,14 @@ class ShardedRead {
   // Opens the shards of `level`, all encoded by `sharding`, level by level
   // down nested shards, then reads the inner chunks of the last level.
   Status ReadLevels(std::vector<ShardToOpen> level, ShardedChain sharding) {
-    while (true) {
+    for (bool top = true;; top = false) {
       const std::optional<ShardedChain> nested = ShardedChain::Of(sharding.inner_chain());
       std::vector<OpenShard> opened(level.size());
-      TZ_RETURN_NOT_OK(Open(level, sharding, nested.has_value(), opened));
+      if (top && known_ != nullptr && !whole_shards_) {
+        TZ_RETURN_NOT_OK(OpenOnce(level, sharding, nested.has_value(), opened));
+      } else {
+        TZ_RETURN_NOT_OK(Open(level, sharding, nested.has_value(), opened));
+      }
       if (!nested) return ReadInnerChunks(sharding, opened);
       std::vector<ShardToOpen> next;
       for (OpenShard& o : opened) {
@@ -144,6 +151,7 @@ class ShardedRead {
   Status Plan(const ShardToOpen& s, const ShardedChain& sharding, bool nested,
               std::shared_ptr<ShardStore> store, OpenShard& o) const {
     if (!store) {  // only a shard of the array's own grid can be missing
+      o.missing = true;
       if (!fill_missing_shards_) {
         return MissingChunkError().WithContext(array_.Describe() + ", shard '" +
                                                array_.ChunkKey(s.proj.chunk_coords) + "'");
@@ -176,6 +184,36 @@ class ShardedRead {
                        return a.span.offset < b.span.offset;
                      });
     o.store = std::move(store);
+    return Status::OK();
+  }
+
+  // Open, for the array's own shards, through known_: the shards it knows
+  // are planned from there, the others opened and added to it.
+  Status OpenOnce(const std::vector<ShardToOpen>& level, const ShardedChain& sharding,
+                  bool nested, std::vector<OpenShard>& opened) {
+    std::vector<ShardToOpen> unknown;
+    std::vector<size_t> positions;
+    for (size_t s = 0; s < level.size(); ++s) {
+      std::optional<std::shared_ptr<ShardStore>> shard = known_->Find(level[s].where.key);
+      if (shard) {
+        TZ_RETURN_NOT_OK(Plan(level[s], sharding, nested, std::move(*shard), opened[s]));
+      } else {
+        unknown.push_back(level[s]);
+        positions.push_back(s);
+      }
+    }
+    if (unknown.empty()) return Status::OK();
+    std::vector<OpenShard> fresh(unknown.size());
+    TZ_RETURN_NOT_OK(Open(unknown, sharding, nested, fresh));
+    for (size_t k = 0; k < fresh.size(); ++k) {
+      OpenShard& o = fresh[k];
+      if (o.missing) {
+        known_->Remember(unknown[k].where.key, nullptr);
+      } else if (o.store && !o.store->location().held) {
+        known_->Remember(unknown[k].where.key, o.store);
+      }
+      opened[positions[k]] = std::move(o);
+    }
     return Status::OK();
   }
 
@@ -380,6 +418,7 @@ class ShardedRead {
     return Status::OK();
   }
 
+  OpenedShards* const known_;  // shards opened by earlier reads of the call
   const Array& array_;
   const ArrayMetadata& m_;
   const Selection& selection_;
@@ -400,9 +439,26 @@ Status MissingChunkError() {
       "(read_missing_chunks=False) rather than read as the fill value");
 }
 
+std::optional<std::shared_ptr<ShardStore>> OpenedShards::Find(const std::string& key) const {
+  std::lock_guard lock(mutex_);
+  auto it = shards_.find(key);
+  if (it == shards_.end()) return std::nullopt;
+  return it->second;
+}
+
+void OpenedShards::Remember(const std::string& key, std::shared_ptr<ShardStore> shard) {
+  std::lock_guard lock(mutex_);
+  shards_.emplace(key, std::move(shard));
+}
+
+void OpenedShards::Forget() {
+  std::lock_guard lock(mutex_);
+  shards_.clear();
+}
+
 Status ReadShardedSelection(const Array& array, const Selection& selection, void* out,
-                            ThreadPool& pool, bool fill_missing_shards) {
-  return ShardedRead(array, selection, out, pool, fill_missing_shards).Run();
+                            ThreadPool& pool, bool fill_missing_shards, OpenedShards* opened) {
+  return ShardedRead(array, selection, out, pool, fill_missing_shards, opened).Run();
 }
 
 }  // namespace turbozarr::internal

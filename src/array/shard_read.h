@@ -31,9 +31,16 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
 
+#include "codec/sharding/shard_store.h"
 #include "codec/sharding/sharded_chain.h"
 #include "turbozarr/array.h"
+#include "util/thread_annotations.h"
 #include "util/thread_pool.h"
 
 namespace turbozarr::internal {
@@ -49,6 +56,27 @@ namespace turbozarr::internal {
 inline constexpr uint64_t kMinGroupBytes = uint64_t{1} << 20;
 inline constexpr uint64_t kMaxGroupBytes = uint64_t{16} << 20;
 
+// The shards that the reads of one call over many boxes (ReadMany) have
+// opened: each shard's index is fetched once for the call rather than once
+// per box that touches it. Holds shards opened from their index (not shards
+// fetched whole, whose bytes a read lets go) and shards found missing, of
+// the array's own grid. A read that finds a shard changed under it forgets
+// them all, so that no box reads inner chunks at a stale index's offsets.
+//
+// Thread safety: every method may be called from many threads at once.
+class OpenedShards {
+ public:
+  // The shard stored under `key` as an earlier read opened it (null when it
+  // was missing), or nullopt when none did.
+  std::optional<std::shared_ptr<ShardStore>> Find(const std::string& key) const;
+  void Remember(const std::string& key, std::shared_ptr<ShardStore> shard);
+  void Forget();
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<ShardStore>> shards_ TZ_GUARDED_BY(mutex_);
+};
+
 // What reading a chunk or shard that is not stored gives when
 // ReadOptions::fill_missing_chunks is false (the caller adds the key).
 Status MissingChunkError();
@@ -59,10 +87,11 @@ Status MissingChunkError();
 // as the fill value; missing shards too, or, unless `fill_missing_shards`,
 // give MissingChunkError. Errors name the array, the shard's
 // key and, for an inner chunk, its coordinates in the shard (in each shard
-// down, for nested sharding).
+// down, for nested sharding). With `opened`, shards it knows are not opened
+// again, and the shards this read opens are added to it.
 // REQUIRES: selection is valid for the array and not empty.
 Status ReadShardedSelection(const Array& array, const Selection& selection, void* out,
-                            ThreadPool& pool,
-                            bool fill_missing_shards = true);
+                            ThreadPool& pool, bool fill_missing_shards = true,
+                            OpenedShards* opened = nullptr);
 
 }  // namespace turbozarr::internal
