@@ -119,6 +119,45 @@ TEST(ReadManyTest, EachTouchedShardIndexIsFetchedOncePerCall) {
   EXPECT_TRUE(SetThreads(2).ok());
 }
 
+TEST(ReadManyTest, RemoteStoresFetchTheChunksOfAllBoxesTogether) {
+  // A store that keeps 64 requests in flight (more than the pool's threads).
+  auto memory = MakeMemoryStore();
+  ThrottleOptions link;
+  link.latency = std::chrono::milliseconds(2);
+  auto metrics = MakeMetricsStore(MakeThrottledStore(memory, link));
+  ASSERT_GT(metrics->Capabilities().requests_in_flight, 2);
+  auto a = Array::Create(metrics, "a", Int32Metadata(kShape, {8, 10}, json::array({kLittle, kZstd})));
+  ASSERT_TRUE(a.ok());
+  const std::vector<int32_t> model = Pattern(NumElements(kShape), 4);
+  ASSERT_TRUE((*a)->Write(Selection::All(kShape), model.data()).ok());
+  ASSERT_TRUE(memory->Erase("a/c/4/2").ok());  // a missing chunk: the fill value
+  // One row per chunk row, two boxes in chunk (1, 0), one over chunks (2, 1)
+  // and (2, 2), one in the missing chunk, an empty one.
+  const std::vector<Selection> boxes = {
+      Selection({{1, 2, 1}, {0, 10, 1}}),   Selection({{9, 10, 1}, {0, 3, 1}}),
+      Selection({{12, 13, 1}, {5, 9, 1}}),  Selection({{17, 18, 1}, {15, 25, 1}}),
+      Selection({{33, 35, 1}, {20, 30, 1}}), Selection({{30, 30, 1}, {0, 30, 1}})};
+  ASSERT_TRUE(SetThreads(2).ok());
+  metrics->ResetMetrics();
+  std::vector<std::vector<int32_t>> got;
+  ASSERT_TRUE(ReadAll(**a, boxes, got).ok());
+  // Chunks (0,0), (1,0), (2,1), (2,2), (4,2): each fetched once, in one
+  // window of batched reads.
+  EXPECT_EQ(metrics->metrics().gets, 5u);
+  EXPECT_EQ(metrics->metrics().get_misses, 1u);
+  EXPECT_LE(metrics->metrics().get_many_calls, 5u);
+  EXPECT_EQ(got, OneByOne(**a, boxes));
+  EXPECT_EQ(got[4], std::vector<int32_t>(20, -1));
+  // Missing chunks as errors name the array and the key.
+  ReadOptions strict;
+  strict.fill_missing_chunks = false;
+  std::vector<ElementSpan> outs;
+  for (auto& g : got) outs.emplace_back(g);
+  Status s = ReadMany(**a, boxes, outs, strict);
+  EXPECT_EQ(s.code(), StatusCode::kNotFound);
+  EXPECT_NE(s.message().find("chunk 'a/c/4/2'"), std::string::npos) << s.ToString();
+}
+
 TEST(ReadManyTest, BadBoxesAreRefusedBeforeAnyRead) {
   auto metrics = MakeMetricsStore(MakeMemoryStore());
   auto a = Array::Create(metrics, "a", Int32Metadata(kShape, {8, 10}, json::array({kLittle})));
