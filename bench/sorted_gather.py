@@ -10,14 +10,21 @@ interleaved run by run; prints medians of wall time and their ratios.
 
 --shards N stores shards of N rows (inner chunks of --chunks). zarr-python
 (3.4 or later) is optional; without it only turbozarr's rows print.
+
+--serve BINARY [--latency-ms 5] reads over HTTP instead: the directory is
+served by BINARY (build/bench/serve/tz_http_serve) with that latency per
+answer, turbozarr reads the URL and zarr-python reads it through fsspec;
+the server's request count is printed per reader.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
+import subprocess
 import time
 
 import numpy as np
@@ -48,6 +55,22 @@ def make_array(path: str, shape: tuple[int, int], chunks: tuple[int, int],
     json.dump(want, open(spec, "w"))
 
 
+@contextlib.contextmanager
+def served(binary: str, root: str, latency_ms: float):
+    """The URL of `root` served by tz_http_serve; on exit, its request count."""
+    server = subprocess.Popen([binary, "--root", root, "--latency-ms", str(latency_ms)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    counts: dict = {}
+    try:
+        yield server.stdout.readline().strip(), counts
+    finally:
+        server.stdin.close()
+        lines = server.stderr.read().strip().splitlines()  # the counts: its last line
+        counts.update(json.loads(lines[-1]) if lines else {})
+        server.wait()
+
+
 def timed(fn) -> float:
     t = time.perf_counter()
     fn()
@@ -62,9 +85,14 @@ def main() -> None:
     p.add_argument("--shards", type=int, default=0)
     p.add_argument("--repeats", type=int, default=9)
     p.add_argument("--dir", default="/tmp/sorted-gather")
+    p.add_argument("--serve", help="tz_http_serve: read over HTTP")
+    p.add_argument("--latency-ms", type=float, default=5.0)
     args = p.parse_args()
     os.makedirs(args.dir, exist_ok=True)
     make_array(args.dir, tuple(args.shape), tuple(args.chunks), args.shards)
+    if args.serve:
+        over_http(args)
+        return
     path = os.path.join(args.dir, "a")
     a = tz.open_array(path)
     z = zarr.open_array(path, mode="r") if zarr is not None else None
@@ -96,6 +124,31 @@ def main() -> None:
     for name, values in times.items():
         m = statistics.median(values)
         print(f"  {name:32s} {m * 1000:8.1f} ms   {m / ours:5.2f}x turbozarr's gather")
+
+
+def over_http(args) -> None:
+    """Each reader on a server of its own (so that its requests are counted),
+    all batches in turn; medians and requests per gather."""
+    rng = np.random.default_rng(1)
+    batches = [np.sort(rng.choice(args.shape[0], args.rows, replace=False))
+               for _ in range(args.repeats)]
+    readers = {"turbozarr oindex": lambda url: tz.open_array(url + "/a")}
+    if zarr is not None:
+        readers["zarr-python oindex"] = lambda url: zarr.open_array(url + "/a", mode="r")
+    expected = tz.open_array(os.path.join(args.dir, "a")).oindex[batches[0], :]
+    print(f"{args.rows} sorted rows of {tuple(args.shape)} f4, chunks {tuple(args.chunks)}"
+          f"{f', shards of {args.shards} rows' if args.shards else ''}, over HTTP with "
+          f"{args.latency_ms} ms latency, medians of {args.repeats}")
+    medians = {}
+    for name, open_reader in readers.items():
+        with served(args.serve, args.dir, args.latency_ms) as (url, counts):
+            reader = open_reader(url)
+            assert np.array_equal(reader.oindex[batches[0], :], expected)
+            times = [timed(lambda: reader.oindex[rows, :]) for rows in batches]
+        medians[name] = statistics.median(times)
+        requests = counts.get("requests", 0) / (len(batches) + 1)
+        print(f"  {name:20s} {medians[name] * 1000:8.1f} ms   {requests:6.0f} requests per "
+              f"gather   {medians[name] / medians['turbozarr oindex']:5.2f}x turbozarr's")
 
 
 if __name__ == "__main__":
