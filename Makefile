@@ -23,7 +23,7 @@ export CCACHE_BASEDIR
 
 .PHONY: setup build demo test test-cpp test-python test-install test-wheel test-sanitize \
         tsan-build test-tsan test-concurrency test-vcz soak test-zarr-python test-zarr-python-full fuzz fuzz-build \
-        fuzz-all fuzz-merge micro-bench bench-ome-env bench-sparse-env fixtures clean
+        fuzz-all fuzz-merge micro-bench bench-ome-env bench-sparse-env fixtures support-table clean
 
 setup:
 	@bash scripts/setup.sh
@@ -53,12 +53,25 @@ test-cpp: build
 # tests that need those skip on 3.11). The S3 store tests run on 3.11 only:
 # their server (moto) is in .venv alone; so do the `turbozarr vcz` tests,
 # which test the binary against the peers in .venv-vcz, not the interpreter.
-test-python: build
+# Both runs append what their passing interop tests proved to
+# SUPPORT_RECORDS; test-python then checks that docs/support.md claims
+# nothing more (scripts/support_table.py --check), and support-table
+# rewrites docs/support.md from them (--write).
+SUPPORT_RECORDS = $(CURDIR)/$(BUILD)/support-records.jsonl
+SUPPORT_TABLE   = --check
+support-table: SUPPORT_TABLE = --write
+test-python support-table: build
+	rm -f $(SUPPORT_RECORDS)
 	PYTHONPATH=$(CURDIR)/python TURBOZARR_CLI=$(CURDIR)/$(BUILD)/cli/turbozarr \
-	  $(PYTHON) -m pytest -q python/tests bench/tests scripts/fixtures
+	  TURBOZARR_SUPPORT_RECORD=$(SUPPORT_RECORDS) \
+	  $(PYTHON) -m pytest -q python/tests bench/tests scripts/fixtures \
+	  scripts/test_support_table.py
 	PYTHONPATH=$(CURDIR)/python TURBOZARR_CLI=$(CURDIR)/$(BUILD)/cli/turbozarr \
+	  TURBOZARR_SUPPORT_RECORD=$(SUPPORT_RECORDS) \
 	  $(PYTHON312) -m pytest -q python/tests --ignore=python/tests/test_s3_store.py \
 	  --ignore=python/tests/test_vcz_cli.py
+	PYTHONPATH=$(CURDIR)/python $(PYTHON) scripts/support_table.py $(SUPPORT_TABLE) \
+	  $(SUPPORT_RECORDS)
 
 # The whole `turbozarr vcz` matrix against vcztools and bcftools (make test
 # runs every third filter case, since vcztools takes a second per query).

@@ -1,14 +1,21 @@
-"""Shared test helpers: bit-exact comparison, random data per dtype, and
-children run under each multiprocessing start method with a timeout."""
+"""Shared test helpers: bit-exact comparison, random data per dtype,
+children run under each multiprocessing start method with a timeout, and
+the `supports` records of interop tests (support_records.py), written for
+docs/support.md when TURBOZARR_SUPPORT_RECORD names a file."""
 
 from __future__ import annotations
 
+import json
 import multiprocessing as mp
+import os
+import platform
 import sys
 import warnings
 
 import numpy as np
 import pytest
+
+import support_records
 
 # Start methods of multiprocessing that children are tested under.
 METHODS = ["fork", "forkserver", "spawn"]
@@ -122,3 +129,36 @@ def run_in_process(method: str, fn, *args) -> None:
 
 def _exit_with(fn, *args) -> None:
     sys.exit(0 if fn(*args) is True else 1)
+
+
+@pytest.fixture
+def supports(record_property) -> support_records.Supports:
+    """Records what the test proves against a peer (support_records.py)."""
+    return support_records.Supports(record_property)
+
+
+# The records of a test count only if it passed: setup, call and teardown,
+# with no xfail mark. The call's outcome waits here for the teardown's.
+_PASSED_CALLS: set[str] = set()
+
+
+def pytest_runtest_logreport(report) -> None:
+    path = os.environ.get("TURBOZARR_SUPPORT_RECORD")
+    if not path:
+        return
+    if report.when == "call":
+        if report.passed and not hasattr(report, "wasxfail"):
+            _PASSED_CALLS.add(report.nodeid)
+        return
+    if report.when != "teardown" or report.nodeid not in _PASSED_CALLS:
+        return
+    _PASSED_CALLS.discard(report.nodeid)
+    records = [value for name, value in report.user_properties
+               if name == support_records.PROPERTY]
+    if not report.passed or not records:
+        return
+    python = ".".join(platform.python_version_tuple()[:2])
+    lines = "".join(json.dumps({"python": python, "test": report.nodeid, **r}) + "\n"
+                    for r in records)
+    with open(path, "a", encoding="utf-8") as f:  # one write per test
+        f.write(lines)

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import turbozarr as tz
+from support_records import HTTP_SERVER
 from turbozarr._store import store_spec
 
 
@@ -73,13 +74,14 @@ def modest_server(tmp_path):
     server.server_close()
 
 
-def test_a_read_keeps_to_the_connection_cap_and_reuses_connections(modest_server):
+def test_a_read_keeps_to_the_connection_cap_and_reuses_connections(modest_server, supports):
     server, url, values = modest_server
     start = time.perf_counter()
     a = tz.open_array(tz.open_store(url))
     got = a[...]
     took = time.perf_counter() - start
     np.testing.assert_array_equal(got, values)
+    supports("store", "http(s)", "read", peer=HTTP_SERVER)
     assert server.requests >= 64
     assert server.peak_open <= 32
     assert server.connections * 2 <= server.requests
@@ -118,7 +120,7 @@ def test_http_urls_take_connection_options_only():
         tz.open_store(url, ca_file=3)
 
 
-def test_https_with_a_private_certificate_authority(tmp_path, modest_server):
+def test_https_with_a_private_certificate_authority(tmp_path, modest_server, supports):
     """A server whose certificate the system does not trust: refused by
     default, read with ca_file naming it."""
     import ssl
@@ -143,6 +145,7 @@ def test_https_with_a_private_certificate_authority(tmp_path, modest_server):
         a = tz.open_array(tz.open_store(https, ca_file=str(tmp_path / "cert.pem"),
                                         deadline=20.0))
         np.testing.assert_array_equal(a[...], values)
+        supports("store", "http(s)", "read", peer=HTTP_SERVER)
     finally:
         tls.shutdown()
         tls.server_close()

@@ -20,10 +20,13 @@ import pytest
 
 import turbozarr as tz
 from conftest import assert_bit_equal, random_data
+from support_records import peer
 
 zarr = pytest.importorskip("zarr")
 numcodecs = pytest.importorskip("numcodecs")
 zn = pytest.importorskip("zarr.codecs.numcodecs")
+
+ZARR = peer("zarr")
 
 pytestmark = pytest.mark.filterwarnings("ignore::zarr.errors.ZarrFutureWarning",
                                         "ignore::zarr.errors.ZarrUserWarning",
@@ -58,7 +61,7 @@ def _chunks(path):
     return out
 
 
-def _both_ways(tmp_path, data, zarr_kwargs, tz_kwargs, zarr_format):
+def _both_ways(tmp_path, data, zarr_kwargs, tz_kwargs, zarr_format, supports):
     z = zarr.create_array(str(tmp_path / "z"), shape=data.shape, chunks=CHUNKS,
                           dtype=data.dtype, zarr_format=zarr_format, **zarr_kwargs)
     z[...] = data
@@ -75,6 +78,8 @@ def _both_ways(tmp_path, data, zarr_kwargs, tz_kwargs, zarr_format):
     for key in expected:
         assert written[key] == expected[key], key
     assert_bit_equal(zarr.open_array(str(tmp_path / "t"), mode="r")[...], reference)
+    supports.array(a, "read", peer=ZARR)
+    supports.array(t, "write", peer=ZARR)
     return t
 
 
@@ -128,14 +133,14 @@ V2_CASES = [
 
 
 @pytest.mark.parametrize("case", V2_CASES, ids=[c[0] for c in V2_CASES])
-def test_v2_filters_both_ways(tmp_path, rng, case):
+def test_v2_filters_both_ways(tmp_path, rng, case, supports):
     _, dtype, kind, filters, compressor = case
     data = _data(kind, dtype, rng)
     objects = [numcodecs.get_codec(dict(f)) for f in filters or []]
     comp = numcodecs.get_codec(dict(compressor)) if compressor else None
     t = _both_ways(tmp_path, data,
                    dict(filters=objects or None, compressors=comp),
-                   dict(filters=filters, compressor=compressor), 2)
+                   dict(filters=filters, compressor=compressor), 2, supports)
     zarray = json.load(open(tmp_path / "t" / ".zarray"))
     assert zarray["filters"] == filters
     assert t.dtype == np.dtype(dtype)
@@ -192,14 +197,14 @@ V3_CASES += _scale_offset_cases()
 
 
 @pytest.mark.parametrize("case", V3_CASES, ids=[c[0] for c in V3_CASES])
-def test_v3_filters_both_ways(tmp_path, rng, case):
+def test_v3_filters_both_ways(tmp_path, rng, case, supports):
     _, dtype, kind, zfilters, zcomp, filters, compressors = case
     if kind == "small-int":
         data = rng.integers(-1000, 1000, SHAPE).astype(dtype)
     else:
         data = _data(kind, dtype, rng)
     _both_ways(tmp_path, data, dict(filters=zfilters, compressors=zcomp),
-               dict(filters=filters, compressors=compressors), 3)
+               dict(filters=filters, compressors=compressors), 3, supports)
     meta = json.load(open(tmp_path / "t" / "zarr.json"))
     names = [c["name"] for c in meta["codecs"]]
     assert names == [f["name"] for f in filters] + ["bytes"] + [c["name"] for c in
@@ -246,7 +251,7 @@ ZFPY_CASES = [
 
 @pytest.mark.parametrize("zarr_format", [2, 3])
 @pytest.mark.parametrize("case", ZFPY_CASES, ids=[c[0] for c in ZFPY_CASES])
-def test_zfpy_both_ways(tmp_path, rng, case, zarr_format):
+def test_zfpy_both_ways(tmp_path, rng, case, zarr_format, supports):
     zfpy = pytest.importorskip("numcodecs.zfpy")
     if not hasattr(zfpy, "ZFPY"):
         pytest.skip("numcodecs without the zfpy package")
@@ -254,13 +259,13 @@ def test_zfpy_both_ways(tmp_path, rng, case, zarr_format):
     data = _data(kind, dtype, rng)
     if zarr_format == 2:
         t = _both_ways(tmp_path, data, dict(compressors=zfpy.ZFPY(**config)),
-                       dict(compressor={"id": "zfpy", **config}), 2)
+                       dict(compressor={"id": "zfpy", **config}), 2, supports)
         expected = json.load(open(tmp_path / "z" / ".zarray"))["compressor"]
         assert json.load(open(tmp_path / "t" / ".zarray"))["compressor"] == expected
     else:
         t = _both_ways(tmp_path, data, dict(serializer=zn.ZFPY(**config), compressors=None),
                        dict(serializer={"name": "numcodecs.zfpy", "configuration": config},
-                            compressors=None), 3)
+                            compressors=None), 3, supports)
         expected = json.load(open(tmp_path / "z" / "zarr.json"))["codecs"]
         assert json.load(open(tmp_path / "t" / "zarr.json"))["codecs"] == expected
     if config == {"mode": 4}:  # no tolerance: zfp's reversible mode

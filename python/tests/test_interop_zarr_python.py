@@ -18,9 +18,12 @@ import pytest
 
 import turbozarr as tz
 from conftest import assert_bit_equal, random_data
+from support_records import peer
 
 zarr = pytest.importorskip("zarr")
 from zarr.core.dtype import VariableLengthBytes  # noqa: E402
+
+ZARR = peer("zarr")
 
 # zarr-python warns about dtypes without a v3 spec (S, U, V, vlen bytes) and
 # about v2 options; the tests use them on purpose.
@@ -162,7 +165,7 @@ DTYPE_CASES = [(3, d) for d in V3_DTYPES] + [(2, d) for d in V2_DTYPES]
 
 @pytest.mark.parametrize("zarr_format,dtype", DTYPE_CASES,
                          ids=[f"v{f}-{d}" for f, d in DTYPE_CASES])
-def test_dtypes_zarr_python_to_turbozarr(tmp_path, rng, zarr_format, dtype):
+def test_dtypes_zarr_python_to_turbozarr(tmp_path, rng, zarr_format, dtype, supports):
     data = random_data(dtype, (11, 9), rng)
     if zarr_format == 3:
         codecs = [serializer_for(dtype), ZSTD]
@@ -171,11 +174,12 @@ def test_dtypes_zarr_python_to_turbozarr(tmp_path, rng, zarr_format, dtype):
         zarr_write(tmp_path / "a", data, zarr_format=2, chunks=(4, 5))
     a = check_reads(tmp_path / "a", data, zarr_format)
     assert a.dtype == expected_dtype(dtype, zarr_format)
+    supports.array(a, "read", peer=ZARR)
 
 
 @pytest.mark.parametrize("zarr_format,dtype", DTYPE_CASES,
                          ids=[f"v{f}-{d}" for f, d in DTYPE_CASES])
-def test_dtypes_turbozarr_to_zarr_python(tmp_path, rng, zarr_format, dtype):
+def test_dtypes_turbozarr_to_zarr_python(tmp_path, rng, zarr_format, dtype, supports):
     data = random_data(dtype, (11, 9), rng)
     a = tz.create(str(tmp_path / "a"), shape=data.shape, dtype=tz_dtype(dtype),
                   chunks=(4, 5), zarr_format=zarr_format)
@@ -183,6 +187,7 @@ def test_dtypes_turbozarr_to_zarr_python(tmp_path, rng, zarr_format, dtype):
     a[...] = data
     check_zarr_reads(tmp_path / "a", data)
     assert zarr.open_array(str(tmp_path / "a"))[...].dtype == a.dtype
+    supports.array(a, "write", peer=ZARR)
 
 
 # ---------------------------------------------------------------------------
@@ -221,17 +226,18 @@ def v3_case_codecs(dtype, chain, shard):
 
 @pytest.mark.parametrize("dtype,chain,shard", V3_CODEC_CASES,
                          ids=[f"{d}-{c}-shard_{s}" for d, c, s in V3_CODEC_CASES])
-def test_v3_codecs_both_ways(tmp_path, rng, dtype, chain, shard):
+def test_v3_codecs_both_ways(tmp_path, rng, dtype, chain, shard, supports):
     data = random_data(dtype, (13, 17), rng)
     chunks, codecs = v3_case_codecs(dtype, chain, shard)
     # zarr-python -> turbozarr
     zarr_write(tmp_path / "z", data, zarr_format=3, chunks=chunks, codecs=codecs)
-    check_reads(tmp_path / "z", data, 3)
+    supports.array(check_reads(tmp_path / "z", data, 3), "read", peer=ZARR)
     # turbozarr -> zarr-python
     t = tz.create(str(tmp_path / "t"), shape=data.shape, dtype=dtype, chunks=chunks,
                   codecs=codecs)
     t[...] = data
     check_zarr_reads(tmp_path / "t", data)
+    supports.array(t, "write", peer=ZARR)
     if chain in ("none", "crc32c", "transpose", "bigendian"):
         # Deterministic codecs: the stored chunks are the very same bytes, and
         # so are shards (inner chunks in Morton order, the index at its place).
@@ -269,7 +275,7 @@ V2_CODEC_CASES = [(d, c, o) for d in V2_CODEC_DTYPES for c in v2_compressors(d)
 
 @pytest.mark.parametrize("dtype,compressor,order", V2_CODEC_CASES,
                          ids=[f"{d}-{c}-{o}" for d, c, o in V2_CODEC_CASES])
-def test_v2_codecs_both_ways(tmp_path, rng, dtype, compressor, order):
+def test_v2_codecs_both_ways(tmp_path, rng, dtype, compressor, order, supports):
     data = random_data(dtype, (13, 17), rng)
     comp = v2_compressors(dtype)[compressor]
     zarr_write(tmp_path / "z", data, zarr_format=2, chunks=(4, 5), compressor=comp,
@@ -282,6 +288,8 @@ def test_v2_codecs_both_ways(tmp_path, rng, dtype, compressor, order):
     check_zarr_reads(tmp_path / "t", data)
     zarray = json.load(open(tmp_path / "t" / ".zarray"))
     assert zarray["order"] == order and zarray["compressor"] == comp
+    supports.array(a, "read", peer=ZARR)
+    supports.array(t, "write", peer=ZARR)
     if comp is None:
         for key in ("0.0", "3.3", "2.1"):
             assert (tmp_path / "t" / key).read_bytes() == (tmp_path / "z" / key).read_bytes()
@@ -289,28 +297,30 @@ def test_v2_codecs_both_ways(tmp_path, rng, dtype, compressor, order):
 
 @pytest.mark.parametrize("dtype", ["string", "bytes"])
 @pytest.mark.parametrize("compressor", ["none", "zstd", "blosc-lz4-shuffle"])
-def test_v2_variable_length_with_compressors(tmp_path, rng, dtype, compressor):
+def test_v2_variable_length_with_compressors(tmp_path, rng, dtype, compressor, supports):
     data = random_data(dtype, (9, 7), rng)
     comp = v2_compressors("u1")[compressor]
     zarr_write(tmp_path / "z", data, zarr_format=2, chunks=(4, 3), compressor=comp)
-    check_reads(tmp_path / "z", data, 2)
+    supports.array(check_reads(tmp_path / "z", data, 2), "read", peer=ZARR)
     t = tz.create(str(tmp_path / "t"), shape=data.shape, dtype=tz_dtype(dtype),
                   chunks=(4, 3), zarr_format=2, compressor=comp)
     t[...] = data
     check_zarr_reads(tmp_path / "t", data)
+    supports.array(t, "write", peer=ZARR)
 
 
 @pytest.mark.parametrize("separator", [".", "/"])
-def test_v2_dimension_separator(tmp_path, rng, separator):
+def test_v2_dimension_separator(tmp_path, rng, separator, supports):
     data = random_data("<i4", (6, 7), rng)
     zarr_write(tmp_path / "z", data, zarr_format=2, chunks=(4, 5),
                dimension_separator=separator)
-    check_reads(tmp_path / "z", data, 2)
+    supports.array(check_reads(tmp_path / "z", data, 2), "read", peer=ZARR)
     t = tz.create(str(tmp_path / "t"), shape=data.shape, dtype="<i4", chunks=(4, 5),
                   zarr_format=2, dimension_separator=separator)
     t[...] = data
     assert (tmp_path / "t" / f"1{separator}1").exists()
     check_zarr_reads(tmp_path / "t", data)
+    supports.array(t, "write", peer=ZARR)
 
 
 # ---------------------------------------------------------------------------
@@ -336,7 +346,7 @@ CHUNK_MATRIX = [(s, c, f, sh) for s, c in CHUNK_CASES for f in (2, 3)
 @pytest.mark.parametrize("shape,chunks,zarr_format,shard", CHUNK_MATRIX,
                          ids=[f"{s}-{c}-v{f}{'-sharded' if sh else ''}"
                               for s, c, f, sh in CHUNK_MATRIX])
-def test_chunk_shapes_both_ways(tmp_path, rng, shape, chunks, zarr_format, shard):
+def test_chunk_shapes_both_ways(tmp_path, rng, shape, chunks, zarr_format, shard, supports):
     data = random_data("<f4", shape, rng)
     kwargs = {}
     if zarr_format == 3:
@@ -349,13 +359,16 @@ def test_chunk_shapes_both_ways(tmp_path, rng, shape, chunks, zarr_format, shard
         kwargs["codecs"] = codecs
     zarr_write(tmp_path / "z", data, zarr_format=zarr_format, chunks=chunks, **kwargs)
     if data.size:
-        check_reads(tmp_path / "z", data, zarr_format)
+        a = check_reads(tmp_path / "z", data, zarr_format)
     else:
-        assert_bit_equal(tz.open(str(tmp_path / "z"))[...], data)
+        a = tz.open(str(tmp_path / "z"))
+        assert_bit_equal(a[...], data)
+    supports.array(a, "read", peer=ZARR)
     t = tz.create(str(tmp_path / "t"), shape=shape, dtype="<f4", chunks=chunks,
                   zarr_format=zarr_format, **kwargs)
     t[...] = data
     check_zarr_reads(tmp_path / "t", data)
+    supports.array(t, "write", peer=ZARR)
 
 
 # ---------------------------------------------------------------------------
@@ -384,7 +397,8 @@ def _partial_zarr_kwargs(zarr_format, dtype, variant):
 
 @pytest.mark.parametrize("zarr_format,dtype,variant", PARTIAL_CASES,
                          ids=[f"v{f}-{d}-{v}" for f, d, v in PARTIAL_CASES])
-def test_partial_write_into_zarr_python_array(tmp_path, rng, zarr_format, dtype, variant):
+def test_partial_write_into_zarr_python_array(tmp_path, rng, zarr_format, dtype, variant,
+                                              supports):
     data = random_data(dtype, (13, 11), rng)
     kwargs = _partial_zarr_kwargs(zarr_format, dtype, variant)
     chunks = kwargs.pop("chunks", (3, 4))
@@ -400,11 +414,12 @@ def test_partial_write_into_zarr_python_array(tmp_path, rng, zarr_format, dtype,
     a[8:12, ::-3] = model[0:4, 0:4]    # reversed step
     model[8:12, ::-3] = model[0:4, 0:4]
     check_zarr_reads(tmp_path / "z", model)
-    assert_bit_equal(a[...], model)
+    assert_bit_equal(a[...], model)  # with chunks only zarr-python wrote
+    supports.array(a, ["read", "write"], peer=ZARR)
 
 
 @pytest.mark.parametrize("location", ["end", "start"])
-def test_partial_sharded_writes_match_zarr_python_bytes(tmp_path, rng, location):
+def test_partial_sharded_writes_match_zarr_python_bytes(tmp_path, rng, location, supports):
     # The same partial writes by both libraries into copies of one sharded
     # array leave the same shard bytes: untouched inner chunks kept, inner
     # chunks of nothing but fill left out, emptied shards removed.
@@ -428,6 +443,8 @@ def test_partial_sharded_writes_match_zarr_python_bytes(tmp_path, rng, location)
         if zp.exists():
             assert tp.read_bytes() == zp.read_bytes(), key
     check_zarr_reads(tmp_path / "t", z[...])
+    # The same bytes after updates that decode zarr-python's shards.
+    supports.array(t, ["read", "write"], peer=ZARR)
 
 
 FILL_CASES = [
@@ -440,7 +457,7 @@ FILL_CASES = [
 
 @pytest.mark.parametrize("zarr_format,dtype,fill", FILL_CASES,
                          ids=[f"v{f}-{d}-{v!r}" for f, d, v in FILL_CASES])
-def test_missing_chunks_read_as_fill_value(tmp_path, rng, zarr_format, dtype, fill):
+def test_missing_chunks_read_as_fill_value(tmp_path, rng, zarr_format, dtype, fill, supports):
     shape, chunks = (10, 7), (4, 3)
     data = random_data(dtype, (3, 2), rng)
     expected = np.full(shape, fill, dtype=expected_dtype(dtype, zarr_format))
@@ -459,6 +476,8 @@ def test_missing_chunks_read_as_fill_value(tmp_path, rng, zarr_format, dtype, fi
     check_zarr_reads(tmp_path / "t", expected)
     # Neither stores the chunks that hold nothing but the fill value.
     assert _chunk_files(tmp_path / "t") == _chunk_files(tmp_path / "z")
+    supports.array(a, "read", peer=ZARR)
+    supports.array(t, "write", peer=ZARR)
 
 
 def _chunk_files(root):
@@ -531,18 +550,19 @@ def test_v2_groups_and_consolidated_metadata_have_empty_zattrs(tmp_path):
 
 
 @pytest.mark.parametrize("dtype", ["<i4", "<f8", "|S3", "string"])
-def test_v2_null_fill_value_reads_as_zero(tmp_path, dtype):
+def test_v2_null_fill_value_reads_as_zero(tmp_path, dtype, supports):
     z = zarr.create(store=str(tmp_path / "z"), shape=(5,), chunks=(2,), zarr_format=2,
                     dtype=zarr_dtype(dtype), fill_value=None)
     assert json.load(open(tmp_path / "z" / ".zarray"))["fill_value"] is None
     a = tz.open(str(tmp_path / "z"))
     assert a.fill_value is None and z.fill_value is None
     assert_bit_equal(a[...], z[...])
+    supports.array(a, "read", peer=ZARR)
 
 
 @pytest.mark.parametrize("dtype", ["|i1", "<u2", "<i4", "<u8", "<f4", "<f8"])
 @pytest.mark.parametrize("order", "CF")
-def test_v2_delta_filter_both_ways(tmp_path, rng, dtype, order):
+def test_v2_delta_filter_both_ways(tmp_path, rng, dtype, order, supports):
     import numcodecs
     # Random bits: integers wrap around, floats lose what numcodecs loses.
     data = random_data(dtype, (13, 17), rng)
@@ -552,7 +572,8 @@ def test_v2_delta_filter_both_ways(tmp_path, rng, dtype, order):
     reference = zarr.open_array(str(tmp_path / "z"), mode="r")[...]
     if np.dtype(dtype).kind in "iu":
         assert_bit_equal(reference, data)
-    assert_bit_equal(tz.open(str(tmp_path / "z"))[...], reference)
+    a = tz.open(str(tmp_path / "z"))
+    assert_bit_equal(a[...], reference)
 
     t = tz.create(str(tmp_path / "t"), shape=data.shape, dtype=dtype, chunks=(4, 5),
                   zarr_format=2, compressor=comp, order=order,
@@ -563,6 +584,8 @@ def test_v2_delta_filter_both_ways(tmp_path, rng, dtype, order):
     check_zarr_reads(tmp_path / "t", reference)
     for key in ("0.0", "3.3", "2.1"):
         assert (tmp_path / "t" / key).read_bytes() == (tmp_path / "z" / key).read_bytes()
+    supports.array(a, "read", peer=ZARR)
+    supports.array(t, "write", peer=ZARR)
 
 
 @pytest.mark.parametrize("dtype,filters", [
@@ -571,19 +594,20 @@ def test_v2_delta_filter_both_ways(tmp_path, rng, dtype, order):
     ("<u2", [{"id": "shuffle"}]),  # elementsize 4 over 2-byte values
     ("<i8", [{"id": "delta", "dtype": "<i8"}, {"id": "shuffle", "elementsize": 8}]),
 ])
-def test_v2_shuffle_filter_both_ways(tmp_path, rng, dtype, filters):
+def test_v2_shuffle_filter_both_ways(tmp_path, rng, dtype, filters, supports):
     import numcodecs
     data = random_data(dtype, (12, 16), rng)
     comp = None  # so that the stored bytes are the filters' alone
     zarr_write(tmp_path / "z", data, zarr_format=2, chunks=(4, 8), compressor=comp,
                filters=[numcodecs.get_codec(dict(f)) for f in filters])
-    check_reads(tmp_path / "z", data, 2)
+    supports.array(check_reads(tmp_path / "z", data, 2), "read", peer=ZARR)
     t = tz.create(str(tmp_path / "t"), shape=data.shape, dtype=dtype, chunks=(4, 8),
                   zarr_format=2, compressor=comp, filters=filters)
     t[...] = data
     check_zarr_reads(tmp_path / "t", data)
     for key in ("0.0", "2.1"):
         assert (tmp_path / "t" / key).read_bytes() == (tmp_path / "z" / key).read_bytes()
+    supports.array(t, "write", peer=ZARR)
 
 
 def test_v2_value_filter_after_shuffle_is_unsupported(tmp_path):
@@ -595,7 +619,7 @@ def test_v2_value_filter_after_shuffle_is_unsupported(tmp_path):
         tz.open(str(tmp_path / "z"))[...]
 
 
-def test_v3_numcodecs_shuffle_is_read(tmp_path, rng):
+def test_v3_numcodecs_shuffle_is_read(tmp_path, rng, supports):
     from zarr.codecs.numcodecs import Shuffle
     data = random_data("<f4", (13, 17), rng)
     z = zarr.create_array(store=str(tmp_path / "z"), shape=data.shape, chunks=(4, 5),
@@ -603,10 +627,12 @@ def test_v3_numcodecs_shuffle_is_read(tmp_path, rng):
     z[...] = data
     codecs = json.load(open(tmp_path / "z" / "zarr.json"))["codecs"]
     assert codecs[-1]["name"] == "numcodecs.shuffle"
-    assert_bit_equal(tz.open(str(tmp_path / "z"))[...], data)
+    a = tz.open(str(tmp_path / "z"))
+    assert_bit_equal(a[...], data)
+    supports.array(a, "read", peer=ZARR)
 
 
-def test_v3_numcodecs_delta_is_read(tmp_path, rng):
+def test_v3_numcodecs_delta_is_read(tmp_path, rng, supports):
     from zarr.codecs.numcodecs import Delta
     data = random_data("<i8", (13, 17), rng)
     z = zarr.create_array(store=str(tmp_path / "z"), shape=data.shape, chunks=(4, 5),
@@ -614,7 +640,9 @@ def test_v3_numcodecs_delta_is_read(tmp_path, rng):
     z[...] = data
     codecs = json.load(open(tmp_path / "z" / "zarr.json"))["codecs"]
     assert codecs[0]["name"] == "numcodecs.delta"
-    assert_bit_equal(tz.open(str(tmp_path / "z"))[...], data)
+    a = tz.open(str(tmp_path / "z"))
+    assert_bit_equal(a[...], data)
+    supports.array(a, "read", peer=ZARR)
 
 
 def test_delta_on_big_endian_v2_is_unsupported(tmp_path):
@@ -636,7 +664,7 @@ def test_unknown_v2_filter_is_unsupported_and_named(tmp_path):
 
 
 @pytest.mark.parametrize("order", ["lexicographic", "colexicographic", "unordered"])
-def test_shards_in_every_subchunk_write_order_read_and_update(tmp_path, order):
+def test_shards_in_every_subchunk_write_order_read_and_update(tmp_path, order, supports):
     """zarr-python 3.4 lays a shard's inner chunks out in the order its
     ShardingCodec is told (a write-time setting, not in zarr.json); the index
     says where each lies, so turbozarr reads every layout and updates it."""
@@ -662,3 +690,6 @@ def test_shards_in_every_subchunk_write_order_read_and_update(tmp_path, order):
     expected[10:20, 5:9] = 7
     np.testing.assert_array_equal(zarr.open_array(str(path))[...], expected)
     np.testing.assert_array_equal(a[...], expected)
+    # turbozarr reads this layout; its update writes its own (Morton order).
+    supports("layout", f'subchunk_write_order "{order}"', "read", peer=ZARR, zarr_format=3)
+    supports.array(a, ["read", "write"], peer=ZARR)

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import turbozarr as tz
+from support_records import peer
 
 ml_dtypes = pytest.importorskip("ml_dtypes")
 
@@ -234,7 +235,7 @@ def _chunk_files(path):
 
 @pytest.mark.parametrize("zarr_format", [3, 2])
 @pytest.mark.parametrize("name", TENSORSTORE)
-def test_turbozarr_reads_what_tensorstore_writes(tmp_path, name, zarr_format):
+def test_turbozarr_reads_what_tensorstore_writes(tmp_path, name, zarr_format, supports):
     ts = _ts()
     values = every_value(name)
     fill = fill_for(name)
@@ -254,11 +255,12 @@ def test_turbozarr_reads_what_tensorstore_writes(tmp_path, name, zarr_format):
     assert_bits_equal(a[...], t_all, name)
     assert_bits_equal(np.asarray(a.fill_value).reshape(1),
                       np.asarray(fill).astype(dtype_of(name)).reshape(1), name)
+    supports.array(a, "read", peer=peer("tensorstore"))
 
 
 @pytest.mark.parametrize("zarr_format", [3, 2])
 @pytest.mark.parametrize("name", TENSORSTORE)
-def test_tensorstore_reads_what_turbozarr_writes(tmp_path, name, zarr_format):
+def test_tensorstore_reads_what_turbozarr_writes(tmp_path, name, zarr_format, supports):
     ts = _ts()
     values = every_value(name)
     chunk, written = chunking(values)
@@ -282,6 +284,7 @@ def test_tensorstore_reads_what_turbozarr_writes(tmp_path, name, zarr_format):
                   "metadata": json.loads(document.read_text())}, create=True).result()
     t2[:written] = values[:written]
     assert _chunk_files(theirs) == _chunk_files(ours)
+    supports.array(a, "write", peer=peer("tensorstore"))
 
 
 @pytest.mark.parametrize("spelled,name,bits", [
@@ -349,7 +352,7 @@ def _hex_fill(name: str, fill) -> str | int:
 
 @pytest.mark.parametrize("serializer", list(SERIALIZERS))
 @pytest.mark.parametrize("name", ZARRS)
-def test_zarrs_reads_what_turbozarr_writes(tmp_path, name, serializer):
+def test_zarrs_reads_what_turbozarr_writes(tmp_path, name, serializer, supports):
     if serializer.endswith("_byte") and VALUE_BITS.get(name, 8) % 8 == 0:
         pytest.skip("zarrs packs whole-byte types as the bytes codec does, without the "
                     "padding byte the specification asks for (turbozarr reads both)")
@@ -367,14 +370,16 @@ def test_zarrs_reads_what_turbozarr_writes(tmp_path, name, serializer):
     pipeline, items = _zarrs_pipeline(path, meta)
     got = np.zeros(values.shape, dtype=dtype_of(name))
     pipeline.retrieve_chunks_and_apply_index(items(chunk, 4, values.size), got)
-    assert_bits_equal(got, tz.open_array(str(path))[...], name)
+    ours = tz.open_array(str(path))
+    assert_bits_equal(got, ours[...], name)
     assert_bits_equal(got[written:], np.full(values.size - written, fill_for(name))
                       .astype(dtype_of(name)), name)
+    supports.array(ours, "write", peer=peer("zarrs"))
 
 
 @pytest.mark.parametrize("serializer", list(SERIALIZERS))
 @pytest.mark.parametrize("name", ZARRS)
-def test_turbozarr_reads_what_zarrs_writes(tmp_path, name, serializer):
+def test_turbozarr_reads_what_zarrs_writes(tmp_path, name, serializer, supports):
     values = every_value(name)
     if name in ("int2", "int4"):
         # As a zarrs user writes them: i8 values, sign-extended bytes.
@@ -397,10 +402,11 @@ def test_turbozarr_reads_what_zarrs_writes(tmp_path, name, serializer):
     (path / "zarr.json").write_text(json.dumps(meta))
     pipeline, items = _zarrs_pipeline(path, meta)
     pipeline.store_chunks_with_indices(items(chunk, 3, values.size), given, True)
-    got = tz.open_array(str(path))[...]
+    theirs = tz.open_array(str(path))
     want = values.copy()
     want[written:] = np.asarray(fill_for(name)).astype(dtype_of(name))
-    assert_bits_equal(got, want, name)
+    assert_bits_equal(theirs[...], want, name)
+    supports.array(theirs, "read", peer=peer("zarrs"))
 
 
 # ---- what is refused -------------------------------------------------------

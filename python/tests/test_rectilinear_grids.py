@@ -16,10 +16,12 @@ import numpy as np
 import pytest
 
 import turbozarr as tz
+from support_records import peer
 
 zarr = pytest.importorskip("zarr")
 if not hasattr(zarr.Array, "write_chunk_sizes"):
     pytest.skip("zarr-python before 3.2 has no rectilinear grids", allow_module_level=True)
+ZARR = peer("zarr")
 
 
 @pytest.fixture(autouse=True)
@@ -46,7 +48,7 @@ LAYOUTS = {
 
 
 @pytest.mark.parametrize("layout", list(LAYOUTS))
-def test_same_document_and_chunks_as_zarr_python_both_ways(tmp_path, layout):
+def test_same_document_and_chunks_as_zarr_python_both_ways(tmp_path, layout, supports):
     shape = (30, 17)
     data = np.arange(np.prod(shape), dtype="i4").reshape(shape)
     theirs, ours = tmp_path / "zp.zarr", tmp_path / "tz.zarr"
@@ -65,8 +67,11 @@ def test_same_document_and_chunks_as_zarr_python_both_ways(tmp_path, layout):
     assert stored(ours) == stored(theirs)
     expected = data.copy()
     expected[12:14, 3:10] = -7
-    np.testing.assert_array_equal(tz.open_array(str(theirs))[...], expected)
+    read = tz.open_array(str(theirs))
+    np.testing.assert_array_equal(read[...], expected)
     np.testing.assert_array_equal(zarr.open_array(str(ours))[...], expected)
+    supports.array(read, "read", peer=ZARR)
+    supports.array(a, "write", peer=ZARR)
 
 
 def test_sizes_properties_and_layout_match_zarr_python(tmp_path):
@@ -99,7 +104,7 @@ def test_lists_of_equal_sizes_stay_rectilinear_as_in_zarr_python(tmp_path):
     assert a.write_chunk_sizes == z.write_chunk_sizes == ((10, 10, 5), (4,))
 
 
-def test_a_grid_regular_within_the_array_reads_as_the_regular_grid(tmp_path):
+def test_a_grid_regular_within_the_array_reads_as_the_regular_grid(tmp_path, supports):
     # Written as rectilinear runs, but every chunk touching the array is 10
     # long (the 40 lies past the extent): chunks are encoded at 10 x 6.
     path = tmp_path / "a.zarr"
@@ -115,6 +120,7 @@ def test_a_grid_regular_within_the_array_reads_as_the_regular_grid(tmp_path):
     np.testing.assert_array_equal(z[...], data)
     assert z.write_chunk_sizes == a.write_chunk_sizes == ((10, 10, 10), (6,))
     assert document(path)["chunk_grid"] == meta["chunk_grid"], "written back as read"
+    supports.array(a, "write", peer=ZARR)
 
 
 @pytest.mark.parametrize("layout", ["unsharded", "sharded"])
@@ -148,7 +154,7 @@ def test_resize_and_append_grow_the_grid_as_zarr_python_does(tmp_path, layout):
     np.testing.assert_array_equal(a[15 if layout == "unsharded" else 30:], 0)
 
 
-def test_missing_chunks_and_fill_values(tmp_path):
+def test_missing_chunks_and_fill_values(tmp_path, supports):
     path = tmp_path / "a.zarr"
     a = tz.create(str(path), shape=(12, 9), dtype="f4", chunks=[[2, 10], [3, 6]],
                   fill_value=-1.5)
@@ -158,6 +164,7 @@ def test_missing_chunks_and_fill_values(tmp_path):
     expected[0:2, 0:3] = 4.0
     np.testing.assert_array_equal(a[...], expected)
     np.testing.assert_array_equal(zarr.open_array(str(path))[...], expected)
+    supports.array(a, "write", peer=ZARR)
     strict = a.with_config({"read_missing_chunks": False})
     with pytest.raises(tz.ChunkNotFoundError, match="c/1/1"):
         strict[5, 5]
@@ -165,18 +172,21 @@ def test_missing_chunks_and_fill_values(tmp_path):
     assert sorted(stored(path)) == ["c/0/0"]
 
 
-def test_variable_length_strings(tmp_path):
+def test_variable_length_strings(tmp_path, supports):
     data = np.array([f"s{i}" * (i % 4) for i in range(23)], dtype=object)
     theirs, ours = tmp_path / "zp.zarr", tmp_path / "tz.zarr"
     z = zarr.create_array(str(theirs), shape=(23,), dtype=str, chunks=[[3, 15, 5]])
     a = tz.create(str(ours), shape=(23,), dtype=str, chunks=[[3, 15, 5]])
     z[...] = data
     a[...] = data
-    assert stored(ours) == stored(theirs)
-    assert list(tz.open_array(str(theirs))[2:20]) == list(data[2:20])
+    assert stored(ours) == stored(theirs)  # zarr-python's bytes
+    read = tz.open_array(str(theirs))
+    assert list(read[2:20]) == list(data[2:20])
+    supports.array(read, "read", peer=ZARR)
+    supports.array(a, "write", peer=ZARR)
 
 
-def test_random_selections_match_numpy(tmp_path):
+def test_random_selections_match_numpy(tmp_path, supports):
     rng = np.random.default_rng(7)
     for trial in range(25):
         rank = int(rng.integers(1, 4))
@@ -205,6 +215,7 @@ def test_random_selections_match_numpy(tmp_path):
                 for e in shape))
             np.testing.assert_array_equal(a[probe], expected[probe], err_msg=f"{chunks}")
         np.testing.assert_array_equal(zarr.open_array(str(path))[...], expected)
+        supports.array(a, "write", peer=ZARR)
         rows = np.sort(rng.choice(shape[0], size=min(3, shape[0]), replace=False))
         np.testing.assert_array_equal(a.oindex[(rows,)], expected[rows])
         points = tuple(rng.integers(0, e, size=5) for e in shape)
@@ -237,7 +248,8 @@ def test_dask_blocks_are_the_stored_chunks(tmp_path):
     np.testing.assert_array_equal(target[...], data)
 
 
-def test_the_zarr_python_pipeline_leaves_rectilinear_arrays_to_zarr_python(tmp_path):
+def test_the_zarr_python_pipeline_leaves_rectilinear_arrays_to_zarr_python(tmp_path,
+                                                                             supports):
     pytest.importorskip("turbozarr.zarr_pipeline")
     path = tmp_path / "a.zarr"
     data = np.arange(30 * 17, dtype="i4").reshape(30, 17)
@@ -246,7 +258,9 @@ def test_the_zarr_python_pipeline_leaves_rectilinear_arrays_to_zarr_python(tmp_p
                               chunks=[[5, 10, 15], [4, 4, 4, 5]])
         z[...] = data
         np.testing.assert_array_equal(zarr.open_array(str(path))[3:29], data[3:29])
-    np.testing.assert_array_equal(tz.open_array(str(path))[...], data)
+    read = tz.open_array(str(path))
+    np.testing.assert_array_equal(read[...], data)
+    supports.array(read, "read", peer=ZARR)
 
 
 def test_bad_grids_are_refused_clearly(tmp_path):
@@ -296,7 +310,7 @@ def _zarrs_pipeline(path: Path):
 ROWS, COLS = [5, 10, 15], [4, 4, 4, 5]
 
 
-def test_zarrs_reads_what_turbozarr_writes(tmp_path):
+def test_zarrs_reads_what_turbozarr_writes(tmp_path, supports):
     path = tmp_path / "tz.zarr"
     data = np.random.default_rng(3).integers(-99, 99, size=(30, 17)).astype("i4")
     a = tz.create(str(path), shape=data.shape, dtype="i4", chunks=[ROWS, COLS],
@@ -305,9 +319,10 @@ def test_zarrs_reads_what_turbozarr_writes(tmp_path):
     got = np.zeros_like(data)
     _zarrs_pipeline(path).retrieve_chunks_and_apply_index(_zarrs_items(ROWS, COLS), got)
     np.testing.assert_array_equal(got, data)
+    supports.array(a, "write", peer=peer("zarrs"))
 
 
-def test_turbozarr_reads_what_zarrs_writes(tmp_path):
+def test_turbozarr_reads_what_zarrs_writes(tmp_path, supports):
     path = tmp_path / "zarrs.zarr"
     path.mkdir()
     meta = {"zarr_format": 3, "node_type": "array", "shape": [30, 17], "data_type": "int32",
@@ -324,7 +339,9 @@ def test_turbozarr_reads_what_zarrs_writes(tmp_path):
     np.testing.assert_array_equal(tz.open_array(str(path))[...], data)
     # zarrs stored each chunk at its own shape: c/2/3 holds 15 x 5 elements.
     assert len(gzip.decompress(stored(path)["c/2/3"])) == 15 * 5 * 4
-    assert tz.open_array(str(path)).write_chunk_sizes == (tuple(ROWS), tuple(COLS))
+    read = tz.open_array(str(path))
+    assert read.write_chunk_sizes == (tuple(ROWS), tuple(COLS))
+    supports.array(read, "read", peer=peer("zarrs"))
 
 
 def test_xarray_opens_a_rectilinear_variable_with_a_dask_chunk_per_stored_chunk(tmp_path):

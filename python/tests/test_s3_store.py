@@ -29,6 +29,7 @@ from botocore.config import Config
 
 import turbozarr as tz
 from conftest import METHODS, run_in_pool, run_in_process
+from support_records import BOTO3
 
 # Nagle's algorithm off on moto's connections, as in moto_server.cc: werkzeug
 # writes headers and body apart, and the body would wait for a delayed ACK.
@@ -154,7 +155,7 @@ def write_and_read(store, rng) -> np.ndarray:
     return data
 
 
-def test_keyword_options_write_and_read_an_array(moto, rng):
+def test_keyword_options_write_and_read_an_array(moto, rng, supports):
     store = tz.open_store(f"s3://{moto.bucket}/kw/a.zarr",
                           **moto.options(addressing="path", max_concurrency=4,
                                          request_timeout=60.0))
@@ -169,6 +170,7 @@ def test_keyword_options_write_and_read_an_array(moto, rng):
     assert raw == store.get("c/2/1")
     assert moto.requested("PUT", f"/{moto.bucket}/kw/a.zarr/c/2/1")
     np.testing.assert_array_equal(tz.open_array(store)[20:30, 10:20], data[20:30, 10:20])
+    supports("store", "s3", "write", peer=BOTO3)
 
 
 def test_virtual_hosted_addressing(moto, rng):

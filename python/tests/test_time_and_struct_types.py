@@ -12,8 +12,10 @@ import numpy as np
 import pytest
 
 import turbozarr as tz
+from support_records import peer
 
 zarr = pytest.importorskip("zarr")
+ZARR = peer("zarr")
 
 pytestmark = pytest.mark.filterwarnings("ignore::zarr.errors.ZarrFutureWarning",
                                         "ignore::zarr.errors.ZarrUserWarning",
@@ -76,7 +78,8 @@ def case_id(dt: np.dtype) -> str:
 
 @pytest.mark.parametrize("zarr_format", [2, 3])
 @pytest.mark.parametrize("dt", DTYPES, ids=case_id)
-def test_zarr_python_writes_turbozarr_reads_and_writes_back(tmp_path, rng, dt, zarr_format):
+def test_zarr_python_writes_turbozarr_reads_and_writes_back(tmp_path, rng, dt, zarr_format,
+                                                            supports):
     if dt.fields is not None and not STRUCTS:
         pytest.skip("this zarr-python's structs differ from 3.2's")
     if dt == FLAT and zarr_format == 2:
@@ -97,11 +100,12 @@ def test_zarr_python_writes_turbozarr_reads_and_writes_back(tmp_path, rng, dt, z
     expected = z[...]
     expected[4:6, 1:4] = patch
     assert_same(zarr.open_array(path)[...], expected)
+    supports.array(a, ["read", "write"], peer=ZARR)
 
 
 @pytest.mark.parametrize("zarr_format", [2, 3])
 @pytest.mark.parametrize("dt", DTYPES, ids=case_id)
-def test_turbozarr_writes_what_zarr_python_writes(tmp_path, rng, dt, zarr_format):
+def test_turbozarr_writes_what_zarr_python_writes(tmp_path, rng, dt, zarr_format, supports):
     if dt.fields is not None and not STRUCTS:
         pytest.skip("this zarr-python's structs differ from 3.2's")
     ours, theirs = str(tmp_path / "ours.zarr"), str(tmp_path / "theirs.zarr")
@@ -110,6 +114,7 @@ def test_turbozarr_writes_what_zarr_python_writes(tmp_path, rng, dt, zarr_format
     a[...] = data
     zarr.create_array(theirs, shape=(6, 4), chunks=(4, 3), dtype=dt, zarr_format=zarr_format)
     assert_same(zarr.open_array(ours)[...], data)
+    supports.array(a, "write", peer=ZARR)
     # The data type and default fill value are spelled as zarr-python spells them.
     doc = ".zarray" if zarr_format == 2 else "zarr.json"
     with open(os.path.join(ours, doc)) as f:
@@ -142,7 +147,7 @@ def test_fill_values_of_every_field(tmp_path, zarr_format):
 
 
 @pytest.mark.skipif(not STRUCTS, reason="this zarr-python's structs differ from 3.2's")
-def test_big_endian_v2_times_and_structs(tmp_path, rng):
+def test_big_endian_v2_times_and_structs(tmp_path, rng, supports):
     for i, dt in enumerate([np.dtype(">M8[ms]"), np.dtype([("a", ">i4"), ("s", "S2")])]):
         path = str(tmp_path / f"be{i}.zarr")
         data = random_values(dt, (5,), rng)
@@ -155,6 +160,7 @@ def test_big_endian_v2_times_and_structs(tmp_path, rng):
         expected = data.copy()
         expected[1:3] = data[3:5]
         assert_same(zarr.open_array(path)[...], expected)
+        supports.array(a, ["read", "write"], peer=ZARR)
 
 
 @pytest.mark.parametrize("zarr_format", [2, 3])

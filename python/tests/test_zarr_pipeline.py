@@ -25,10 +25,13 @@ if tuple(int(p) for p in zarr.__version__.split(".")[:2]) < (3, 4):
     pytest.skip("the codec pipeline needs zarr-python 3.4 or later", allow_module_level=True)
 
 import turbozarr  # noqa: E402
+from support_records import peer  # noqa: E402
 from turbozarr import zarr_pipeline  # noqa: E402
 
 PIPELINE = "turbozarr.ZarrCodecPipeline"
 DEFAULT = "zarr.core.codec_pipeline.BatchedCodecPipeline"
+# What the tests below prove, they prove through zarr-python's pipeline API.
+ZARR_PIPELINE = f"{peer('zarr')} (codec pipeline)"
 
 
 def pipeline_of(z) -> type:
@@ -51,6 +54,9 @@ def engine_calls(monkeypatch) -> list[str]:
     monkeypatch.setattr(zarr_pipeline, "_read", counted_read)
     monkeypatch.setattr(zarr_pipeline, "_write", counted_write)
     return calls
+
+
+STORE_KINDS = {"local": "local directory", "memory": "memory"}
 
 
 def make_store(kind: str, tmp_path, name: str):
@@ -147,7 +153,7 @@ def stored(store) -> dict[str, bytes]:
 @pytest.mark.parametrize("store_kind", ["local", "memory"])
 @pytest.mark.parametrize("name", sorted(ARRAYS))
 def test_reads_and_writes_match_the_default_pipeline(tmp_path, store_kind, name, rng,
-                                                     monkeypatch):
+                                                     monkeypatch, supports):
     """The same writes through both pipelines leave the same bytes in the
     store, and every selection reads the same values."""
     args = ARRAYS[name]
@@ -182,6 +188,9 @@ def test_reads_and_writes_match_the_default_pipeline(tmp_path, store_kind, name,
         if kind != "block":
             ref = arrays[DEFAULT][...]
             np.testing.assert_array_equal(got, numpy_index(ref, kind, sel, chunks))
+    # The engine's writes left zarr-python's bytes, and its reads of them
+    # gave what zarr-python gives.
+    supports("store", STORE_KINDS[store_kind], ["read", "write"], peer=ZARR_PIPELINE)
 
 
 @pytest.mark.parametrize("write_empty_chunks", [False, True])
@@ -231,7 +240,8 @@ def test_read_statuses(tmp_path):
             np.testing.assert_array_equal(out.as_ndarray_like(), [1] * 10 + [0] * 10)
 
 
-def test_zip_store_read_by_the_engine_and_written_by_zarr_python(tmp_path, rng, monkeypatch):
+def test_zip_store_read_by_the_engine_and_written_by_zarr_python(tmp_path, rng, monkeypatch,
+                                                                 supports):
     data = rng.integers(0, 100, size=(30, 30)).astype("i4")
     path = tmp_path / "a.zip"
     with zarr.config.set({"codec_pipeline.path": PIPELINE}):
@@ -245,6 +255,7 @@ def test_zip_store_read_by_the_engine_and_written_by_zarr_python(tmp_path, rng, 
         np.testing.assert_array_equal(reader[:], data)
         assert calls == ["read"]
         assert reader._async_array.codec_pipeline._core_store is not None
+    supports("store", "zip archive", "read", peer=ZARR_PIPELINE)
 
 
 def test_fallback_is_logged_once_and_strict_refuses(tmp_path, caplog):
@@ -338,7 +349,7 @@ def http_root(tmp_path):
 
 
 @pytest.mark.parametrize("shards", [None, (16, 16)])
-def test_http_reads_go_through_the_engine(http_root, shards, rng, monkeypatch):
+def test_http_reads_go_through_the_engine(http_root, shards, rng, monkeypatch, supports):
     pytest.importorskip("fsspec")
     pytest.importorskip("aiohttp")
     root, url = http_root
@@ -357,6 +368,7 @@ def test_http_reads_go_through_the_engine(http_root, shards, rng, monkeypatch):
         np.testing.assert_array_equal(remote[3:33:4, 5], expected[3:33:4, 5])
         np.testing.assert_array_equal(remote.vindex[[0, 39], [1, 38]], expected[[0, 39], [1, 38]])
     assert calls == ["read"] * 3
+    supports("store", "http(s)", "read", peer=ZARR_PIPELINE)
 
 
 @pytest.mark.parametrize("zarr_format", [2, 3])

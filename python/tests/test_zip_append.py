@@ -22,8 +22,11 @@ import pytest
 
 import turbozarr as tz
 from conftest import assert_bit_equal, random_data
+from support_records import ZIPFILE, peer
 
 zarr = pytest.importorskip("zarr")
+ZARR = peer("zarr")
+APPENDED = "zip archive, appended to"
 
 pytestmark = pytest.mark.filterwarnings("ignore::zarr.errors.ZarrUserWarning")
 
@@ -65,7 +68,7 @@ def names(path: Path) -> list[str]:
 @pytest.mark.parametrize("zarr_format", [2, 3])
 @pytest.mark.parametrize("compression", [zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED])
 def test_turbozarr_appends_an_array_to_a_zarr_python_archive(tmp_path, rng, zarr_format,
-                                                             compression):
+                                                             compression, supports):
     x = random_data("<i4", (17, 23), rng)
     y = random_data("float64", (40, 7), rng)
     path = tmp_path / "zp.zip"
@@ -89,9 +92,12 @@ def test_turbozarr_appends_an_array_to_a_zarr_python_archive(tmp_path, rng, zarr
     assert_bit_equal(tz.open_array(path, path="x")[...], x)
     assert_bit_equal(tz.open_array(path, path="y")[...], y)
     assert sorted(tz.open_group(path).array_keys()) == ["x", "y"]
+    supports.array(tz.open_array(path, path="x"), "read", peer=ZARR)
+    supports.array(tz.open_array(path, path="y"), "write", peer=ZARR)
+    supports("store", APPENDED, "write", peer=ZARR)
 
 
-def test_zarr_python_appends_an_array_to_a_turbozarr_archive(tmp_path, rng):
+def test_zarr_python_appends_an_array_to_a_turbozarr_archive(tmp_path, rng, supports):
     x = random_data("uint16", (30, 11), rng)
     y = random_data("complex64", (9,), rng)
     path = tmp_path / "tz.zip"
@@ -110,9 +116,12 @@ def test_zarr_python_appends_an_array_to_a_turbozarr_archive(tmp_path, rng):
     for name, values in (("x", x), ("y", y), ("z", z)):
         assert_bit_equal(zarr_python_read(path, name), values)
         assert_bit_equal(tz.open_array(path, path=name)[...], values)
+    supports.array(tz.open_array(path, path="y"), "read", peer=ZARR)
+    supports.array(tz.open_array(path, path="x"), "write", peer=ZARR)
+    supports("store", APPENDED, ["read", "write"], peer=ZARR)
 
 
-def test_writing_an_existing_array_again_replaces_its_entries(tmp_path, rng):
+def test_writing_an_existing_array_again_replaces_its_entries(tmp_path, rng, supports):
     x = random_data("<i4", (12, 12), rng)
     path = tmp_path / "a.zip"
     zarr_python_write(path, "w", "x", x)
@@ -133,6 +142,8 @@ def test_writing_an_existing_array_again_replaces_its_entries(tmp_path, rng):
     assert [n for n in names(path) if n.startswith("x/c")] == []
     assert_bit_equal(zarr_python_read(path, "x"), np.zeros_like(x))
     assert_bit_equal(tz.open_array(path, path="x")[...], np.zeros_like(x))
+    supports.array(a, "write", peer=ZARR)
+    supports("store", APPENDED, "write", peer=ZARR)
 
 
 def test_a_name_zarr_python_wrote_twice_reads_its_later_entry_and_is_replaced(tmp_path):
@@ -157,7 +168,7 @@ def test_a_name_zarr_python_wrote_twice_reads_its_later_entry_and_is_replaced(tm
 
 
 @pytest.mark.parametrize("variant", ["zip64", "deflated", "comment"])
-def test_zipfile_archives_keep_their_entries_and_comment(tmp_path, variant):
+def test_zipfile_archives_keep_their_entries_and_comment(tmp_path, variant, supports):
     path = tmp_path / "zf.zip"
     big = bytes(range(256)) * 300
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED
@@ -175,6 +186,8 @@ def test_zipfile_archives_keep_their_entries_and_comment(tmp_path, variant):
         assert zf.namelist() == ["old/a", "old/", "new/b"]
         assert zf.read("old/a") == big and zf.read("new/b") == b"b" * 1000
         assert zf.comment == (b"kept across appends" if variant == "comment" else b"")
+    supports("store", "zip archive", "read", peer=ZIPFILE)
+    supports("store", APPENDED, "write", peer=ZIPFILE)
 
 
 def test_modes_and_options(tmp_path):
@@ -253,7 +266,7 @@ def test_an_interrupted_append_is_repaired_to_the_old_and_new_entries(tmp_path, 
 
 
 @needs_cli
-def test_cli_copies_into_an_existing_archive(tmp_path, rng):
+def test_cli_copies_into_an_existing_archive(tmp_path, rng, supports):
     x = random_data("float32", (10, 10), rng)
     y = random_data("int16", (8, 3), rng)
     path = tmp_path / "a.zip"
@@ -265,3 +278,4 @@ def test_cli_copies_into_an_existing_archive(tmp_path, rng):
     assert proc.returncode == 0, proc.stderr
     assert_bit_equal(zarr_python_read(path, "x"), x)
     assert_bit_equal(zarr_python_read(path, "y"), y)
+    supports("store", APPENDED, "write", peer=ZARR)

@@ -22,8 +22,10 @@ import pytest
 
 import turbozarr as tz
 from conftest import assert_bit_equal, random_data
+from support_records import ZIPFILE, peer
 
 zarr = pytest.importorskip("zarr")
+ZARR = peer("zarr")
 
 pytestmark = pytest.mark.filterwarnings("ignore::zarr.errors.ZarrUserWarning",
                                         "ignore::UserWarning")
@@ -51,7 +53,7 @@ def zarr_python_zip(path: Path, data: dict[str, np.ndarray], zarr_format: int = 
 
 @pytest.mark.parametrize("zarr_format", [2, 3])
 @pytest.mark.parametrize("dtype", ["uint8", "<i4", "float64", "complex64", "bool"])
-def test_zarr_python_zip_reads_bit_exactly(tmp_path, rng, zarr_format, dtype):
+def test_zarr_python_zip_reads_bit_exactly(tmp_path, rng, zarr_format, dtype, supports):
     data = {"x": random_data(dtype, (17, 23), rng),
             "nested/y": random_data(dtype, (40,), rng)}
     path = tmp_path / "zp.zip"
@@ -66,9 +68,10 @@ def test_zarr_python_zip_reads_bit_exactly(tmp_path, rng, zarr_format, dtype):
             assert_bit_equal(a[...], values)
             assert_bit_equal(a[3:11:2, ...] if values.ndim == 2 else a[5:31:3],
                              values[3:11:2, ...] if values.ndim == 2 else values[5:31:3])
+            supports.array(a, "read", peer=ZARR)
 
 
-def test_zarr_python_zip_compressed_and_sharded(tmp_path, rng):
+def test_zarr_python_zip_compressed_and_sharded(tmp_path, rng, supports):
     values = random_data("<u2", (64, 48), rng)
     path = tmp_path / "sharded.zip"
     store = zarr.storage.ZipStore(path, mode="w")
@@ -79,9 +82,10 @@ def test_zarr_python_zip_compressed_and_sharded(tmp_path, rng):
     t = tz.open_array(path)
     assert_bit_equal(t[...], values)
     assert_bit_equal(t[5:40, 7:9], values[5:40, 7:9])
+    supports.array(t, "read", peer=ZARR)
 
 
-def test_turbozarr_zip_reads_in_zarr_python_and_zipfile(tmp_path, rng):
+def test_turbozarr_zip_reads_in_zarr_python_and_zipfile(tmp_path, rng, supports):
     path = tmp_path / "tz.zip"
     values = random_data("float32", (30, 20), rng)
     strings = random_data("string", (12,), rng)
@@ -112,6 +116,8 @@ def test_turbozarr_zip_reads_in_zarr_python_and_zipfile(tmp_path, rng):
         zstore.close()
     # And turbozarr reads its own archive back.
     assert_bit_equal(tz.open_array(path, path="a")[...], values)
+    for name in ("a", "s", "v2"):
+        supports.array(tz.open_array(path, path=name), "write", peer=ZARR)
 
 
 def test_open_with_mode_w_replaces_an_archive_and_flush_finishes_it(tmp_path):
@@ -192,7 +198,7 @@ def local_array(tmp_path, rng):
     {"compression": zipfile.ZIP_DEFLATED, "force_zip64": True},
     {"comment": b"made by zipfile"},
 ])
-def test_zipfile_variants_read_correctly(tmp_path, local_array, variant):
+def test_zipfile_variants_read_correctly(tmp_path, local_array, variant, supports):
     directory, values = local_array
     path = tmp_path / "variant.zip"
     _pack(directory, path, **variant)
@@ -206,6 +212,7 @@ def test_zipfile_variants_read_correctly(tmp_path, local_array, variant):
     assert_bit_equal(t[2:29:3, 4], values[2:29:3, 4])
     store = tz.ZipStore(path)
     assert store.get("zarr.json") == (directory / "zarr.json").read_bytes()
+    supports("store", "zip archive", "read", peer=ZIPFILE)
 
 
 class _Unseekable(io.RawIOBase):
@@ -222,7 +229,7 @@ class _Unseekable(io.RawIOBase):
         return len(b)
 
 
-def test_data_descriptors_and_bytes_in_front(tmp_path, local_array):
+def test_data_descriptors_and_bytes_in_front(tmp_path, local_array, supports):
     directory, values = local_array
     sink = _Unseekable()
     with zipfile.ZipFile(sink, "w", compression=zipfile.ZIP_DEFLATED) as zf:
@@ -236,6 +243,7 @@ def test_data_descriptors_and_bytes_in_front(tmp_path, local_array):
     with zipfile.ZipFile(path) as zf:
         assert zf.testzip() is None
     assert_bit_equal(tz.open_array(path)[...], values)
+    supports("store", "zip archive", "read", peer=ZIPFILE)
 
 
 def test_damaged_archives_raise_corruption_naming_the_archive(tmp_path, local_array):
@@ -288,7 +296,7 @@ def run_cli(*args, expect=0):
 
 
 @needs_cli
-def test_cli_copies_into_and_out_of_archives(tmp_path, local_array):
+def test_cli_copies_into_and_out_of_archives(tmp_path, local_array, supports):
     directory, values = local_array
     out = tmp_path / "copy.zip"
     run_cli("cp", directory, out, "--codec", "gzip:1", "--no-progress")
@@ -314,6 +322,7 @@ def test_cli_copies_into_and_out_of_archives(tmp_path, local_array):
     back = tmp_path / "back.zarr"
     run_cli("cp", f"{nested}/g/a", back, "--no-progress")
     assert_bit_equal(zarr.open_array(str(back), mode="r")[...], values)
+    supports("store", "zip archive", "write", peer=ZARR)
     # --overwrite replaces the whole archive.
     run_cli("cp", back, nested, "--overwrite", "--no-progress")
     with zipfile.ZipFile(nested) as zf:
