@@ -16,6 +16,7 @@ import pytest
 
 import turbozarr as tz
 from conftest import assert_bit_equal
+from support_records import peer
 
 zarr = pytest.importorskip("zarr")
 codecs = pytest.importorskip("zarr.codecs")
@@ -169,7 +170,7 @@ CASES = [
 
 
 @pytest.mark.parametrize("dtype,config", CASES, ids=[c[1]["data_type"] for c in CASES])
-def test_arrays_both_ways(tmp_path, dtype, config):
+def test_arrays_both_ways(tmp_path, dtype, config, supports):
     rng = np.random.default_rng(3)
     shape, chunks = (13, 17), (4, 5)  # partial edge chunks
     if np.dtype(dtype).kind == "f":
@@ -202,6 +203,8 @@ def test_arrays_both_ways(tmp_path, dtype, config):
         if key != "zarr.json":
             assert (tmp_path / "t" / key).read_bytes() == (tmp_path / "z" / key).read_bytes(), key
     assert_bit_equal(zarr.open_array(str(tmp_path / "t"), mode="r")[...], reference)
+    supports.array(a, "read", peer=peer("zarr"))
+    supports.array(t, "write", peer=peer("zarr"))
 
 
 def test_out_of_range_writes_name_the_array_and_keep_old_chunks(tmp_path):
