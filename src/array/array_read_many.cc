@@ -129,24 +129,21 @@ Status ReadMany(const Array& array, std::span<const Selection> selections,
   ReadOptions each = options;
   each.pool = pool;
   const auto n = static_cast<int64_t>(selections.size());
-  const bool sharded = ShardedChain::Of(array.codec_chain()).has_value();
-  if (n > 1 && !sharded &&
-      array.store()->Capabilities().requests_in_flight > pool->concurrency()) {
+  if (n > 1 && ShardedChain::Of(array.codec_chain())) {
+    // A gather's boxes are many and small and fall into few shards: read
+    // as one, each shard is opened once and the inner chunks of all boxes
+    // are fetched together (shard_read.h).
+    std::vector<internal::BoxToRead> boxes;
+    boxes.reserve(selections.size());
+    for (size_t i = 0; i < selections.size(); ++i) {
+      boxes.push_back({&selections[i], outs[i].data()});
+    }
+    return internal::ReadShardedBoxes(array, boxes, *pool, options.fill_missing_chunks);
+  }
+  if (n > 1 && array.store()->Capabilities().requests_in_flight > pool->concurrency()) {
     return ReadRemotely(array, selections, outs, options, *pool);
   }
-  // On a sharded array the boxes share the shards they open: a shard's
-  // index is fetched once, not once per box in it (a gather's boxes are
-  // many and small, and fall into few shards).
-  std::unique_ptr<internal::OpenedShards> opened;
-  if (n > 1 && sharded) {
-    opened = std::make_unique<internal::OpenedShards>();
-  }
-  auto read = [&](int64_t i) -> Status {
-    if (!opened) return array.Read(selections[i], outs[i], each);
-    if (selections[i].num_elements() == 0) return Status::OK();
-    return internal::ReadShardedSelection(array, selections[i], outs[i].data(), *pool,
-                                          options.fill_missing_chunks, opened.get());
-  };
+  auto read = [&](int64_t i) { return array.Read(selections[i], outs[i], each); };
   if (n > 1 && (n >= pool->concurrency() || widest <= 1)) {
     // A read inside an item runs its own ParallelFor inline (thread_pool.h).
     return pool->ParallelFor(n, read);

@@ -91,7 +91,7 @@ TEST(ReadManyTest, EachTouchedChunkIsFetchedOnce) {
   EXPECT_TRUE(SetThreads(2).ok());
 }
 
-TEST(ReadManyTest, EachTouchedShardIndexIsFetchedOncePerCall) {
+TEST(ReadManyTest, EachShardIsOpenedOnceAndItsInnerChunksReadTogether) {
   auto metrics = MakeMetricsStore(MakeMemoryStore());
   // Two shards of (24, 30), inner chunks (8, 10); the second is never written.
   auto a = Array::Create(metrics, "a",
@@ -109,12 +109,54 @@ TEST(ReadManyTest, EachTouchedShardIndexIsFetchedOncePerCall) {
     metrics->ResetMetrics();
     std::vector<std::vector<int32_t>> got;
     ASSERT_TRUE(ReadAll(**a, boxes, got).ok());
-    // One index read per shard (the missing one's finds nothing), one read
-    // per inner chunk; one Read per box took an index read per box.
-    EXPECT_EQ(metrics->metrics().gets, 2u + 3u) << threads << " threads";
+    // One index read per shard (the missing one's finds nothing), and one
+    // read for the three inner chunks of shard 0, which lie close together;
+    // one Read per box took an index read and an inner read per box (8).
+    EXPECT_EQ(metrics->metrics().gets, 2u + 1u) << threads << " threads";
     EXPECT_EQ(got, OneByOne(**a, boxes));
     EXPECT_EQ(got[0], std::vector<int32_t>(model.begin() + 30, model.begin() + 40));
     EXPECT_EQ(got[4], std::vector<int32_t>(10, -1));  // the fill value
+  }
+  EXPECT_TRUE(SetThreads(2).ok());
+}
+
+TEST(ReadManyTest, ShardedBoxesThatMeetInChunksAndNestedShardsReadAsOneByOne) {
+  const std::vector<int32_t> model = Pattern(NumElements(kShape), 6);
+  const json inner = Sharded({2, 5}, json::array({kLittle, kZstd}), "end");
+  for (const json& codecs : {Sharded({4, 5}, json::array({kLittle, kZstd}), "start"),
+                             Sharded({4, 10}, inner, "start")}) {
+    SCOPED_TRACE(codecs.dump());
+    for (bool remote : {false, true}) {
+      auto memory = MakeMemoryStore();
+      std::shared_ptr<Store> store = memory;
+      if (remote) store = MakeThrottledStore(memory, ThrottleOptions{});
+      auto a = Array::Create(store, "a", Int32Metadata(kShape, {8, 10}, codecs));
+      ASSERT_TRUE(a.ok()) << a.status().ToString();
+      ASSERT_TRUE((*a)->Write(Selection({{0, 32, 1}, {0, 30, 1}}), model.data()).ok());
+      // Repeated and overlapping boxes, boxes in one inner chunk, a box over
+      // shards, boxes in the unwritten shards, strided and empty ones.
+      std::vector<Selection> boxes = Boxes();
+      boxes.push_back(Selection({{9, 16, 1}, {3, 5, 1}}));
+      boxes.push_back(Selection({{10, 12, 1}, {0, 30, 2}}));
+      boxes.push_back(Selection({{33, 40, 3}, {1, 2, 1}}));
+      const auto want = OneByOne(**a, boxes);
+      for (int threads : {1, 4}) {
+        ASSERT_TRUE(SetThreads(threads).ok());
+        std::vector<std::vector<int32_t>> got;
+        ASSERT_TRUE(ReadAll(**a, boxes, got).ok());
+        EXPECT_EQ(got, want) << threads << " threads, remote " << remote;
+      }
+      // Unwritten shards as errors: the shard's key is named.
+      ReadOptions strict;
+      strict.fill_missing_chunks = false;
+      std::vector<std::vector<int32_t>> got(2, std::vector<int32_t>(10));
+      std::vector<ElementSpan> outs = {ElementSpan(got[0]), ElementSpan(got[1])};
+      const std::vector<Selection> two = {Selection({{1, 2, 1}, {0, 10, 1}}),
+                                          Selection({{35, 36, 1}, {0, 10, 1}})};
+      Status s = ReadMany(**a, two, outs, strict);
+      EXPECT_EQ(s.code(), StatusCode::kNotFound) << s.ToString();
+      EXPECT_NE(s.message().find("shard 'a/c/4/0'"), std::string::npos) << s.ToString();
+    }
   }
   EXPECT_TRUE(SetThreads(2).ok());
 }

@@ -18,27 +18,51 @@
 namespace turbozarr::internal {
 namespace {
 
-// One stored inner chunk the selection needs.
+// One box's share of a chunk: where it lies in the chunk and in the box's
+// block.
+struct BoxShare {
+  ChunkProjection proj;
+  size_t box = 0;
+};
+
+// One stored inner chunk a box needs.
 struct InnerRead {
   ByteSpan span;  // where it lies in the value of its shard's key
   int64_t linear = 0;
-  ChunkProjection proj;  // out_start in the caller's block
+  BoxShare share;
 };
 
-// A shard one level of the read opens: where it lies, the selection's share
-// of it and its extent inside the array.
+// A shard one level of the read opens: where it lies, the boxes' shares of
+// it and its extent inside the array.
 struct ShardToOpen {
   ShardStore::Location where;
-  ChunkProjection proj;
+  std::vector<BoxShare> shares;
   std::vector<int64_t> extent;
 };
+
+// `level` with the entries for the same shard (the same bytes of the same
+// key: boxes of one read meet in shards) made one, their shares joined, in
+// the order of first appearance.
+std::vector<ShardToOpen> OnePerShard(std::vector<ShardToOpen> level) {
+  std::map<std::pair<std::string, uint64_t>, size_t> seen;
+  std::vector<ShardToOpen> out;
+  for (ShardToOpen& s : level) {
+    auto [it, added] = seen.emplace(std::pair(s.where.key, s.where.offset), out.size());
+    if (added) {
+      out.push_back(std::move(s));
+    } else {
+      std::vector<BoxShare>& shares = out[it->second].shares;
+      std::move(s.shares.begin(), s.shares.end(), std::back_inserter(shares));
+    }
+  }
+  return out;
+}
 
 // A shard opened, and what the selection needs of it: the stored inner
 // chunks to read (sorted by offset) or, with nested sharding, the inner
 // shards to open next.
 struct OpenShard {
-  std::shared_ptr<ShardStore> store;  // null: not stored (filled), or let go
-  bool missing = false;               // not stored
+  std::shared_ptr<ShardStore> store;  // null: not stored (filled)
   std::vector<InnerRead> reads;
   std::vector<ShardToOpen> next;
 };
@@ -55,18 +79,18 @@ struct MergedRead {
 
 class ShardedRead {
  public:
-  ShardedRead(const Array& array, const Selection& selection, void* out, ThreadPool& pool,
-              bool fill_missing_shards, OpenedShards* known)
-      : known_(known),
-        array_(array),
+  ShardedRead(const Array& array, std::span<const BoxToRead> boxes, ThreadPool& pool,
+              bool fill_missing_shards)
+      : array_(array),
         m_(array.metadata()),
-        selection_(selection),
-        block_shape_(selection.shape()),
-        out_(out),
         pool_(pool),
         in_flight_(array.store()->Capabilities().requests_in_flight),
         remote_(in_flight_ > pool.concurrency()),
-        fill_missing_shards_(fill_missing_shards) {}
+        fill_missing_shards_(fill_missing_shards) {
+    for (const BoxToRead& b : boxes) {
+      if (b.selection->num_elements() > 0) boxes_.push_back({b.selection, b.selection->shape(), b.out});
+    }
+  }
 
   // Reads the selection. When a shard was replaced while it was read
   // (ShardStore::IsShardChanged: its index and inner chunks came from
@@ -79,7 +103,6 @@ class ShardedRead {
       Status s = RunOnce();
       if (!ShardStore::IsShardChanged(s) || attempt == kReadAttempts) return s;
       whole_shards_ = true;
-      if (known_ != nullptr) known_->Forget();
     }
   }
 
@@ -97,18 +120,21 @@ class ShardedRead {
     std::map<const CodecChain*, std::vector<ShardToOpen>> groups;
     const std::string context = array_.Describe();  // leads every shard's name
     const ChunkGrid& grid = array_.chunk_grid();
-    for (ChunkProjection& p : PlanChunks(selection_, m_.shape, grid)) {
-      const std::string key = array_.ChunkKey(p.chunk_coords);
-      Result<const CodecChain*> chain = array_.ChunkChain(p.chunk_coords);
-      if (!chain.ok()) return chain.status().WithContext(context + ", shard '" + key + "'");
-      std::vector<int64_t> extent = ChunkExtent(p.chunk_coords, grid, m_.shape);
-      groups[*chain].push_back(
-          {ShardStore::At(array_.store(), key, context), std::move(p), std::move(extent)});
+    for (size_t b = 0; b < boxes_.size(); ++b) {
+      for (ChunkProjection& p : PlanChunks(*boxes_[b].selection, m_.shape, grid)) {
+        const std::string key = array_.ChunkKey(p.chunk_coords);
+        Result<const CodecChain*> chain = array_.ChunkChain(p.chunk_coords);
+        if (!chain.ok()) return chain.status().WithContext(context + ", shard '" + key + "'");
+        std::vector<int64_t> extent = ChunkExtent(p.chunk_coords, grid, m_.shape);
+        groups[*chain].push_back({ShardStore::At(array_.store(), key, context),
+                                  {{std::move(p), b}},
+                                  std::move(extent)});
+      }
     }
     for (auto& [chain, level] : groups) {
       const std::optional<ShardedChain> top = ShardedChain::Of(*chain);
       if (!top) return Status::Unsupported(context + ": a shard's codecs are not sharding");
-      TZ_RETURN_NOT_OK(ReadLevels(std::move(level), *top));
+      TZ_RETURN_NOT_OK(ReadLevels(OnePerShard(std::move(level)), *top));
     }
     return Status::OK();
   }
@@ -116,27 +142,24 @@ class ShardedRead {
   // Opens the shards of `level`, all encoded by `sharding`, level by level
   // down nested shards, then reads the inner chunks of the last level.
   Status ReadLevels(std::vector<ShardToOpen> level, ShardedChain sharding) {
-    for (bool top = true;; top = false) {
+    while (true) {
       const std::optional<ShardedChain> nested = ShardedChain::Of(sharding.inner_chain());
       std::vector<OpenShard> opened(level.size());
-      if (top && known_ != nullptr && !whole_shards_) {
-        TZ_RETURN_NOT_OK(OpenOnce(level, sharding, nested.has_value(), opened));
-      } else {
-        TZ_RETURN_NOT_OK(Open(level, sharding, nested.has_value(), opened));
-      }
+      TZ_RETURN_NOT_OK(Open(level, sharding, nested.has_value(), opened));
       if (!nested) return ReadInnerChunks(sharding, opened);
       std::vector<ShardToOpen> next;
       for (OpenShard& o : opened) {
         std::move(o.next.begin(), o.next.end(), std::back_inserter(next));
       }
-      level = std::move(next);
+      level = OnePerShard(std::move(next));
       sharding = *nested;
     }
   }
 
-  void Fill(const ChunkProjection& p, const std::vector<int64_t>& chunk_shape) const {
-    FillBlock(m_.dtype, m_.fill_value, ChunkRegion::Make(p, chunk_shape, block_shape_),
-              out_);
+  void Fill(const BoxShare& share, const std::vector<int64_t>& chunk_shape) const {
+    const Box& box = boxes_[share.box];
+    FillBlock(m_.dtype, m_.fill_value, ChunkRegion::Make(share.proj, chunk_shape, box.shape),
+              box.out);
   }
 
   // Bytes of one decoded chunk of `shape`.
@@ -146,74 +169,48 @@ class ShardedRead {
     return n;
   }
 
-  // What the selection needs of shard `s` once it is opened (or found
-  // missing): the stored inner chunks to read, or the inner shards to open.
+  // What the boxes need of shard `s` once it is opened (or found missing):
+  // the stored inner chunks to read, or the inner shards to open.
   Status Plan(const ShardToOpen& s, const ShardedChain& sharding, bool nested,
               std::shared_ptr<ShardStore> store, OpenShard& o) const {
     if (!store) {  // only a shard of the array's own grid can be missing
-      o.missing = true;
       if (!fill_missing_shards_) {
-        return MissingChunkError().WithContext(array_.Describe() + ", shard '" +
-                                               array_.ChunkKey(s.proj.chunk_coords) + "'");
+        return MissingChunkError().WithContext(
+            array_.Describe() + ", shard '" +
+            array_.ChunkKey(s.shares.front().proj.chunk_coords) + "'");
       }
-      Fill(s.proj, sharding.shard_shape());
+      for (const BoxShare& share : s.shares) Fill(share, sharding.shard_shape());
       return Status::OK();
     }
     const std::vector<int64_t>& inner_shape = sharding.inner_chunk_shape();
-    for (ChunkProjection& ip : PlanInnerChunks(s.proj, s.extent, inner_shape)) {
-      const int64_t linear = sharding.InnerChunkLinear(ip.chunk_coords);
-      if (nested) {
-        std::optional<ShardStore::Location> where = store->InnerLocation(linear);
-        if (!where) {
-          Fill(ip, inner_shape);
+    for (const BoxShare& share : s.shares) {
+      for (ChunkProjection& ip : PlanInnerChunks(share.proj, s.extent, inner_shape)) {
+        const int64_t linear = sharding.InnerChunkLinear(ip.chunk_coords);
+        BoxShare inner{std::move(ip), share.box};
+        if (nested) {
+          std::optional<ShardStore::Location> where = store->InnerLocation(linear);
+          if (!where) {
+            Fill(inner, inner_shape);
+            continue;
+          }
+          std::vector<int64_t> extent =
+              ChunkExtent(inner.proj.chunk_coords, inner_shape, s.extent);
+          o.next.push_back({std::move(*where), {std::move(inner)}, std::move(extent)});
           continue;
         }
-        std::vector<int64_t> extent = ChunkExtent(ip.chunk_coords, inner_shape, s.extent);
-        o.next.push_back({std::move(*where), std::move(ip), std::move(extent)});
-        continue;
+        const std::optional<ByteSpan> span = store->Locate(linear);
+        if (!span) {
+          Fill(inner, inner_shape);
+          continue;
+        }
+        o.reads.push_back({*span, linear, std::move(inner)});
       }
-      const std::optional<ByteSpan> span = store->Locate(linear);
-      if (!span) {
-        Fill(ip, inner_shape);
-        continue;
-      }
-      o.reads.push_back({*span, linear, std::move(ip)});
     }
     std::stable_sort(o.reads.begin(), o.reads.end(),
                      [](const InnerRead& a, const InnerRead& b) {
                        return a.span.offset < b.span.offset;
                      });
     o.store = std::move(store);
-    return Status::OK();
-  }
-
-  // Open, for the array's own shards, through known_: the shards it knows
-  // are planned from there, the others opened and added to it.
-  Status OpenOnce(const std::vector<ShardToOpen>& level, const ShardedChain& sharding,
-                  bool nested, std::vector<OpenShard>& opened) {
-    std::vector<ShardToOpen> unknown;
-    std::vector<size_t> positions;
-    for (size_t s = 0; s < level.size(); ++s) {
-      std::optional<std::shared_ptr<ShardStore>> shard = known_->Find(level[s].where.key);
-      if (shard) {
-        TZ_RETURN_NOT_OK(Plan(level[s], sharding, nested, std::move(*shard), opened[s]));
-      } else {
-        unknown.push_back(level[s]);
-        positions.push_back(s);
-      }
-    }
-    if (unknown.empty()) return Status::OK();
-    std::vector<OpenShard> fresh(unknown.size());
-    TZ_RETURN_NOT_OK(Open(unknown, sharding, nested, fresh));
-    for (size_t k = 0; k < fresh.size(); ++k) {
-      OpenShard& o = fresh[k];
-      if (o.missing) {
-        known_->Remember(unknown[k].where.key, nullptr);
-      } else if (o.store && !o.store->location().held) {
-        known_->Remember(unknown[k].where.key, o.store);
-      }
-      opened[positions[k]] = std::move(o);
-    }
     return Status::OK();
   }
 
@@ -237,7 +234,9 @@ class ShardedRead {
     const bool whole_fits = !nested && !m_.dtype.is_variable_length() &&
                             DecodedBytes(sharding.shard_shape()) <= kMaxGroupBytes;
     auto whole = [&](size_t s) {
-      return whole_shards_ || (whole_fits && level[s].proj.covers_chunk);
+      return whole_shards_ ||
+             (whole_fits && std::any_of(level[s].shares.begin(), level[s].shares.end(),
+                                        [](const BoxShare& b) { return b.proj.covers_chunk; }));
     };
     const uint64_t index_size = sharding.index_size();
     const size_t in_flight =
@@ -408,9 +407,9 @@ class ShardedRead {
                                 std::to_string(r.span.length) +
                                 ") runs past the end of the shard");
     }
-    Status s =
-        DecodeChunkToBlock(sharding.inner_chain(), data.subspan(rel, r.span.length),
-                           r.proj, block_shape_, out_);
+    const Box& box = boxes_[r.share.box];
+    Status s = DecodeChunkToBlock(sharding.inner_chain(), data.subspan(rel, r.span.length),
+                                  r.share.proj, box.shape, box.out);
     if (!s.ok()) {
       return s.WithContext(o.store->location().name + ", " +
                            sharding.InnerChunkName(r.linear));
@@ -418,12 +417,16 @@ class ShardedRead {
     return Status::OK();
   }
 
-  OpenedShards* const known_;  // shards opened by earlier reads of the call
+  // A box with elements, and the block it is read into.
+  struct Box {
+    const Selection* selection;
+    std::vector<int64_t> shape;
+    void* out;
+  };
+
   const Array& array_;
   const ArrayMetadata& m_;
-  const Selection& selection_;
-  const std::vector<int64_t> block_shape_;
-  void* const out_;
+  std::vector<Box> boxes_;
   ThreadPool& pool_;
   const int in_flight_;
   const bool remote_;
@@ -439,26 +442,15 @@ Status MissingChunkError() {
       "(read_missing_chunks=False) rather than read as the fill value");
 }
 
-std::optional<std::shared_ptr<ShardStore>> OpenedShards::Find(const std::string& key) const {
-  std::lock_guard lock(mutex_);
-  auto it = shards_.find(key);
-  if (it == shards_.end()) return std::nullopt;
-  return it->second;
-}
-
-void OpenedShards::Remember(const std::string& key, std::shared_ptr<ShardStore> shard) {
-  std::lock_guard lock(mutex_);
-  shards_.emplace(key, std::move(shard));
-}
-
-void OpenedShards::Forget() {
-  std::lock_guard lock(mutex_);
-  shards_.clear();
+Status ReadShardedBoxes(const Array& array, std::span<const BoxToRead> boxes,
+                        ThreadPool& pool, bool fill_missing_shards) {
+  return ShardedRead(array, boxes, pool, fill_missing_shards).Run();
 }
 
 Status ReadShardedSelection(const Array& array, const Selection& selection, void* out,
-                            ThreadPool& pool, bool fill_missing_shards, OpenedShards* opened) {
-  return ShardedRead(array, selection, out, pool, fill_missing_shards, opened).Run();
+                            ThreadPool& pool, bool fill_missing_shards) {
+  const BoxToRead box{&selection, out};
+  return ReadShardedBoxes(array, {&box, 1}, pool, fill_missing_shards);
 }
 
 }  // namespace turbozarr::internal

@@ -1,4 +1,5 @@
-// Partial reads of sharded arrays, as chunk reads from shard stores
+// Partial reads of sharded arrays (one box, or the many boxes of a gather
+// at once), as chunk reads from shard stores
 // (codec/sharding/shard_store.h): each shard the selection touches is
 // opened as a store of its inner chunks (its index fetched with one ranged
 // read), and the inner chunks the selection touches are read and decoded by
@@ -31,16 +32,10 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
-#include <memory>
-#include <mutex>
-#include <optional>
-#include <string>
+#include <span>
 
-#include "codec/sharding/shard_store.h"
 #include "codec/sharding/sharded_chain.h"
 #include "turbozarr/array.h"
-#include "util/thread_annotations.h"
 #include "util/thread_pool.h"
 
 namespace turbozarr::internal {
@@ -56,25 +51,11 @@ namespace turbozarr::internal {
 inline constexpr uint64_t kMinGroupBytes = uint64_t{1} << 20;
 inline constexpr uint64_t kMaxGroupBytes = uint64_t{16} << 20;
 
-// The shards that the reads of one call over many boxes (ReadMany) have
-// opened: each shard's index is fetched once for the call rather than once
-// per box that touches it. Holds shards opened from their index (not shards
-// fetched whole, whose bytes a read lets go) and shards found missing, of
-// the array's own grid. A read that finds a shard changed under it forgets
-// them all, so that no box reads inner chunks at a stale index's offsets.
-//
-// Thread safety: every method may be called from many threads at once.
-class OpenedShards {
- public:
-  // The shard stored under `key` as an earlier read opened it (null when it
-  // was missing), or nullopt when none did.
-  std::optional<std::shared_ptr<ShardStore>> Find(const std::string& key) const;
-  void Remember(const std::string& key, std::shared_ptr<ShardStore> shard);
-  void Forget();
-
- private:
-  mutable std::mutex mutex_;
-  std::map<std::string, std::shared_ptr<ShardStore>> shards_ TZ_GUARDED_BY(mutex_);
+// One box of a read of many (ReadMany): its selection, and the C-ordered
+// block of selection->shape() elements it is read into.
+struct BoxToRead {
+  const Selection* selection;
+  void* out;
 };
 
 // What reading a chunk or shard that is not stored gives when
@@ -83,15 +64,21 @@ Status MissingChunkError();
 
 // Reads `selection` of `array`, whose chain is one sharding codec, into
 // `out` (as Array::Read), on `pool`. On a rectilinear grid each shard shape
-// has its chain (Array::ChunkChain), all with the same inner chunks. Inner chunks whose index entry is empty read
-// as the fill value; missing shards too, or, unless `fill_missing_shards`,
-// give MissingChunkError. Errors name the array, the shard's
-// key and, for an inner chunk, its coordinates in the shard (in each shard
-// down, for nested sharding). With `opened`, shards it knows are not opened
-// again, and the shards this read opens are added to it.
+// has its chain (Array::ChunkChain), all with the same inner chunks. Inner
+// chunks whose index entry is empty read as the fill value; missing shards
+// too, or, unless `fill_missing_shards`, give MissingChunkError. Errors name
+// the array, the shard's key and, for an inner chunk, its coordinates in
+// the shard (in each shard down, for nested sharding).
 // REQUIRES: selection is valid for the array and not empty.
 Status ReadShardedSelection(const Array& array, const Selection& selection, void* out,
-                            ThreadPool& pool, bool fill_missing_shards = true,
-                            OpenedShards* opened = nullptr);
+                            ThreadPool& pool, bool fill_missing_shards = true);
+
+// The same for many boxes at once (a gather's): each shard any box touches
+// is opened once, and the inner chunks that all boxes need of a shard are
+// fetched together, neighbours merged into one read as for one box (an
+// inner chunk two boxes need is fetched once and decoded into each).
+// REQUIRES: every selection is valid for the array; empty ones are skipped.
+Status ReadShardedBoxes(const Array& array, std::span<const BoxToRead> boxes,
+                        ThreadPool& pool, bool fill_missing_shards = true);
 
 }  // namespace turbozarr::internal
