@@ -7,7 +7,10 @@ medians of wall time and their ratios (turbozarr's alone without
 zarr-python 3.2 or later).
 
     PYTHONPATH=python .venv312/bin/python bench/rectilinear_grid.py
-        [--size 4096] [--repeats 7] [--dir /tmp/rectilinear-grid]
+        [--size 4096] [--repeats 7] [--dir /tmp/rectilinear-grid] [--pipeline]
+
+--pipeline times zarr-python's own API under turbozarr.ZarrCodecPipeline in
+turbozarr's column (the drop-in), against zarr-python's default pipeline.
 
 The row and column edges cycle through 160, 352, 224 and 288 (a mean of
 256); shards cycle through 1024 and 2048 rows and columns with inner chunks
@@ -76,14 +79,19 @@ def main() -> None:
     p.add_argument("--size", type=int, default=4096)
     p.add_argument("--repeats", type=int, default=7)
     p.add_argument("--dir", default="/tmp/rectilinear-grid")
+    p.add_argument("--pipeline", action="store_true",
+                   help="turbozarr's column: zarr-python under turbozarr's codec pipeline")
     args = p.parse_args()
+    if args.pipeline and zarr is None:
+        p.error("--pipeline needs zarr-python 3.2 or later")
     n = args.size
     if n % 256:
         p.error("--size must be a multiple of 256 (the inner chunks)")
     data = np.random.default_rng(0).standard_normal((n, n), dtype=np.float32)
     window = (slice(n // 3, n // 3 + n // 4), slice(n // 5, n // 5 + n // 4))
     print(f"float32 ({n}, {n}), {data.nbytes / 2**20:.0f} MiB; medians of {args.repeats}")
-    print(f"{'layout':8} {'operation':22} {'turbozarr':>11} {'zarr-python':>12} {'ratio':>7}")
+    mine_label = "zarr-python+turbozarr pipeline" if args.pipeline else "turbozarr"
+    print(f"{'layout':8} {'operation':22} {mine_label:>11} {'zarr-python':>12} {'ratio':>7}")
     if zarr is not None:
         zarr.config.set({"array.rectilinear_chunks": True})
     for name, layout in layouts(n).items():
@@ -95,6 +103,13 @@ def main() -> None:
         theirs = None
         if zarr is not None:
             theirs = zarr.open_array(os.path.join(base, "tz"), mode="r+")
+        if args.pipeline:
+            import turbozarr.zarr_pipeline  # noqa: F401 (registers the pipeline)
+
+            # The pipeline is chosen when the array is opened, and kept.
+            with zarr.config.set({"codec_pipeline.path": "turbozarr.ZarrCodecPipeline",
+                                  "codec_pipeline.strict": True}):
+                ours = zarr.open_array(os.path.join(base, "tz"), mode="r+")
         ops = {
             "read all": (lambda: ours[...], lambda: theirs[...]),
             "read a window": (lambda: ours[window], lambda: theirs[window]),

@@ -403,7 +403,7 @@ def test_a_product_batch_is_one_box_and_a_gap_or_a_stray_selection_is_not():
                                    True, f"c/{i}/{j}", None)
 
     def box(items):
-        return zarr_pipeline._one_box(items, (4, 5), (8, 15), (8, 15), ())
+        return zarr_pipeline._one_box(items, zarr_pipeline._Grid((4, 5)), (8, 15), (8, 15), ())
 
     items = [item(i, j) for i in range(2) for j in range(3)]
     assert box(items) == [(0, 8, 1), (0, 15, 1)]

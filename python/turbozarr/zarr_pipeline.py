@@ -27,8 +27,12 @@ Where the chunks live decides who moves the bytes:
   decodes and encodes: the batch's keys are staged in an engine memory
   store, and what the engine wrote is copied back.
 
-Arrays the engine cannot take (a codec or data type it lacks, an irregular
-chunk grid, output that is not numpy) run on zarr-python's default pipeline
+Rectilinear chunk grids (zarr-python's `array.rectilinear_chunks`) run on
+the engine too: each chunk's place along a dimension comes from the grid's
+edges instead of one chunk shape.
+
+Arrays the engine cannot take (a codec or data type it lacks, a chunk grid
+it does not know, output that is not numpy) run on zarr-python's default pipeline
 (BatchedCodecPipeline); the reason is logged once per array at DEBUG level
 on the "turbozarr.zarr_pipeline" logger. With
 ``zarr.config.set({"codec_pipeline.strict": True})`` a fallback raises
@@ -40,6 +44,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import itertools
 import math
 import os
 from dataclasses import dataclass, field
@@ -50,7 +55,7 @@ from zarr.abc.codec import CodecPipeline
 from zarr.codecs._v2 import V2Codec
 from zarr.core.array_spec import ArrayConfig, ArraySpec
 from zarr.core.buffer import default_buffer_prototype
-from zarr.core.metadata.v3 import RegularChunkGridMetadata
+from zarr.core.metadata.v3 import RectilinearChunkGridMetadata, RegularChunkGridMetadata
 from zarr.core.codec_pipeline import BatchedCodecPipeline
 from zarr.core.config import config as zarr_config
 from zarr.core.metadata import ArrayV2Metadata, ArrayV3Metadata
@@ -238,7 +243,52 @@ def _is_integer(sel: Any) -> bool:
     return isinstance(sel, (int, np.integer))
 
 
-def _one_box(items: list[_Item], chunk_shape: tuple[int, ...],
+class _Grid:
+    """Where the stored chunks (shards, when sharded) lie along each
+    dimension: multiples of one chunk shape on a regular grid, the edges of a
+    rectilinear one (its chunks within the array, the last clipped at the
+    array's edge)."""
+
+    def __init__(self, chunk_shape: tuple[int, ...],
+                 sizes: Sequence[Sequence[int]] | None = None) -> None:
+        self.regular = sizes is None
+        self.chunk_shape = tuple(chunk_shape)
+        self.sizes = [tuple(d) for d in sizes or ()]
+        self.starts = [[0, *itertools.accumulate(d)] for d in self.sizes]
+
+    @classmethod
+    def of(cls, array: Array) -> _Grid:
+        core = array._core  # noqa: SLF001
+        if core.regular_grid:
+            return cls(tuple(core.chunk_shape))
+        return cls(tuple(core.chunk_shape), array.write_chunk_sizes)
+
+    def origin(self, d: int, index: int) -> int:
+        """Where chunk `index` starts along d (for a chunk just past a
+        rectilinear grid's last: where the grid ends)."""
+        if self.regular:
+            return index * self.chunk_shape[d]
+        return self._known(d, index, self.starts[d])
+
+    def length(self, d: int, index: int) -> int:
+        """The chunk's length along d (clipped at the array's edge when the
+        grid is rectilinear)."""
+        if self.regular:
+            return self.chunk_shape[d]
+        return self._known(d, index, self.sizes[d])
+
+    def end(self, d: int, index: int) -> int:
+        return self.origin(d, index) + self.length(d, index)
+
+    @staticmethod
+    def _known(d: int, index: int, values: Sequence[int]) -> int:
+        if not 0 <= index < len(values):
+            raise _Unsupported(f"chunk {index} along dimension {d}, past the rectilinear "
+                               f"grid the array was opened with")
+        return values[index]
+
+
+def _one_box(items: list[_Item], grid: _Grid,
              array_shape: tuple[int, ...], out_shape: tuple[int, ...],
              drop_axes: tuple[int, ...]) -> list[tuple[int, int, int]] | None:
     """The strided box of the array whose elements, in C order, are the
@@ -289,7 +339,7 @@ def _one_box(items: list[_Item], chunk_shape: tuple[int, ...],
         for index, (sel, out) in rows[d].items():
             if _is_integer(sel) == (d in out_axis):
                 return None
-            r = _dim_range(sel, chunk_shape[d])
+            r = _dim_range(sel, grid.length(d, index))
             if r is None:
                 return None
             start, stop, s = r
@@ -307,7 +357,7 @@ def _one_box(items: list[_Item], chunk_shape: tuple[int, ...],
                 elif step != s:
                     return None
             filled += count
-            starts.add((index * chunk_shape[d] + start, out_start))
+            starts.add((grid.origin(d, index) + start, out_start))
         step = step or 1
         origins = {first - out_start * step for first, out_start in starts}
         if filled != n or len(origins) != 1:
@@ -320,7 +370,7 @@ def _one_box(items: list[_Item], chunk_shape: tuple[int, ...],
     return box
 
 
-def _bounding_box(item: _Item, chunk_shape: tuple[int, ...],
+def _bounding_box(item: _Item, grid: _Grid,
                   array_shape: tuple[int, ...]) -> tuple[list[tuple[int, int, int]],
                                                          tuple[Any, ...]]:
     """The array box around one chunk's selection and the selection within
@@ -329,8 +379,8 @@ def _bounding_box(item: _Item, chunk_shape: tuple[int, ...],
     ranges = []
     local = []
     for d, sel in enumerate(item.chunk_selection):
-        origin = item.coords[d] * chunk_shape[d]
-        extent = min(chunk_shape[d], array_shape[d] - origin)
+        origin = grid.origin(d, item.coords[d])
+        extent = min(grid.length(d, item.coords[d]), array_shape[d] - origin)
         r = _dim_range(sel, extent)
         if r is not None:
             start, stop, s = r
@@ -404,10 +454,10 @@ class _Engine:
             self._attributes = attrs.to_bytes().decode() if attrs is not None else "null"
         self._document = json.loads(documents[key].to_bytes())
         grid = self._document.get("chunk_grid")
-        if isinstance(grid, dict) and grid.get("name", "regular") != "regular":
-            # The pipeline maps zarr-python's chunk coordinates with one chunk
-            # shape; zarr-python's own pipeline serves other grids.
+        if isinstance(grid, dict) and grid.get("name", "regular") not in ("regular",
+                                                                          "rectilinear"):
             raise _Unsupported(f"the {grid.get('name')!r} chunk grid")
+        self.rectilinear = isinstance(grid, dict) and grid.get("name") == "rectilinear"
         self.path = path
         self.staged = core_store is None
         # Staged arrays get a memory store of their own per call (for_call).
@@ -417,7 +467,7 @@ class _Engine:
             self.array = self._open(self.store, self.shape)
         except Exception as e:  # noqa: BLE001 (any refusal of the metadata is a reason)
             raise _Unsupported(str(e)) from e
-        self.chunk_shape = tuple(self.array._core.chunk_shape)  # noqa: SLF001
+        self.grid = _Grid.of(self.array)
         self._by_shape: dict[tuple[int, ...], _Engine] = {}
 
     def _open(self, store: Any, shape: tuple[int, ...]) -> Array:
@@ -439,6 +489,7 @@ class _Engine:
             engine.store = _core.memory_store() if self.staged else self.store
             engine.shape = shape
             engine.array = self._open(engine.store, shape)
+            engine.grid = _Grid.of(engine.array)
             if not self.staged:
                 self._by_shape = {shape: engine}  # the newest shape only
         return engine
@@ -494,7 +545,8 @@ class ZarrCodecPipeline(CodecPipeline):
     def _check_metadata(self) -> None:
         metadata = self.metadata
         if isinstance(metadata, ArrayV3Metadata):
-            if not isinstance(metadata.chunk_grid, RegularChunkGridMetadata):
+            if not isinstance(metadata.chunk_grid, (RegularChunkGridMetadata,
+                                                    RectilinearChunkGridMetadata)):
                 raise _Unsupported(f"chunk grid {type(metadata.chunk_grid).__name__}")
             # scale_offset: the engine refuses overflow and inexact division
             # as zarr-python does, but with its own error types; zarr-python's
@@ -591,9 +643,18 @@ class ZarrCodecPipeline(CodecPipeline):
         (reads are exact either way; see the module docstring for writes)."""
         if not items or not engine.shape:
             return engine.shape
-        top = map(max, zip(*(item.coords for item in items)))
-        return tuple(max(extent, (last + 1) * chunk)
-                     for extent, last, chunk in zip(engine.shape, top, engine.chunk_shape))
+        top = list(map(max, zip(*(item.coords for item in items))))
+        if engine.rectilinear:
+            # A rectilinear grid's edges past the shape the pipeline was made
+            # with (zarr-python grew the array since) are not known here:
+            # zarr-python's pipeline serves such a call.
+            for d, last in enumerate(top):
+                if engine.grid.origin(d, last) >= engine.shape[d]:
+                    raise _Unsupported("a chunk past the rectilinear grid the array was "
+                                       "opened with (it was resized since)")
+            return engine.shape
+        return tuple(max(extent, engine.grid.end(d, last))
+                     for d, (extent, last) in enumerate(zip(engine.shape, top)))
 
     def _engine(self, path: str) -> _Engine:
         engine = self._engines.get(path)
@@ -649,21 +710,21 @@ class ZarrCodecPipeline(CodecPipeline):
             # does not write whole (an edge chunk written to the edge is whole);
             # a shard it does not write whole to its far side (zarr-python keeps
             # the inner chunks beyond the array's edge).
-            sharded = engine.array.shards is not None
+            sharded = engine.array._core.inner_chunk_shape is not None  # noqa: SLF001
             await _stage(engine, [i for i in items if not i.complete or (
-                sharded and not _whole_chunk(i, engine.chunk_shape))])
+                sharded and not _whole_chunk(i))])
         await asyncio.to_thread(_write, engine, plan, source, shape,
                                 items[0].spec.config.write_empty_chunks, drop_axes)
         if engine.staged:
             await _write_back(engine, items)
 
 
-def _whole_chunk(item: _Item, chunk_shape: tuple[int, ...]) -> bool:
+def _whole_chunk(item: _Item) -> bool:
     """Whether the item writes every element of its chunk, the part beyond
     the array's edge included (zarr-python's "complete" stops at the edge)."""
     return all(
         isinstance(sel, slice) and sel.indices(n) == (0, n, 1)
-        for sel, n in zip(item.chunk_selection, chunk_shape))
+        for sel, n in zip(item.chunk_selection, item.spec.shape))
 
 
 # -- staging through zarr-python's store ----------------------------------------
@@ -727,10 +788,10 @@ def _plan(engine: _Engine, items: list[_Item], out_shape: tuple[int, ...] | None
     """Made before the call leaves the event loop: a batch the engine cannot
     express raises _Unsupported here, in time for zarr-python's pipeline."""
     if out_shape is not None:
-        box = _one_box(items, engine.chunk_shape, engine.shape, out_shape, drop_axes)
+        box = _one_box(items, engine.grid, engine.shape, out_shape, drop_axes)
         if box is not None:
             return _Plan(box, [])
-    return _Plan(None, [(item, *_bounding_box(item, engine.chunk_shape, engine.shape))
+    return _Plan(None, [(item, *_bounding_box(item, engine.grid, engine.shape))
                         for item in items])
 
 
