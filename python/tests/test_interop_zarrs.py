@@ -23,7 +23,7 @@ support, with a warning; variable-length and other types, and strided
 selections, silently), unless `codec_pipeline.strict` is on, when it
 raises instead. Every case runs strict, with checksums validated, and
 checks that the array's pipeline is zarrs' with a Rust implementation and
-no Python one.
+no Python one. The last tests show the fallback, and strict refusing it.
 
 What zarrs 0.2.3 (this package's build) lacks, left out here:
 - the string and bytes data types (vlen-utf8, vlen-bytes): the package
@@ -66,6 +66,8 @@ from support_records import peer
 
 zarr = pytest.importorskip("zarr", minversion="3.4")
 zarrs = pytest.importorskip("zarrs")
+from zarr.core.dtype import VariableLengthBytes  # noqa: E402
+from zarrs.pipeline import UnsupportedDataTypeError, UnsupportedMetadataError  # noqa: E402
 
 SHAPE = (13, 17)
 CHUNKS = (4, 5)
@@ -332,3 +334,43 @@ def test_zarrs_reads_what_turbozarr_writes(tmp_path, rng, case, supports):
     assert stored_chunks(ours, case) == stored_chunks(theirs, case)
     supports.array(a, "write", peer=peer("zarrs"))
 
+
+# ---- what zarrs lacks: refused when strict, done by zarr-python if not --------
+
+
+# zarrs' warning that it leaves an array to zarr-python, and zarr-python's
+# that vlen-bytes has no specification.
+@pytest.mark.filterwarnings("ignore:Array is unsupported by ZarrsCodecPipeline",
+                            "ignore::zarr.errors.UnstableSpecificationWarning")
+@pytest.mark.parametrize("dtype,codecs,refused", [
+    ("string", [{"name": "vlen-utf8"}], UnsupportedDataTypeError),
+    ("bytes", [{"name": "vlen-bytes"}], UnsupportedDataTypeError),
+    ("int32", [{"name": "numcodecs.delta", "configuration": {"dtype": "<i4"}}, BYTES_LE],
+     UnsupportedMetadataError),
+    ("float32", [BYTES_LE, {"name": "numcodecs.zstd", "configuration": {"level": 1}}],
+     UnsupportedMetadataError),
+], ids=["string", "bytes", "numcodecs.delta", "numcodecs.zstd"])
+def test_what_zarrs_lacks_is_refused_not_left_to_zarr_python(tmp_path, rng, dtype, codecs,
+                                                            refused):
+    """Why the cases run strict: without it the zarrs pipeline quietly hands
+    these to zarr-python's codecs."""
+    data = random_data(dtype, SHAPE, rng)
+    path = str(tmp_path / "a.zarr")
+    with zarr.config.set({"codec_pipeline.path": "zarrs.ZarrsCodecPipeline",
+                          "codec_pipeline.strict": False}):
+        z = zarr.create(store=path, shape=SHAPE, chunks=CHUNKS, zarr_format=3,
+                        dtype={"string": str, "bytes": VariableLengthBytes()}.get(dtype, dtype),
+                        codecs=codecs)
+        assert z._async_array.codec_pipeline.python_impl is not None
+        z[...] = data
+        assert_bit_equal(zarr.open_array(path, mode="r")[...], data)
+    with strict_zarrs(), pytest.raises(refused):
+        zarr.open_array(path, mode="r+")[...] = data
+
+
+def test_strided_reads_are_refused_when_strict(tmp_path, rng):
+    """(So zarrs reads whole arrays here, and the cases slice what it read.)"""
+    case = CASES[0]
+    zarrs_write(tmp_path / "a.zarr", case, data_for(case, rng))
+    with strict_zarrs(), pytest.raises(zarrs.DiscontiguousArrayError):
+        by_zarrs(zarr.open_array(str(tmp_path / "a.zarr"), mode="r"))[STRIDED[0]]
