@@ -70,7 +70,7 @@ TEST(CompressorJsonTest, V3Spellings) {
 TEST(CompressorJsonTest, V2Spellings) {
   DataType f8(DataTypeId::kFloat64);
   EXPECT_EQ(*CompressorJson("zstd", f8, 2),
-            json::parse(R"({"id":"zstd","level":3,"checksum":false})"));
+            json::parse(R"({"id":"zstd","level":3})"));
   EXPECT_EQ(*CompressorJson("blosc:lz4:5:noshuffle", f8, 2),
             json::parse(R"({"id":"blosc","cname":"lz4","clevel":5,"shuffle":0,
                 "blocksize":0})"));

@@ -24,6 +24,8 @@ def test_rows_name_every_codec_once():
                          ids=lambda r: r["numcodecs_id"])
 def test_numcodecs_defaults_are_numcodecs_own(row):
     config = numcodecs.get_codec({"id": row["numcodecs_id"]}).get_config()
+    if row["numcodecs_id"] == "zstd":
+        del config["checksum"]  # zarr-python writes a v2 zstd without "checksum": false
     completed = _core.complete_codec({"id": row["numcodecs_id"]}, 1, 2)
     assert list(completed.items()) == list(config.items())
 

@@ -79,9 +79,8 @@ TEST(CodecRegistryTest, V2JsonRoundTrips) {
            Case{{{"id", "zstd"}, {"level", 3}, {"checksum", true}},
                 {{"id", "zstd"}, {"level", 3}, {"checksum", true}},
                 &kSpec},
-           Case{{{"id", "zstd"}},
-                {{"id", "zstd"}, {"level", 0}, {"checksum", false}},
-                &kSpec},
+           // "checksum": false left out, as zarr-python writes a v2 zstd.
+           Case{{{"id", "zstd"}}, {{"id", "zstd"}, {"level", 0}}, &kSpec},
            Case{{{"id", "blosc"}},
                 {{"id", "blosc"},
                  {"cname", "zstd"},

@@ -115,6 +115,7 @@ std::vector<CodecRow> MakeTable() {
                   Spelling s) { return Up(ZstdCodec::Make(c, InV3(s))); },
        .v3_defaults = R"({"level": 0, "checksum": false})",
        .numcodecs_defaults = R"({"level": 0, "checksum": false})",
+       .complete_v2 = ZstdCodec::CompleteV2,
        .shorthand = [](const ShorthandArgs& a) { return a.OneInt("level", 3); }},
       {.name = "gzip",
        .numcodecs_id = "gzip",

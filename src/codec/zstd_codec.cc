@@ -57,13 +57,26 @@ Result<std::shared_ptr<const ZstdCodec>> ZstdCodec::Make(internal::CodecConfig& 
 }
 
 nlohmann::json ZstdCodec::ToJson() const {
-  if (numcodecs_name_) return internal::NumcodecsV3Json(ToV2Json());
+  if (numcodecs_name_) {
+    return internal::NumcodecsV3Json(
+        {{"id", "zstd"}, {"level", level_}, {"checksum", checksum_}});
+  }
   return {{"name", "zstd"},
           {"configuration", {{"level", level_}, {"checksum", checksum_}}}};
 }
 
 nlohmann::json ZstdCodec::ToV2Json() const {
-  return {{"id", "zstd"}, {"level", level_}, {"checksum", checksum_}};
+  nlohmann::json j = {{"id", "zstd"}, {"level", level_}};
+  if (checksum_) j["checksum"] = true;  // see CompleteV2
+  return j;
+}
+
+void ZstdCodec::CompleteV2(nlohmann::ordered_json& config) {
+  // zarr-python 3.4 drops a v2 zstd's "checksum": false (its issue 2647),
+  // and TensorStore refuses a .zarray that has it.
+  if (auto it = config.find("checksum"); it != config.end() && *it == false) {
+    config.erase(it);
+  }
 }
 
 Result<Buffer> ZstdCodec::Encode(ByteView decoded) const {

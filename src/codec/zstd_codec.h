@@ -33,6 +33,9 @@ class ZstdCodec final : public SizedCompressor, public internal::NumcodecsCodec 
   }
   nlohmann::json ToJson() const override;
   nlohmann::json ToV2Json() const override;
+  // The codec table's v2 completion: drops "checksum": false, as zarr-python
+  // 3.4 writes a v2 zstd (TensorStore refuses the field).
+  static void CompleteV2(nlohmann::ordered_json& config);
   Result<Buffer> Encode(ByteView decoded) const override;
 
   int level() const { return level_; }
