@@ -16,9 +16,12 @@ set(TURBOZARR_BLOSC_ROOT "${PROJECT_SOURCE_DIR}/.deps/c-blosc" CACHE PATH
   "Prefix of a static c-blosc to prefer to the system's")
 if(EXISTS "${TURBOZARR_BLOSC_ROOT}/lib/libblosc.a")
   add_library(tz_blosc STATIC IMPORTED)
+  # Built over Debian's snappy (scripts/build_blosc.sh), which it links.
+  find_library(TURBOZARR_SNAPPY_LIBRARY snappy REQUIRED)
   set_target_properties(tz_blosc PROPERTIES
     IMPORTED_LOCATION "${TURBOZARR_BLOSC_ROOT}/lib/libblosc.a"
-    INTERFACE_INCLUDE_DIRECTORIES "${TURBOZARR_BLOSC_ROOT}/include")
+    INTERFACE_INCLUDE_DIRECTORIES "${TURBOZARR_BLOSC_ROOT}/include"
+    INTERFACE_LINK_LIBRARIES "${TURBOZARR_SNAPPY_LIBRARY}")
   set(TURBOZARR_BLOSC tz_blosc)
   message(STATUS "turbozarr: c-blosc from ${TURBOZARR_BLOSC_ROOT}")
 else()

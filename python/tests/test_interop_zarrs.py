@@ -41,8 +41,8 @@ What zarrs 0.2.3 (this package's build) lacks, left out here:
 - reading part of a chunk of big-endian complex values: zarrs swaps the
   real and imaginary parts (it stores them right, and reads whole chunks
   right); those cases are kept, expected to fail.
-What zarrs writes and turbozarr does not read, left out too: blosc "snappy"
-and numcodecs.pcodec. zarrs' packbits codec and low-precision types, which
+What zarrs writes and turbozarr does not read, left out too:
+numcodecs.pcodec. zarrs' packbits codec and low-precision types, which
 zarr-python does not describe, are in test_low_precision_types.py.
 """
 
@@ -171,7 +171,7 @@ CASES = _endian_cases() + [
     Case("zstd-checksum", "uint32", [BYTES_LE, zstd(3, True)], 7),
     *[Case(f"blosc-{cname}-{shuffle}", "float32", [BYTES_LE, blosc(cname, shuffle, 4)],
            float("nan"))
-      for cname in ("lz4", "lz4hc", "blosclz", "zstd", "zlib")
+      for cname in ("lz4", "lz4hc", "blosclz", "zstd", "zlib", "snappy")
       for shuffle in ("noshuffle", "shuffle", "bitshuffle")],
     Case("numcodecs.zlib", "int32", [BYTES_LE, {"name": "numcodecs.zlib",
                                                "configuration": {"level": 5}}], 3,
