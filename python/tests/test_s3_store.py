@@ -5,7 +5,8 @@ moto runs as the C++ tests run it (src/testing/moto_server.h): a child
 process on a free port, checking every request's SigV4 signature as an IAM
 user made by its first three (unchecked) requests. Arrays are written and
 read with the options given as keywords, from a profile in AWS shared files,
-and with virtual-hosted addressing; options beat the environment; wrong
+and with virtual-hosted addressing, and an array zarr-python wrote, put in the
+bucket by boto3, is read; options beat the environment; wrong
 values and options given for other URLs raise. Children started with each
 multiprocessing start method after the parent used S3 read and write the
 same array, and a deadline bounds a request to a server that never answers.
@@ -171,6 +172,26 @@ def test_keyword_options_write_and_read_an_array(moto, rng, supports):
     assert moto.requested("PUT", f"/{moto.bucket}/kw/a.zarr/c/2/1")
     np.testing.assert_array_equal(tz.open_array(store)[20:30, 10:20], data[20:30, 10:20])
     supports("store", "s3", "write", peer=BOTO3)
+
+
+def test_reads_an_array_another_client_put_in_the_bucket(moto, rng, tmp_path, supports):
+    # zarr-python writes a local array; boto3 uploads its files as they are.
+    zarr = pytest.importorskip("zarr")
+    data = rng.standard_normal((30, 20)).astype("<f4")
+    local = tmp_path / "z.zarr"
+    z = zarr.create_array(str(local), shape=data.shape, chunks=(10, 10), dtype="<f4",
+                          fill_value=-1.0)
+    z[:20] = data[:20]  # the last chunk row stays unwritten: the fill value
+    for path in sorted(p for p in local.rglob("*") if p.is_file()):
+        moto.s3.put_object(Bucket=moto.bucket, Key=f"up/z.zarr/{path.relative_to(local)}",
+                           Body=path.read_bytes())
+    a = tz.open_array(tz.open_store(f"s3://{moto.bucket}/up/z.zarr",
+                                    **moto.options(addressing="path")))
+    expected = np.concatenate([data[:20], np.full((10, 20), -1.0, dtype="<f4")])
+    np.testing.assert_array_equal(a[...], expected)
+    np.testing.assert_array_equal(a[3:27:4, ::-3], expected[3:27:4, ::-3])
+    assert moto.requested("GET", f"/{moto.bucket}/up/z.zarr/c/1/1")
+    supports("store", "s3", "read", peer=BOTO3)
 
 
 def test_virtual_hosted_addressing(moto, rng):
