@@ -267,8 +267,10 @@ def check(claims: dict[Key, dict[str, Cell]],
                 unproven.append(f"{_describe(key, way)}: no passing test proves it against "
                                 f"{', '.join(sorted(missing))}")
             elif claim.tests > shown.tests:
-                unproven.append(f"{_describe(key, way)}: claims {claim.tests} tests, "
-                                f"{shown.tests} passed")
+                # Fewer tests behind a proven cell (a test merged or renamed):
+                # the claim holds; the count is refreshed by --write.
+                lacking.append(f"{_describe(key, way)}: {shown.text()} (the document says "
+                               f"{claim.tests} tests)")
     for key, cells in proven.items():
         for way, shown in cells.items():
             claim = claims.get(key, {}).get(way, Cell())
