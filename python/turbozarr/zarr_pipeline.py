@@ -445,7 +445,11 @@ class _Engine:
     (nothing is read from the store to open it)."""
 
     def __init__(self, metadata: ArrayMetadata, core_store: Any, path: str) -> None:
-        documents = metadata.to_buffer_dict(default_buffer_prototype())
+        try:
+            documents = metadata.to_buffer_dict(default_buffer_prototype())
+        except Exception as e:  # noqa: BLE001 (zarr-python refuses to write it out:
+            # a rectilinear grid while array.rectilinear_chunks is off, say)
+            raise _Unsupported(f"zarr-python cannot write the metadata out: {e}") from e
         if isinstance(metadata, ArrayV3Metadata):
             self._format, key, self._attributes = 3, "zarr.json", "null"
         else:
