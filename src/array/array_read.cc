@@ -3,7 +3,8 @@
 // caller's block, straight into place when the chunk is one contiguous run
 // of the block (see chunk_decode.h). Missing chunks read as the fill value.
 // Sharded arrays read each shard's index and only the inner chunks needed
-// (see shard_read.h). A rectilinear grid decodes each chunk with the chain
+// (see shard_read.h); remote stores fetch chunks in windows (remote_read.h).
+// A rectilinear grid decodes each chunk with the chain
 // for its own shape (Array::ChunkChain).
 #include <algorithm>
 #include <memory>
@@ -13,8 +14,8 @@
 #include "array/chunk_decode.h"
 #include "array/chunk_prefetch.h"
 #include "array/chunk_region.h"
+#include "array/remote_read.h"
 #include "array/shard_read.h"
-#include "array/windowed_fetch.h"
 #include "turbozarr/array.h"
 #include "util/thread_pool.h"
 
@@ -33,6 +34,13 @@ Status Array::Read(const Selection& selection, ElementSpan destination,
   if (ShardedChain::Of(chain_)) {
     return internal::ReadShardedSelection(*this, selection, out, *pool,
                                           options.fill_missing_chunks);
+  }
+  // Remote stores answer many requests at once but each takes a round trip:
+  // windows of chunks fetched with GetMany, the next window while this one
+  // decodes, instead of one request per pool thread (remote_read.h).
+  if (store_->Capabilities().requests_in_flight > pool->concurrency()) {
+    const internal::BoxToRead box{&selection, out};
+    return internal::ReadRemotely(*this, {&box, 1}, *pool, options.fill_missing_chunks);
   }
   const std::vector<ChunkProjection> plan = PlanChunks(selection, metadata_.shape, grid_);
   // A rectilinear grid whose chunks differ within the array decodes each
@@ -69,36 +77,6 @@ Status Array::Read(const Selection& selection, ElementSpan destination,
               ChunkRegion::Make(p, chain_of(i).spec().shape, block_shape), out);
     return Status::OK();
   };
-  // The fetched bytes of chunk i, decoded into its share of `out`.
-  auto place = [&](size_t i, const std::string& key,
-                   const std::optional<Buffer>& bytes) -> Status {
-    if (!bytes.has_value()) return missing(i);
-    Status s =
-        internal::DecodeChunkToBlock(chain_of(i), bytes->view(), plan[i], block_shape, out);
-    return s.ok() ? s : in_context(s, key);
-  };
-
-  // Remote stores answer many requests at once but each takes a round trip:
-  // fetch windows of chunks with GetMany, the next window while this one
-  // decodes, instead of one request per pool thread.
-  if (const int in_flight = store_->Capabilities().requests_in_flight; in_flight > threads) {
-    const size_t window = internal::WindowFor(
-        static_cast<size_t>(in_flight),
-        static_cast<uint64_t>(chain_.spec().num_elements()) * metadata_.dtype.size());
-    return internal::FetchInWindows(
-        *store_, plan.size(), window,
-        [&](size_t i) {
-          return KeyRange{ChunkKey(plan[i].chunk_coords), ByteRange::Full()};
-        },
-        [&](size_t first, const std::vector<KeyRange>& reads,
-            std::vector<std::optional<Buffer>>& answers, const std::vector<uint64_t>&) {
-          return pool->ParallelFor(static_cast<int64_t>(reads.size()), [&](int64_t k) {
-            return place(first + k, reads[k].key, answers[k]);
-          });
-        },
-        Describe());
-  }
-
   // Fewer chunks than threads, all read straight into the result (a few huge
   // uncompressed chunks): every chunk split into ranged parts, and all the
   // (chunk, part) pairs read in one ParallelFor, so that every core copies

@@ -88,7 +88,9 @@ class ShardedRead {
         remote_(in_flight_ > pool.concurrency()),
         fill_missing_shards_(fill_missing_shards) {
     for (const BoxToRead& b : boxes) {
-      if (b.selection->num_elements() > 0) boxes_.push_back({b.selection, b.selection->shape(), b.out});
+      if (b.selection->num_elements() > 0) {
+        boxes_.push_back({b.selection, b.selection->shape(), b.out});
+      }
     }
   }
 
@@ -134,7 +136,7 @@ class ShardedRead {
     for (auto& [chain, level] : groups) {
       const std::optional<ShardedChain> top = ShardedChain::Of(*chain);
       if (!top) return Status::Unsupported(context + ": a shard's codecs are not sharding");
-      TZ_RETURN_NOT_OK(ReadLevels(OnePerShard(std::move(level)), *top));
+      TZ_RETURN_NOT_OK(ReadLevels(Joined(std::move(level)), *top));
     }
     return Status::OK();
   }
@@ -151,9 +153,14 @@ class ShardedRead {
       for (OpenShard& o : opened) {
         std::move(o.next.begin(), o.next.end(), std::back_inserter(next));
       }
-      level = OnePerShard(std::move(next));
+      level = Joined(std::move(next));
       sharding = *nested;
     }
+  }
+
+  // `level` one entry per shard: boxes meet in shards; one box never does.
+  std::vector<ShardToOpen> Joined(std::vector<ShardToOpen> level) const {
+    return boxes_.size() > 1 ? OnePerShard(std::move(level)) : std::move(level);
   }
 
   void Fill(const BoxShare& share, const std::vector<int64_t>& chunk_shape) const {

@@ -34,6 +34,7 @@
 #include <cstdint>
 #include <span>
 
+#include "array/remote_read.h"
 #include "codec/sharding/sharded_chain.h"
 #include "turbozarr/array.h"
 #include "util/thread_pool.h"
@@ -50,13 +51,6 @@ namespace turbozarr::internal {
 // answer over without a copy.
 inline constexpr uint64_t kMinGroupBytes = uint64_t{1} << 20;
 inline constexpr uint64_t kMaxGroupBytes = uint64_t{16} << 20;
-
-// One box of a read of many (ReadMany): its selection, and the C-ordered
-// block of selection->shape() elements it is read into.
-struct BoxToRead {
-  const Selection* selection;
-  void* out;
-};
 
 // What reading a chunk or shard that is not stored gives when
 // ReadOptions::fill_missing_chunks is false (the caller adds the key).
