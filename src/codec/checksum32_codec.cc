@@ -48,7 +48,8 @@ void Final(uint32_t& a, uint32_t& b, uint32_t& c) {
   c ^= b; c -= Rotate(b, 24);
 }
 
-// Up to 4 bytes from `p` as a little-endian word (missing bytes are zero).
+// Up to 4 bytes from `p` as a little-endian word (missing bytes are zero):
+// the tail of the data, which ends inside a 12-byte block.
 uint32_t Word(const uint8_t* p, size_t n) {
   uint32_t w = 0;
   for (size_t i = 0; i < n && i < 4; ++i) w |= static_cast<uint32_t>(p[i]) << (8 * i);
@@ -90,9 +91,10 @@ uint32_t JenkinsLookup3(ByteView data, uint32_t initval) {
   uint32_t a = 0xdeadbeef + static_cast<uint32_t>(n) + initval;
   uint32_t b = a, c = a;
   for (; n > 12; n -= 12, k += 12) {
-    a += Word(k, 4);
-    b += Word(k + 4, 4);
-    c += Word(k + 8, 4);
+    const auto* block = reinterpret_cast<const std::byte*>(k);
+    a += internal::LoadLE32(block);
+    b += internal::LoadLE32(block + 4);
+    c += internal::LoadLE32(block + 8);
     Mix(a, b, c);
   }
   if (n == 0) return c;  // nothing left: no final mixing

@@ -119,6 +119,16 @@ Half FloatToHalf(float f) {
   return Half{DoubleToHalf(f)};
 }
 
+// Significand bits of a float format (float16's is not numeric_limits').
+template <typename F>
+constexpr int kDigits = std::is_same_v<F, Half> ? 11 : std::numeric_limits<F>::digits;
+
+// Whether every value of S is exactly a value of the float D: a narrow
+// integer, or a float of fewer bits. Such a cast never rounds nor overflows.
+template <typename S, typename D>
+constexpr bool kWidens = kIsFloat<S> ? kDigits<S> < kDigits<D>
+                                     : std::numeric_limits<S>::digits <= kDigits<D>;
+
 // The target float nearest to a float or integer source value (ties to
 // even), as the backend converts: float64 -> float16 and integer -> float16
 // go through float32.
@@ -189,20 +199,30 @@ bool RoundToFloat(Exact x, F r, CastRounding mode, F& out) {
   return true;
 }
 
+// `v` (finite) rounded to an integer by `mode`, without libm's
+// nearbyint/trunc/ceil/floor/round (calls on x86-64's baseline) and without
+// branches on the data (random fractions mispredict half the time): one
+// truncating conversion and the fraction it leaves, exact below 2^52.
 double RoundToInteger(double v, CastRounding mode) {
-  switch (mode) {
-    case CastRounding::kNearestEven:
-      return std::nearbyint(v);
-    case CastRounding::kTowardsZero:
-      return std::trunc(v);
-    case CastRounding::kTowardsPositive:
-      return std::ceil(v);
-    case CastRounding::kTowardsNegative:
-      return std::floor(v);
-    case CastRounding::kNearestAway:
-      return std::round(v);
+  const double a = std::fabs(v);
+  if (!(a < 0x1p52)) return v;  // already an integer
+  if (mode == CastRounding::kNearestEven) {
+    // Adding and taking away 2^52 rounds to an integer in the FPU's own
+    // mode: to nearest, ties to even.
+    return std::copysign((a + 0x1p52) - 0x1p52, v);
   }
-  return v;
+  const double t = static_cast<double>(static_cast<int64_t>(v));  // towards zero
+  const double f = v - t;  // the fraction, exactly, with v's sign
+  switch (mode) {
+    case CastRounding::kTowardsPositive:
+      return t + static_cast<double>(f > 0);
+    case CastRounding::kTowardsNegative:
+      return t - static_cast<double>(f < 0);
+    case CastRounding::kNearestAway:
+      return t + static_cast<double>(f >= 0.5) - static_cast<double>(f <= -0.5);
+    default:
+      return t;
+  }
 }
 
 // The integral value `v` modulo 2^bits of D, as D (two's complement).
@@ -287,10 +307,11 @@ class Converter {
                                        " (a scalar_map entry can give it one)");
       }
       const double v = RoundToInteger(static_cast<double>(ValueOf(x)), cast_.rounding);
-      // Every bound is exact as a double; the largest of int64 and uint64
-      // are checked as "below 2^63" and "below 2^64".
-      if (v >= static_cast<double>(std::numeric_limits<D>::min()) &&
-          v < std::ldexp(1.0, std::numeric_limits<D>::digits)) {
+      // Every bound is exact as a double; the largest values are checked as
+      // "below 2^bits" (D's maximum + 1 is 2^bits, exact too).
+      constexpr double kLow = static_cast<double>(std::numeric_limits<D>::min());
+      constexpr double kPastHigh = static_cast<double>(std::numeric_limits<D>::max()) + 1.0;
+      if (v >= kLow && v < kPastHigh) {
         y = static_cast<D>(v);
         return Status::OK();
       }
@@ -302,7 +323,16 @@ class Converter {
           return Status::OK();
         }
       }
-      if (RoundToFloat(static_cast<Exact>(ValueOf(x)), Nearest<D>(x), cast_.rounding, y)) {
+      const D nearest = Nearest<D>(x);
+      if constexpr (kWidens<S, D>) {
+        y = nearest;  // exact: every value of S is one of D
+        return Status::OK();
+      }
+      if (cast_.rounding == CastRounding::kNearestEven && !IsInf(nearest)) {
+        y = nearest;  // the default, and no overflow: no exact arithmetic needed
+        return Status::OK();
+      }
+      if (RoundToFloat(static_cast<Exact>(ValueOf(x)), nearest, cast_.rounding, y)) {
         return Status::OK();
       }
       if (cast_.out_of_range == CastOutOfRange::kClamp) {
