@@ -75,6 +75,8 @@ TEST(CompressorJsonTest, V2Spellings) {
             json::parse(R"({"id":"blosc","cname":"lz4","clevel":5,"shuffle":0,
                 "blocksize":0})"));
   EXPECT_EQ(*CompressorJson("bz2:4", f8, 2), json::parse(R"({"id":"bz2","level":4})"));
+  EXPECT_EQ(*CompressorJson("lzma:9", f8, 2),
+            json::parse(R"({"id":"lzma","format":1,"check":-1,"preset":9,"filters":null})"));
   EXPECT_EQ(*CompressorJson("zlib", f8, 2), json::parse(R"({"id":"zlib","level":6})"));
 }
 
@@ -82,8 +84,8 @@ TEST(CompressorJsonTest, RejectsBadSpecs) {
   DataType f8(DataTypeId::kFloat64);
   EXPECT_EQ(
       CompressorJson("snappy", f8, 3).status().message(),
-      "unknown codec 'snappy': expected zstd, gzip, blosc, lz4, zlib, bz2, crc32c or "
-      "none");
+      "unknown codec 'snappy': expected zstd, gzip, blosc, lz4, zlib, bz2, lzma, crc32c "
+      "or none");
   EXPECT_EQ(CompressorJson("zstd:x", f8, 3).status().message(),
             "invalid codec 'zstd:x': 'x' is not an integer");
   EXPECT_FALSE(CompressorJson("zstd:1:2", f8, 3).ok());

@@ -220,7 +220,7 @@ Command AddCpCommand(CLI::App& parent) {
   app->add_option("--codec", o->compressors,
                   "Compression replacing the source's: zstd[:LEVEL], gzip[:LEVEL], "
                   "blosc[:CNAME[:CLEVEL[:SHUFFLE]]], lz4, zlib[:LEVEL], bz2[:LEVEL], "
-                  "crc32c or none; repeat (or separate with ',') for several")
+                  "lzma[:PRESET], crc32c or none; repeat (or separate with ',') for several")
       ->take_all();
   app->add_option("--codecs", o->codecs,
                   "A v3 codecs list (JSON) for each chunk, replacing the source's");

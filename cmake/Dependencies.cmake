@@ -4,6 +4,7 @@ find_package(Threads REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(ZLIB REQUIRED)
 find_package(BZip2 REQUIRED)
+find_package(LibLZMA REQUIRED)  # numcodecs' lzma codec
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
 pkg_check_modules(LZ4 REQUIRED IMPORTED_TARGET liblz4)
@@ -51,7 +52,7 @@ endif()
 add_library(tz_codec_deps INTERFACE)
 target_link_libraries(tz_codec_deps INTERFACE
   ${TURBOZARR_BLOSC} PkgConfig::ZSTD PkgConfig::LZ4 PkgConfig::DEFLATE
-  ZLIB::ZLIB BZip2::BZip2 tz_zfp Threads::Threads)
+  ZLIB::ZLIB BZip2::BZip2 LibLZMA::LibLZMA tz_zfp Threads::Threads)
 
 if(TURBOZARR_BUILD_TESTS)
   find_package(GTest REQUIRED)

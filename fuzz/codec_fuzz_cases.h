@@ -131,6 +131,13 @@ inline std::vector<CodecCase> CodecCases() {
        json::array(
            {{{"name", "transpose"}, {"configuration", {{"order", {1, 0}}}}}, little}),
        true, false},
+      {"lzma", u16, {{"id", "lzma"}, {"preset", 1}}, false, true},
+      {"lzma-alone", u16, {{"id", "lzma"}, {"format", 2}, {"preset", 1}}, false, true},
+      {"lzma-raw", u16,
+       {{"id", "lzma"},
+        {"format", 3},
+        {"filters", json::array({{{"id", 3}, {"dist", 2}}, {{"id", 33}, {"preset", 1}}})}},
+       false, true},
   };
 }
 

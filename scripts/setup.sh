@@ -15,6 +15,7 @@ cd "$(dirname "$0")/.."
 APT_PACKAGES=(
   build-essential ninja-build pkg-config clang libclang-rt-14-dev
   libzstd-dev liblz4-dev libblosc-dev libdeflate-dev zlib1g-dev libbz2-dev libzfp-dev
+  liblzma-dev  # numcodecs' lzma codec (Python's lzma module links the same library)
   libsnappy-dev  # blosc's "snappy" compressor (in the v3 spec; TensorStore writes it)
   libcurl4-openssl-dev libssl-dev nlohmann-json3-dev libgtest-dev libgmock-dev
   libbenchmark-dev libcli11-dev

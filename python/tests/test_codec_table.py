@@ -16,7 +16,7 @@ def test_rows_name_every_codec_once():
     assert len(names) == len(set(names)) and len(ids) == len(set(ids))
     assert {"bytes", "transpose", "vlen-utf8", "vlen-bytes", "sharding_indexed", "zstd",
             "gzip", "blosc", "crc32c"} <= set(names)
-    assert {"blosc", "zstd", "lz4", "gzip", "zlib", "bz2", "crc32c", "delta",
+    assert {"blosc", "zstd", "lz4", "gzip", "zlib", "bz2", "lzma", "crc32c", "delta",
             "shuffle", "vlen-utf8", "vlen-bytes"} <= set(ids)
 
 

@@ -82,6 +82,12 @@ ARRAYS = {
     "v2-big-endian": dict(shape=(30, 30), chunks=(7, 9), dtype=">i4", fill_value=3,
                           zarr_format=2),
     "v3-bool": dict(shape=(50, 50), chunks=(8, 8), dtype="bool", fill_value=False),
+    "v2-lzma": dict(shape=(40, 30), chunks=(16, 16), dtype="<f4", fill_value=0, zarr_format=2,
+                    compressors={"id": "lzma", "preset": 1}),
+    "v3-sharded-lzma": dict(shape=(40, 30), chunks=(8, 8), shards=(16, 16), dtype="u2",
+                            fill_value=0, compressors=[
+                                {"name": "numcodecs.lzma",
+                                 "configuration": {"format": 2, "preset": 0}}]),
     "v3-0d": dict(shape=(), chunks=(), dtype="i2", fill_value=4),
 }
 

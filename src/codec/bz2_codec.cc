@@ -58,12 +58,9 @@ Result<Buffer> Bz2Codec::Encode(ByteView decoded) const {
   return out;
 }
 
-namespace {
-
-// Decodes the concatenated bzip2 streams of `encoded` into `fixed` or, when
-// `growable` is given, into it, growing it as needed. Returns the decoded
-// size; a fixed output that is too small is Corruption.
-Result<size_t> DecodeStreams(ByteView encoded, MutableByteView fixed, Buffer* growable) {
+// The concatenated bzip2 streams of `encoded`.
+Result<size_t> Bz2Codec::DecodeStreams(ByteView encoded, MutableByteView fixed,
+                                       Buffer* growable) const {
   if (encoded.empty()) return Bad("empty input is not a stream");
   MutableByteView out = growable ? growable->mutable_view() : fixed;
   size_t in_pos = 0;
@@ -105,11 +102,7 @@ Result<size_t> DecodeStreams(ByteView encoded, MutableByteView fixed, Buffer* gr
           return Bad("data decodes to more than the expected " +
                      std::to_string(out.size()) + " bytes");
         }
-        Buffer bigger;
-        TZ_ASSIGN_OR_RETURN(bigger,
-                            internal::AllocateBuffer(out.size() * 2, "codec bz2"));
-        std::memcpy(bigger.data(), out.data(), out_pos);
-        *growable = std::move(bigger);
+        TZ_RETURN_NOT_OK(GrowOutput(growable, out_pos));
         out = growable->mutable_view();
         continue;
       }
@@ -127,33 +120,6 @@ Result<size_t> DecodeStreams(ByteView encoded, MutableByteView fixed, Buffer* gr
     }
   }
   return out_pos;
-}
-
-}  // namespace
-
-Result<std::optional<size_t>> Bz2Codec::DecodedSize(
-    ByteView encoded, std::optional<size_t> expected_size) const {
-  if (encoded.empty()) return Bad("empty input is not a stream");
-  return expected_size;
-}
-
-Result<Buffer> Bz2Codec::DecodeGrowing(ByteView encoded) const {
-  Buffer out;
-  TZ_ASSIGN_OR_RETURN(out, internal::AllocateBuffer(
-                               std::max<size_t>(encoded.size() * 8, 4096), "codec bz2"));
-  TZ_ASSIGN_OR_RETURN(size_t n, DecodeStreams(encoded, {}, &out));
-  out.Resize(n);
-  return out;
-}
-
-Status Bz2Codec::DecompressInto(ByteView encoded, MutableByteView out,
-                                bool /*caller_size*/) const {
-  TZ_ASSIGN_OR_RETURN(size_t n, DecodeStreams(encoded, out, nullptr));
-  if (n != out.size()) {
-    return Bad("expected " + std::to_string(out.size()) + " decoded bytes, got " +
-               std::to_string(n));
-  }
-  return Status::OK();
 }
 
 }  // namespace turbozarr

@@ -14,9 +14,9 @@
 
 namespace turbozarr {
 
-class Bz2Codec final : public SizedCompressor, public internal::NumcodecsCodec {
+class Bz2Codec final : public StreamCompressor, public internal::NumcodecsCodec {
  public:
-  explicit Bz2Codec(int level) : SizedCompressor("bz2"), level_(level) {}
+  explicit Bz2Codec(int level) : StreamCompressor("bz2"), level_(level) {}
 
   // {"level": 1-9 (default 1)}, bzip2's block size in 100 kB units.
   static Result<std::shared_ptr<const Bz2Codec>> Make(internal::CodecConfig& config);
@@ -27,12 +27,8 @@ class Bz2Codec final : public SizedCompressor, public internal::NumcodecsCodec {
   Result<Buffer> Encode(ByteView decoded) const override;
 
  private:
-  // bzip2 records no decoded size: `expected`, or nullopt.
-  Result<std::optional<size_t>> DecodedSize(
-      ByteView encoded, std::optional<size_t> expected) const override;
-  Status DecompressInto(ByteView encoded, MutableByteView out,
-                        bool caller_size) const override;
-  Result<Buffer> DecodeGrowing(ByteView encoded) const override;
+  Result<size_t> DecodeStreams(ByteView encoded, MutableByteView fixed,
+                               Buffer* growable) const override;
 
   int level_;
 };

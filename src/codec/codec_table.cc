@@ -17,6 +17,7 @@
 #include "codec/fixedscaleoffset_codec.h"
 #include "codec/gzip_codec.h"
 #include "codec/lz4_codec.h"
+#include "codec/lzma_codec.h"
 #include "codec/packbits_codec.h"
 #include "codec/quantize_codec.h"
 #include "codec/scale_offset_codec.h"
@@ -158,6 +159,12 @@ std::vector<CodecRow> MakeTable() {
                   Spelling) { return Up(Bz2Codec::Make(c)); },
        .numcodecs_defaults = R"({"level": 1})",
        .shorthand = [](const ShorthandArgs& a) { return a.OneInt("level", 9); }},
+      {.numcodecs_id = "lzma",
+       .kind = K::kBytesToBytes,
+       .make = [](CodecConfig& c, const ArraySpec&,
+                  Spelling s) { return Up(LzmaCodec::Make(c, InV3(s))); },
+       .numcodecs_defaults = R"({"format": 1, "check": -1, "preset": null, "filters": null})",
+       .shorthand = [](const ShorthandArgs& a) { return a.OneInt("preset", 6); }},
       {.name = "crc32c",
        .numcodecs_id = "crc32c",
        .kind = K::kBytesToBytes,

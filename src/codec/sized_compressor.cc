@@ -1,5 +1,8 @@
 #include "codec/sized_compressor.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include "codec/raw_bytes.h"
 
 namespace turbozarr {
@@ -28,6 +31,39 @@ Status SizedCompressor::DecodeInto(ByteView encoded, MutableByteView out) const 
 
 Result<Buffer> SizedCompressor::DecodeGrowing(ByteView /*encoded*/) const {
   return Status::Corruption(what_ + ": the data does not record its decoded size");
+}
+
+Result<std::optional<size_t>> StreamCompressor::DecodedSize(
+    ByteView encoded, std::optional<size_t> expected) const {
+  if (encoded.empty()) return Status::Corruption(what() + ": empty input is not a stream");
+  return expected;
+}
+
+Result<Buffer> StreamCompressor::DecodeGrowing(ByteView encoded) const {
+  Buffer out;
+  TZ_ASSIGN_OR_RETURN(
+      out, internal::AllocateBuffer(std::max<size_t>(encoded.size() * 8, 4096), what()));
+  TZ_ASSIGN_OR_RETURN(size_t n, DecodeStreams(encoded, {}, &out));
+  out.Resize(n);
+  return out;
+}
+
+Status StreamCompressor::DecompressInto(ByteView encoded, MutableByteView out,
+                                        bool /*caller_size*/) const {
+  TZ_ASSIGN_OR_RETURN(size_t n, DecodeStreams(encoded, out, nullptr));
+  if (n != out.size()) {
+    return Status::Corruption(what() + ": expected " + std::to_string(out.size()) +
+                              " decoded bytes, got " + std::to_string(n));
+  }
+  return Status::OK();
+}
+
+Status StreamCompressor::GrowOutput(Buffer* growable, size_t used) const {
+  Buffer bigger;
+  TZ_ASSIGN_OR_RETURN(bigger, internal::AllocateBuffer(growable->size() * 2, what()));
+  std::memcpy(bigger.data(), growable->data(), used);
+  *growable = std::move(bigger);
+  return Status::OK();
 }
 
 }  // namespace turbozarr

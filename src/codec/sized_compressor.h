@@ -47,8 +47,35 @@ class SizedCompressor : public BytesToBytesCodec {
   // is Corruption.
   virtual Result<Buffer> DecodeGrowing(ByteView encoded) const;
 
+  // "codec <family>", the start of every error.
+  const std::string& what() const { return what_; }
+
  private:
   std::string what_;
+};
+
+// StreamCompressor: a SizedCompressor whose data records no decoded size
+// (bzip2 and lzma streams, which may also come several in a row): the size
+// is the caller's, and without one the output grows. A format supplies
+// DecodeStreams; the rest is written once, here.
+class StreamCompressor : public SizedCompressor {
+ protected:
+  using SizedCompressor::SizedCompressor;
+
+  // Decodes the streams of `encoded` into `fixed` or, when `growable` is
+  // given, into it (GrowOutput makes room); the decoded size. Corruption
+  // for data that does not decode, or decodes past a fixed output.
+  virtual Result<size_t> DecodeStreams(ByteView encoded, MutableByteView fixed,
+                                       Buffer* growable) const = 0;
+  // Doubles `growable`, keeping its first `used` bytes.
+  Status GrowOutput(Buffer* growable, size_t used) const;
+
+ private:
+  Result<std::optional<size_t>> DecodedSize(ByteView encoded,
+                                            std::optional<size_t> expected) const final;
+  Status DecompressInto(ByteView encoded, MutableByteView out,
+                        bool caller_size) const final;
+  Result<Buffer> DecodeGrowing(ByteView encoded) const final;
 };
 
 }  // namespace turbozarr
