@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <iterator>
 #include <string>
+#include <vector>
 
 #include "codec/codec_registry.h"
 #include "codec/lzma_codec.h"
@@ -77,13 +79,21 @@ Status V2Error(const json& config) {
 }
 
 TEST(LzmaCodecTest, WritesWhatNumcodecsWrites) {
-  for (const Fixture& f : kFixtures) {
-    SCOPED_TRACE(f.name);
-    auto codec = V2(json::parse(f.config));
+  // Forwards, then backwards and twice each: a thread's encoder is set up
+  // again for every chunk, over whatever configuration it held before.
+  std::vector<const Fixture*> order;
+  for (const Fixture& f : kFixtures) order.push_back(&f);
+  for (auto it = std::rbegin(kFixtures); it != std::rend(kFixtures); ++it) {
+    order.push_back(&*it);
+    order.push_back(&*it);
+  }
+  for (const Fixture* f : order) {
+    SCOPED_TRACE(f->name);
+    auto codec = V2(json::parse(f->config));
     ASSERT_NE(codec, nullptr);
     auto enc = codec->Encode(Data());
     ASSERT_TRUE(enc.ok()) << enc.status().ToString();
-    EXPECT_EQ(testing::ToHex(*enc), f.hex);
+    EXPECT_EQ(testing::ToHex(*enc), f->hex);
   }
 }
 
