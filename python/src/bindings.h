@@ -29,6 +29,7 @@ void BindVcz(nanobind::module_& m);
 void BindOme(nanobind::module_& m);
 void BindSparse(nanobind::module_& m);
 void BindResultMemory(nanobind::module_& m);
+void BindBatchBox(nanobind::module_& m);
 
 // The Python package's names for element types ("int16", "string"; see
 // _dtypes.py).

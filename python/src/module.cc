@@ -21,4 +21,5 @@ NB_MODULE(_core, m) {
   turbozarr::python::BindOme(m);
   turbozarr::python::BindSparse(m);
   turbozarr::python::BindResultMemory(m);
+  turbozarr::python::BindBatchBox(m);
 }

@@ -421,6 +421,72 @@ def test_a_product_batch_is_one_box_and_a_gap_or_a_stray_selection_is_not():
     assert box(items[:-1] + [odd]) is None
 
 
+# Layouts for the one-box planner: regular grids, both key encodings and
+# separators, a path inside a group, shards (whose grid is the shard's).
+ONE_BOX_LAYOUTS = {
+    "v3-2d": dict(shape=(23, 31), chunks=(4, 5)),
+    "v3-3d-dot": dict(shape=(9, 10, 11), chunks=(4, 3, 5),
+                      chunk_key_encoding={"name": "default", "separator": "."}),
+    "v3-v2-keys": dict(shape=(17, 12), chunks=(5, 5),
+                       chunk_key_encoding={"name": "v2", "separator": "/"}),
+    "v3-sharded": dict(shape=(24, 30), chunks=(3, 5), shards=(6, 10)),
+    "v2-1d": dict(shape=(50,), chunks=(7,), zarr_format=2),
+    "v2-2d-slash": dict(shape=(13, 14), chunks=(4, 4), zarr_format=2,
+                        chunk_key_encoding={"name": "v2", "separator": "/"}),
+}
+
+
+def random_basic_selection(shape, rng):
+    sel = []
+    for n in shape:
+        kind = rng.integers(0, 4)
+        if kind == 0:
+            sel.append(int(rng.integers(0, n)))
+        elif kind == 1:
+            sel.append(slice(None))
+        else:
+            start = int(rng.integers(0, n))
+            stop = int(rng.integers(start, n + 1))
+            sel.append(slice(start, stop, int(rng.integers(1, 4)) if kind == 3 else None))
+    return tuple(sel)
+
+
+@pytest.mark.parametrize("layout", sorted(ONE_BOX_LAYOUTS))
+def test_the_engine_plans_the_boxes_python_plans(tmp_path, layout, rng, monkeypatch):
+    """batch_one_box (C++) answers what _one_box (Python) answers, on the
+    batches zarr-python makes: the same box and call shape, or None; and on
+    basic selections it finds every box Python finds."""
+    args = dict(ONE_BOX_LAYOUTS[layout])
+    zarr_format = args.pop("zarr_format", 3)
+    compared = []
+    one_box_read = zarr_pipeline.ZarrCodecPipeline._one_box_read
+
+    def both(self, batch, target, drop_axes):
+        found = one_box_read(self, batch, target, drop_axes)
+        items, engine = self._items(batch)
+        call = engine.for_call(self._call_shape(engine, items))
+        expected = (zarr_pipeline._one_box(items, call.grid, call.shape, target.shape,
+                                           drop_axes)
+                    if isinstance(target, np.ndarray) else None)
+        if found is not None:
+            assert found[1].box == [tuple(r) for r in expected]
+            assert found[0].shape == call.shape
+        compared.append((found is not None, expected is not None))
+        return found
+
+    monkeypatch.setattr(zarr_pipeline.ZarrCodecPipeline, "_one_box_read", both)
+    with zarr.config.set({"codec_pipeline.path": PIPELINE, "codec_pipeline.strict": True}):
+        group = zarr.open_group(tmp_path / "g.zarr", mode="w", zarr_format=zarr_format)
+        z = group.create_array("inner/a", dtype="i4", fill_value=-1, **args)
+        data = np.arange(np.prod(args["shape"]), dtype="i4").reshape(args["shape"])
+        z[...] = data
+        for _ in range(40):
+            sel = random_basic_selection(args["shape"], rng)
+            np.testing.assert_array_equal(z[sel], data[sel], err_msg=str(sel))
+    assert compared and all(found == expected for found, expected in compared)
+    assert any(found for found, _ in compared)
+
+
 @pytest.mark.parametrize("store_kind", ["local", "memory"])
 def test_resize_in_place_and_masks(tmp_path, store_kind):
     """zarr-python resizes an array keeping its pipeline: reads and writes

@@ -676,9 +676,47 @@ class ZarrCodecPipeline(CodecPipeline):
             raise _Unsupported(f"{what} of type {type(array).__name__}")
         return items, engine.for_call(self._call_shape(engine, items)), array
 
+    def _one_box_read(self, batch: list[BatchItem], target: Any,
+                      drop_axes: tuple[int, ...]) -> tuple[_Engine, _Plan] | None:
+        """The common read, one box of a regular grid (a whole array, a
+        window), planned by the engine's batch_one_box without an _Item per
+        chunk; None leaves the batch to the general way, which answers
+        everything this declines."""
+        scheme = self._scheme
+        if (drop_axes or not batch or scheme is None or scheme.ndim == 0
+                or self._unsupported is not None or not isinstance(target, np.ndarray)
+                or (self.store is not None and _location(self.store) != self._location)):
+            return None
+        try:
+            path, _ = scheme.split(batch[0][0].path)
+            engine = self._engine(path)
+        except (_Unsupported, ValueError):
+            return None
+        if engine.rectilinear or engine.staged:
+            return None
+        prefix = (path + "/" if path else "") + scheme.prefix
+        found = _core.batch_one_box(batch, prefix, scheme.separator, engine.grid.chunk_shape,
+                                    engine.shape, target.shape)
+        if found is None:
+            return None
+        box, shape = found
+        try:
+            return engine.for_call(tuple(shape)), _Plan(box, [])
+        except _Unsupported:
+            return None
+
     async def read(self, batch_info: Iterable[BatchItem], out: NDBuffer,
                    drop_axes: tuple[int, ...] = ()) -> Sequence[GetResult]:
         batch = list(batch_info)
+        one_box = self._one_box_read(batch, out.as_ndarray_like(), drop_axes)
+        if one_box is not None:
+            engine, plan = one_box
+            await asyncio.to_thread(_read, engine, plan, out.as_ndarray_like(), drop_axes)
+            keys = lambda: [item[0].path for item in batch]  # noqa: E731
+            if not batch[0][1].config.read_missing_chunks:  # one spec for all (C++ checks)
+                present = await asyncio.to_thread(_present, engine, keys())
+                return tuple({"status": "present" if p else "missing"} for p in present)
+            return _Statuses(lambda: _present(engine, keys()))
         try:
             items, engine, target = self._for_engine(batch, out, "output")
             plan = _plan(engine, items, target.shape, drop_axes)
@@ -691,9 +729,9 @@ class ZarrCodecPipeline(CodecPipeline):
             return tuple({"status": "present" if p else "missing"} for p in present)
         await asyncio.to_thread(_read, engine, plan, target, drop_axes)
         if not all(item.spec.config.read_missing_chunks for item in items):
-            present = await asyncio.to_thread(_present, engine, items)
+            present = await asyncio.to_thread(_present, engine, [i.key for i in items])
             return tuple({"status": "present" if p else "missing"} for p in present)
-        return _Statuses(lambda: _present(engine, items))
+        return _Statuses(lambda: _present(engine, [i.key for i in items]))
 
     async def write(self, batch_info: Iterable[BatchItem], value: NDBuffer,
                     drop_axes: tuple[int, ...] = ()) -> None:
@@ -764,10 +802,10 @@ async def _write_back(engine: _Engine, items: list[_Item]) -> None:
     await asyncio.gather(*(put(i) for i in items))
 
 
-def _present(engine: _Engine, items: list[_Item]) -> list[bool]:
-    """Whether each item's chunk is stored: its size, not its bytes (a stat
-    per chunk on a local store, a HEAD request over HTTP)."""
-    return [size is not None for size in engine.store.sizes([i.key for i in items])]
+def _present(engine: _Engine, keys: list[str]) -> list[bool]:
+    """Whether each chunk is stored: its size, not its bytes (a stat per
+    chunk on a local store, a HEAD request over HTTP)."""
+    return [size is not None for size in engine.store.sizes(keys)]
 
 
 # -- the engine's reads and writes (on a worker thread; the GIL is released
