@@ -454,15 +454,15 @@ def random_basic_selection(shape, rng):
 @pytest.mark.parametrize("layout", sorted(ONE_BOX_LAYOUTS))
 def test_the_engine_plans_the_boxes_python_plans(tmp_path, layout, rng, monkeypatch):
     """batch_one_box (C++) answers what _one_box (Python) answers, on the
-    batches zarr-python makes: the same box and call shape, or None; and on
-    basic selections it finds every box Python finds."""
+    batches zarr-python makes for reads and writes: the same box and call
+    shape, or None; and on basic selections it finds every box Python finds."""
     args = dict(ONE_BOX_LAYOUTS[layout])
     zarr_format = args.pop("zarr_format", 3)
     compared = []
-    one_box_read = zarr_pipeline.ZarrCodecPipeline._one_box_read
+    one_box_call = zarr_pipeline.ZarrCodecPipeline._one_box_call
 
     def both(self, batch, target, drop_axes):
-        found = one_box_read(self, batch, target, drop_axes)
+        found = one_box_call(self, batch, target, drop_axes)
         items, engine = self._items(batch)
         call = engine.for_call(self._call_shape(engine, items))
         expected = (zarr_pipeline._one_box(items, call.grid, call.shape, target.shape,
@@ -474,14 +474,19 @@ def test_the_engine_plans_the_boxes_python_plans(tmp_path, layout, rng, monkeypa
         compared.append((found is not None, expected is not None))
         return found
 
-    monkeypatch.setattr(zarr_pipeline.ZarrCodecPipeline, "_one_box_read", both)
+    monkeypatch.setattr(zarr_pipeline.ZarrCodecPipeline, "_one_box_call", both)
     with zarr.config.set({"codec_pipeline.path": PIPELINE, "codec_pipeline.strict": True}):
         group = zarr.open_group(tmp_path / "g.zarr", mode="w", zarr_format=zarr_format)
         z = group.create_array("inner/a", dtype="i4", fill_value=-1, **args)
         data = np.arange(np.prod(args["shape"]), dtype="i4").reshape(args["shape"])
         z[...] = data
-        for _ in range(40):
+        for i in range(60):
             sel = random_basic_selection(args["shape"], rng)
+            if i % 3 == 2:  # a write of the selection, then the whole array
+                values = rng.integers(-50, 50, np.shape(data[sel])).astype("i4")
+                z[sel] = values
+                data[sel] = values
+                sel = ...
             np.testing.assert_array_equal(z[sel], data[sel], err_msg=str(sel))
     assert compared and all(found == expected for found, expected in compared)
     assert any(found for found, _ in compared)

@@ -676,12 +676,12 @@ class ZarrCodecPipeline(CodecPipeline):
             raise _Unsupported(f"{what} of type {type(array).__name__}")
         return items, engine.for_call(self._call_shape(engine, items)), array
 
-    def _one_box_read(self, batch: list[BatchItem], target: Any,
+    def _one_box_call(self, batch: list[BatchItem], target: Any,
                       drop_axes: tuple[int, ...]) -> tuple[_Engine, _Plan] | None:
-        """The common read, one box of a regular grid (a whole array, a
-        window), planned by the engine's batch_one_box without an _Item per
-        chunk; None leaves the batch to the general way, which answers
-        everything this declines."""
+        """The common call, a read or write of one box of a regular grid
+        (a whole array, a window) into or from `target`, planned by the
+        engine's batch_one_box without an _Item per chunk; None leaves the
+        batch to the general way, which answers everything this declines."""
         scheme = self._scheme
         if (drop_axes or not batch or scheme is None or scheme.ndim == 0
                 or self._unsupported is not None or not isinstance(target, np.ndarray)
@@ -708,7 +708,7 @@ class ZarrCodecPipeline(CodecPipeline):
     async def read(self, batch_info: Iterable[BatchItem], out: NDBuffer,
                    drop_axes: tuple[int, ...] = ()) -> Sequence[GetResult]:
         batch = list(batch_info)
-        one_box = self._one_box_read(batch, out.as_ndarray_like(), drop_axes)
+        one_box = self._one_box_call(batch, out.as_ndarray_like(), drop_axes)
         if one_box is not None:
             engine, plan = one_box
             await asyncio.to_thread(_read, engine, plan, out.as_ndarray_like(), drop_axes)
@@ -737,6 +737,14 @@ class ZarrCodecPipeline(CodecPipeline):
                     drop_axes: tuple[int, ...] = ()) -> None:
         batch = list(batch_info)
         if not batch:
+            return
+        source = value.as_ndarray_like()
+        one_box = (self._one_box_call(batch, source, drop_axes)
+                   if getattr(source, "shape", ()) != () else None)
+        if one_box is not None:
+            engine, plan = one_box
+            await asyncio.to_thread(_write, engine, plan, source, source.shape,
+                                    batch[0][1].config.write_empty_chunks, drop_axes)
             return
         try:
             items, engine, source = self._for_engine(batch, value, "values")
