@@ -14,13 +14,14 @@ from __future__ import annotations
 import json
 import lzma
 import os
+import subprocess
 import warnings
 
 import numpy as np
 import pytest
 
 import turbozarr as tz
-from conftest import assert_bit_equal, random_data
+from conftest import assert_bit_equal
 from support_records import peer
 
 zarr = pytest.importorskip("zarr")
@@ -130,7 +131,6 @@ def test_lzma_through_the_cli_shorthand(tmp_path, rng):
     cli = os.environ.get("TURBOZARR_CLI")
     if not cli:
         pytest.skip("TURBOZARR_CLI names no command-line tool")
-    import subprocess
     subprocess.run([cli, "cp", str(tmp_path / "src"), str(tmp_path / "dst"),
                     "--codec", "lzma:1", "--no-progress"], check=True)
     meta = json.load(open(tmp_path / "dst" / ".zarray"))
