@@ -16,6 +16,14 @@
 
 namespace turbozarr::fuzz {
 
+// What an encode -> decode round trip of decoded data must give back.
+enum class RoundTrip {
+  kExact,       // the decoded data itself (lossless codecs)
+  kIdempotent,  // after one lossy round, the same again; encoding may refuse
+                // values a decoder made (a lossy filter, e.g. bitround)
+  kDecodes,     // something that decodes (zfp: lossy and not idempotent)
+};
+
 struct CodecCase {
   std::string name;
   ArraySpec spec;
@@ -24,6 +32,7 @@ struct CodecCase {
   nlohmann::json codec;
   bool chain = false;
   bool numcodecs = false;
+  RoundTrip round_trip = RoundTrip::kExact;
 };
 
 inline ArraySpec MakeSpec(std::vector<int64_t> shape, DataType dtype) {
@@ -93,20 +102,21 @@ inline std::vector<CodecCase> CodecCases() {
                 "fixedscaleoffset",
                 {{"offset", 1000}, {"scale", 10}, {"dtype", "<f8"}, {"astype", "<i2"}}),
             little}),
-       true, false},
+       true, false, RoundTrip::kIdempotent},
       {"quantize", f8, json::array({numcodecs("quantize", {{"digits", 2}}), little}),
-       true, false},
+       true, false, RoundTrip::kIdempotent},
       {"bitround", f8, json::array({numcodecs("bitround", {{"keepbits", 7}}), little}),
-       true, false},
+       true, false, RoundTrip::kIdempotent},
       {"astype", f8,
        json::array({numcodecs("astype", {{"encode_dtype", "<f4"}}), little}), true,
-       false},
+       false, RoundTrip::kIdempotent},
       {"zfpy", MakeSpec({4, 5}, DataType(DataTypeId::kFloat64)),
-       json::array({numcodecs("zfpy", {{"mode", 4}, {"tolerance", 1e-3}})}), true, false},
+       json::array({numcodecs("zfpy", {{"mode", 4}, {"tolerance", 1e-3}})}), true, false,
+       RoundTrip::kDecodes},
       {"categorize", MakeSpec({6}, DataType::Sized(DataTypeId::kFixedUnicode, 24)),
        json::array({numcodecs("categorize", {{"labels", {"female", "male"}}, {"dtype", "<U6"}}),
                     little}),
-       true, false},
+       true, false, RoundTrip::kIdempotent},
       {"packbits", MakeSpec({13}, DataType(DataTypeId::kBool)),
        json::array({numcodecs("packbits", json::object()), little}), true, false},
       {"packbits-v3", MakeSpec({13}, DataType(DataTypeId::kInt4)),
@@ -118,7 +128,7 @@ inline std::vector<CodecCase> CodecCases() {
        json::array(
            {{{"name", "scale_offset"}, {"configuration", {{"offset", 3}, {"scale", 4}}}},
             little}),
-       true, false},
+       true, false, RoundTrip::kIdempotent},
       {"cast_value", f8,
        json::array({{{"name", "cast_value"},
                      {"configuration",
@@ -126,7 +136,7 @@ inline std::vector<CodecCase> CodecCases() {
                        {"rounding", "nearest-away"},
                        {"scalar_map", {{"decode", json::array({json::array({-1, "NaN"})})}}}}}},
                     little}),
-       true, false},
+       true, false, RoundTrip::kIdempotent},
       {"transpose", MakeSpec({4, 4}, DataType(DataTypeId::kUInt16)),
        json::array(
            {{{"name", "transpose"}, {"configuration", {{"order", {1, 0}}}}}, little}),
