@@ -16,12 +16,11 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import statistics
-import time
 
 import numpy as np
 
 import turbozarr as tz
+from interleaved import median_ms
 
 try:
     import zarr
@@ -35,19 +34,6 @@ CASTS = {
                                  "out_of_range": "clamp"},
     "float64 -> int16": {"data_type": "int16"},
 }
-
-
-def median_ms(fns, repeats: int) -> list[float]:
-    """Medians of `repeats` runs of each function, interleaved run by run."""
-    for f in fns:
-        f()
-    runs = [[] for _ in fns]
-    for _ in range(repeats):
-        for k, f in enumerate(fns):
-            start = time.perf_counter()
-            f()
-            runs[k].append(time.perf_counter() - start)
-    return [statistics.median(r) * 1e3 for r in runs]
 
 
 def main() -> None:

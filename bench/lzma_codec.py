@@ -19,12 +19,11 @@ import filecmp
 import lzma
 import os
 import shutil
-import statistics
-import time
 
 import numpy as np
 
 import turbozarr as tz
+from interleaved import median_ms
 
 try:
     import zarr
@@ -39,19 +38,6 @@ CASES = {
         "filters": [{"id": lzma.FILTER_DELTA, "dist": 4},
                     {"id": lzma.FILTER_LZMA2, "preset": 1}]}}),
 }
-
-
-def median_ms(fns, repeats: int) -> list[float]:
-    """Medians of `repeats` runs of each function, interleaved run by run."""
-    for f in fns:
-        f()
-    runs = [[] for _ in fns]
-    for _ in range(repeats):
-        for k, f in enumerate(fns):
-            start = time.perf_counter()
-            f()
-            runs[k].append(time.perf_counter() - start)
-    return [statistics.median(r) * 1e3 for r in runs]
 
 
 def same_chunks(a: str, b: str) -> bool:

@@ -44,6 +44,20 @@ def assert_bit_equal(actual, expected) -> None:
 _UNICODE_ALPHABET = list("abcXYZ019 _-éüß漢字🙂\u0394")
 
 
+def stored_chunks(path) -> dict[str, bytes]:
+    """The chunks stored under a local array's directory: {key: bytes},
+    metadata documents left out."""
+    out = {}
+    for root, _, files in os.walk(path):
+        for f in files:
+            if f in (".zarray", ".zattrs", ".zgroup", "zarr.json"):
+                continue
+            full = os.path.join(root, f)
+            with open(full, "rb") as stream:
+                out[os.path.relpath(full, path)] = stream.read()
+    return out
+
+
 def random_data(dtype, shape, rng: np.random.Generator) -> np.ndarray:
     """Values that exercise every bit: random bit patterns for numbers
     (including NaNs with payloads, infinities and subnormals), random text and

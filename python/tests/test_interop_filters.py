@@ -13,13 +13,12 @@ stored chunk must equal zarr-python's byte for byte, and zarr-python reads it.
 from __future__ import annotations
 
 import json
-import os
 
 import numpy as np
 import pytest
 
 import turbozarr as tz
-from conftest import assert_bit_equal, random_data
+from conftest import assert_bit_equal, random_data, stored_chunks
 from support_records import peer
 
 zarr = pytest.importorskip("zarr")
@@ -49,18 +48,6 @@ def _data(kind, dtype, rng):
     raise AssertionError(kind)
 
 
-def _chunks(path):
-    """The stored chunks: {key: bytes}, metadata documents left out."""
-    out = {}
-    for root, _, files in os.walk(path):
-        for f in files:
-            if f in (".zarray", ".zattrs", "zarr.json"):
-                continue
-            full = os.path.join(root, f)
-            out[os.path.relpath(full, path)] = open(full, "rb").read()
-    return out
-
-
 def _both_ways(tmp_path, data, zarr_kwargs, tz_kwargs, zarr_format, supports):
     z = zarr.create_array(str(tmp_path / "z"), shape=data.shape, chunks=CHUNKS,
                           dtype=data.dtype, zarr_format=zarr_format, **zarr_kwargs)
@@ -73,7 +60,7 @@ def _both_ways(tmp_path, data, zarr_kwargs, tz_kwargs, zarr_format, supports):
     t = tz.create(str(tmp_path / "t"), shape=data.shape, dtype=data.dtype.str,
                   chunks=CHUNKS, zarr_format=zarr_format, **tz_kwargs)
     t[...] = data
-    written, expected = _chunks(tmp_path / "t"), _chunks(tmp_path / "z")
+    written, expected = stored_chunks(tmp_path / "t"), stored_chunks(tmp_path / "z")
     assert sorted(written) == sorted(expected)
     for key in expected:
         assert written[key] == expected[key], key

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 import turbozarr as tz
-from conftest import assert_bit_equal
+from conftest import assert_bit_equal, stored_chunks
 from support_records import peer
 
 zarr = pytest.importorskip("zarr")
@@ -44,17 +44,6 @@ def _data(dtype, rng):
     return (smooth + rng.integers(0, 3, SHAPE)).astype(dtype)
 
 
-def _chunks(path):
-    out = {}
-    for root, _, files in os.walk(path):
-        for f in files:
-            if f in (".zarray", ".zattrs", "zarr.json", ".zgroup"):
-                continue
-            full = os.path.join(root, f)
-            out[os.path.relpath(full, path)] = open(full, "rb").read()
-    return out
-
-
 def _both_ways(tmp_path, data, zarr_kwargs, tz_kwargs, zarr_format, supports, exact=True):
     z = zarr.create_array(str(tmp_path / "z"), shape=data.shape, chunks=CHUNKS,
                           dtype=data.dtype, zarr_format=zarr_format, **zarr_kwargs)
@@ -66,7 +55,7 @@ def _both_ways(tmp_path, data, zarr_kwargs, tz_kwargs, zarr_format, supports, ex
     t = tz.create(str(tmp_path / "t"), shape=data.shape, dtype=data.dtype.str,
                   chunks=CHUNKS, zarr_format=zarr_format, **tz_kwargs)
     t[...] = data
-    written, expected = _chunks(tmp_path / "t"), _chunks(tmp_path / "z")
+    written, expected = stored_chunks(tmp_path / "t"), stored_chunks(tmp_path / "z")
     assert sorted(written) == sorted(expected)
     for key in expected:
         assert not exact or written[key] == expected[key], key
