@@ -519,5 +519,45 @@ TEST(ModestServerTest, AReadOpensFewConnectionsAndOverrunsNoBacklog) {
   EXPECT_LE(server.stats().connections, 32u);
 }
 
+
+// The same kind of server answering as HTTP/1.0 does (`python -m
+// http.server`): every connection closes after its answer, so every request
+// opens one. Four at a time (the pacing above) would hold a 256-chunk read
+// to four requests per 30 ms; the transport sees that the host keeps no
+// connection, lets more handshakes wait at once, one a millisecond, and
+// still overruns no backlog.
+TEST(ModestServerTest, AServerThatClosesEveryConnectionGetsMoreThanAFewRequestsAtOnce) {
+  auto memory = MakeMemoryStore();
+  auto created = Array::Create(memory, "a", Int32Metadata(2, {256, 256}, {16, 16}, json()));
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  std::vector<int32_t> values(256 * 256);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<int32_t>(i * 40503u);
+  ASSERT_TRUE((*created)->Write(Selection::All({256, 256}), values.data()).ok());
+
+  HttpThrottle throttle;
+  throttle.latency = std::chrono::milliseconds(30);
+  throttle.close_connections = true;
+  ThrottledHttpServer server(memory, throttle);
+  ASSERT_TRUE(server.Start(0, /*backlog=*/5).ok());
+  auto http = MakeHttpStore(server.url());
+  ASSERT_TRUE(http.ok()) << http.status().ToString();
+
+  const std::optional<uint64_t> overflows_before = ListenOverflows();
+  auto a = Array::Open(*http, "a");
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  std::vector<int32_t> got(values.size());
+  ASSERT_TRUE((*a)->Read(Selection::All({256, 256}), got).ok());
+  EXPECT_EQ(got, values);
+
+  const HttpServeStats stats = server.stats();
+  EXPECT_GE(stats.requests, 256u);
+  EXPECT_EQ(stats.connections, stats.requests);  // none kept
+  EXPECT_GT(stats.peak_connections, 8u);
+  EXPECT_LE(stats.peak_connections, 32u);  // the default cap per host
+  if (overflows_before) {
+    EXPECT_EQ(ListenOverflows().value(), *overflows_before)
+        << "handshakes were dropped: a connection storm";
+  }
+}
 }  // namespace
 }  // namespace turbozarr

@@ -10,6 +10,18 @@ namespace {
 // times, if longer): the failures of one burst are one signal, not many.
 constexpr std::chrono::milliseconds kMinDecreaseInterval{100};
 
+// A handshake the kernel dropped is sent again after TCP's initial
+// retransmission timeout of one second: an answer on a new connection this
+// much later than the fastest one was most likely such a handshake.
+constexpr std::chrono::milliseconds kRetransmittedHandshake{900};
+
+// A server this far (its fastest answer on a new connection) needs more
+// requests in flight than `max_connecting` to be kept busy.
+constexpr std::chrono::milliseconds kDistantServer{10};
+
+// Answers on new connections before a host is judged by them.
+constexpr uint64_t kAnswersToJudgeKeepAlive = 8;
+
 // Counts that make sense, whatever the options said.
 HostPolicy::Limits Normalised(HostPolicy::Limits l) {
   l.max_connections = std::max(1, l.max_connections);
@@ -24,7 +36,9 @@ HostPolicy::Limits Normalised(HostPolicy::Limits l) {
 HostPolicy::HostPolicy(Limits limits)
     : limits_(Normalised(limits)),
       window_(std::min(limits_.initial_window, limits_.max_connections)),
-      threshold_(std::max(limits_.max_connections, limits_.max_streams)) {}
+      threshold_(std::max(limits_.max_connections, limits_.max_streams)),
+      connecting_allowance_(limits_.max_connecting),
+      connecting_threshold_(std::max(limits_.max_connections, limits_.max_connecting)) {}
 
 bool HostPolicy::MayStart(Clock::time_point now, bool* new_connection) const {
   *new_connection = false;
@@ -34,25 +48,69 @@ bool HostPolicy::MayStart(Clock::time_point now, bool* new_connection) const {
   if (multiplexed_) return true;
   if (open_sockets_ > in_flight_) return true;  // an idle keep-alive connection
   *new_connection = true;
-  return connecting_ < limits_.max_connecting;
+  if (connecting_ < limits_.max_connecting) return true;
+  if (connecting_ >= static_cast<int>(connecting_allowance_)) return false;
+  return now >= last_connection_started_ + limits_.connect_spacing;
 }
 
-void HostPolicy::Started(bool new_connection) {
+HostPolicy::Clock::time_point HostPolicy::next_paced_connection() const {
+  const int allowed = std::max(1, std::min(Cap(), static_cast<int>(window_)));
+  const bool paced = !multiplexed_ && in_flight_ < allowed && open_sockets_ <= in_flight_ &&
+                     connecting_ >= limits_.max_connecting &&
+                     connecting_ < static_cast<int>(connecting_allowance_);
+  return paced ? last_connection_started_ + limits_.connect_spacing : Clock::time_point{};
+}
+
+bool HostPolicy::keeps_connections_alive() const {
+  // A keep-alive host answers most requests on connections it answered on
+  // before; one that closes them answers (almost) all on new ones.
+  return answered_new_ < kAnswersToJudgeKeepAlive || answered_reused_ * 4 >= answered_new_;
+}
+
+void HostPolicy::Started(bool new_connection, Clock::time_point now) {
   ++in_flight_;
-  if (new_connection) ++connecting_;
+  if (new_connection) {
+    ++connecting_;
+    last_connection_started_ = now;
+  }
 }
 
 void HostPolicy::Answered(bool new_connection,
                           std::optional<std::chrono::microseconds> first_byte) {
   if (new_connection) {
     --connecting_;
+    NewConnectionAnswered(first_byte);
     return;  // a handshake's time is not the server's latency
   }
+  ++answered_reused_;
   if (!first_byte) return;
   min_first_byte_ = std::min(min_first_byte_, *first_byte);
   const double us = static_cast<double>(first_byte->count());
   mean_first_byte_us_ =
       mean_first_byte_us_ == 0 ? us : mean_first_byte_us_ + (us - mean_first_byte_us_) / 8;
+}
+
+void HostPolicy::NewConnectionAnswered(std::optional<std::chrono::microseconds> first_byte) {
+  ++answered_new_;
+  if (first_byte) {
+    min_new_first_byte_ = std::min(min_new_first_byte_, *first_byte);
+    if (*first_byte > min_new_first_byte_ + kRetransmittedHandshake) {
+      HalveConnectingAllowance();
+      return;
+    }
+  }
+  // A close server answers `max_connecting` requests at once fast enough;
+  // and one that keeps connections reuses them.
+  if (keeps_connections_alive() || min_new_first_byte_ < kDistantServer) return;
+  connecting_allowance_ +=
+      connecting_allowance_ < connecting_threshold_ ? 1.0 : 1.0 / connecting_allowance_;
+  connecting_allowance_ = std::min(connecting_allowance_, static_cast<double>(Cap()));
+}
+
+void HostPolicy::HalveConnectingAllowance() {
+  connecting_threshold_ =
+      std::max<double>(limits_.max_connecting, connecting_allowance_ / 2);
+  connecting_allowance_ = connecting_threshold_;
 }
 
 bool HostPolicy::LatencyRising() const {
@@ -71,8 +129,10 @@ void HostPolicy::Finished(bool new_connection, bool answered, Outcome outcome,
       window_ += window_ < threshold_ ? 1.0 : 1.0 / window_;
       window_ = std::min(window_, static_cast<double>(Cap()));
       break;
-    case Outcome::kOverloaded:
-    case Outcome::kConnectionFailed: {
+    case Outcome::kConnectionFailed:
+      if (new_connection) HalveConnectingAllowance();
+      [[fallthrough]];
+    case Outcome::kOverloaded: {
       const auto mean = std::chrono::microseconds(static_cast<int64_t>(mean_first_byte_us_));
       const auto interval = std::max<std::chrono::microseconds>(kMinDecreaseInterval, 2 * mean);
       if (last_decrease_ != Clock::time_point{} && now - last_decrease_ < interval) break;

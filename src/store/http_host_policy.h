@@ -25,6 +25,21 @@
 //   requests in flight then only queue at the server).
 // - Over HTTP/2 (once an answer shows the host multiplexes), requests share
 //   connections, so only the window and `max_streams` limit them.
+// - A server that closes every connection after its answer (HTTP/1.0, as
+//   `python -m http.server` answers) makes every request a new connection,
+//   so `max_connecting` would hold it to that many requests at once. Once
+//   the host's answers show it (almost none on a reused connection) and it
+//   is distant (its fastest answer on a new connection takes 10 ms or
+//   more; a nearer one is kept busy by a few requests), the number of
+//   requests that may wait on unproven connections grows as the window
+//   does, by one per connection the server answered on. Beyond the first
+//   `max_connecting`, those connections start at most one per
+//   `connect_spacing`: answers arrive in clumps, and a clump of handshakes
+//   overruns a small backlog however fast the server accepts. A handshake
+//   the server took late (an answer on a new connection 0.9 s or more
+//   behind the fastest: the kernel dropped it and TCP sent it again a
+//   second later) or a failed connection halves the allowance, never below
+//   `max_connecting`, and it grows slowly after.
 //
 // Thread safety: none; the transport's driver thread owns every HostPolicy.
 #pragma once
@@ -44,6 +59,7 @@ class HostPolicy {
     int max_streams = 64;      // HTTP/2: requests in flight on shared connections
     int max_connecting = 4;    // requests waiting on a connection not yet proven
     int initial_window = 8;
+    std::chrono::microseconds connect_spacing{1000};
   };
 
   // How a request ended, as far as the host's load goes.
@@ -59,8 +75,8 @@ class HostPolicy {
   // Whether a request may start now. `*new_connection` says whether it will
   // most likely open a connection (none is idle).
   bool MayStart(Clock::time_point now, bool* new_connection) const;
-  // A request started (as MayStart said).
-  void Started(bool new_connection);
+  // A request started at `now` (as MayStart said).
+  void Started(bool new_connection, Clock::time_point now);
   // The first byte of an answer arrived, `first_byte` after the request
   // started (nullopt: not a sample of the server's latency, as when a body
   // was sent first); `new_connection` as given to Started.
@@ -80,14 +96,23 @@ class HostPolicy {
   int in_flight() const { return in_flight_; }
   int open_connections() const { return open_sockets_; }
   int connecting() const { return connecting_; }
+  // How many requests may wait on connections not yet proven (grows only
+  // for hosts that do not keep connections alive).
+  int connecting_allowance() const { return static_cast<int>(connecting_allowance_); }
+  bool keeps_connections_alive() const;
   double window() const { return window_; }
   bool multiplexed() const { return multiplexed_; }
   uint64_t connections_opened() const { return connections_opened_; }
   Clock::time_point paused_until() const { return paused_until_; }
+  // When a request that waits only for the pacing of new connections may
+  // start (the epoch when none waits for it).
+  Clock::time_point next_paced_connection() const;
 
  private:
   int Cap() const { return multiplexed_ ? limits_.max_streams : limits_.max_connections; }
   bool LatencyRising() const;
+  void NewConnectionAnswered(std::optional<std::chrono::microseconds> first_byte);
+  void HalveConnectingAllowance();
 
   const Limits limits_;
   int in_flight_ = 0;
@@ -102,6 +127,15 @@ class HostPolicy {
   // Time to the first byte: the fastest seen and a moving average.
   std::chrono::microseconds min_first_byte_ = std::chrono::microseconds::max();
   double mean_first_byte_us_ = 0;
+  // Answers on new and on reused connections (is the host keeping them?),
+  // the fastest first byte on a new connection, and how many requests may
+  // wait on unproven connections (with the threshold of its slow start).
+  uint64_t answered_new_ = 0;
+  uint64_t answered_reused_ = 0;
+  std::chrono::microseconds min_new_first_byte_ = std::chrono::microseconds::max();
+  double connecting_allowance_;
+  double connecting_threshold_;
+  Clock::time_point last_connection_started_{};
 };
 
 }  // namespace turbozarr::internal

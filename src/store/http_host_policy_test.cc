@@ -20,7 +20,7 @@ Burst StartAll(HostPolicy& p, Clock::time_point now, int at_most = 1000) {
   Burst b;
   bool new_connection = false;
   while (b.started < at_most && p.MayStart(now, &new_connection)) {
-    p.Started(new_connection);
+    p.Started(new_connection, now);
     ++b.started;
     b.opening += new_connection ? 1 : 0;
   }
@@ -50,42 +50,54 @@ TEST(HostPolicyTest, ReusesAnIdleConnectionWithoutCountingItAsANewOne) {
   bool new_connection = false;
   ASSERT_TRUE(p.MayStart(now, &new_connection));
   EXPECT_TRUE(new_connection);
-  p.Started(true);
+  p.Started(true, now);
   p.SocketOpened();
   p.Answered(true, microseconds(1000));
   p.Finished(true, true, Outcome::kAnswered, now);
   EXPECT_EQ(p.open_connections(), 1);
   ASSERT_TRUE(p.MayStart(now, &new_connection));
   EXPECT_FALSE(new_connection);
-  p.Started(false);
+  p.Started(false, now);
   // The one connection is busy: the next opens one.
   ASSERT_TRUE(p.MayStart(now, &new_connection));
   EXPECT_TRUE(new_connection);
   EXPECT_EQ(p.connections_opened(), 1u);
 }
 
+// How the server of RunRounds answers.
+struct Server {
+  microseconds first_byte{30'000};
+  bool closes = false;  // every connection after its answer (HTTP/1.0)
+};
+
 // Drives `rounds` round trips where every request is answered on the
-// connection it started on; returns the peak in flight.
-int RunRounds(HostPolicy& p, int rounds, Clock::time_point now) {
+// connection it started on (which closes after it if the server closes
+// connections); requests start a millisecond apart, `now` advancing.
+// Returns the peak in flight.
+int RunRounds(HostPolicy& p, int rounds, Clock::time_point& now, Server server = {}) {
   int peak = 0;
   for (int r = 0; r < rounds; ++r) {
     std::vector<bool> opened;
     bool new_connection = false;
     while (p.MayStart(now, &new_connection)) {
-      p.Started(new_connection);
+      p.Started(new_connection, now);
       opened.push_back(new_connection);
       if (new_connection) p.SocketOpened();
+      now += milliseconds(1);
     }
     peak = std::max(peak, p.in_flight());
-    for (bool nc : opened) p.Answered(nc, microseconds(30'000));
-    for (bool nc : opened) p.Finished(nc, true, Outcome::kAnswered, now);
+    for (bool nc : opened) p.Answered(nc, server.first_byte);
+    for (bool nc : opened) {
+      p.Finished(nc, true, Outcome::kAnswered, now);
+      if (nc && server.closes) p.SocketClosed();
+    }
   }
   return peak;
 }
 
 TEST(HostPolicyTest, GrowsToTheConnectionCapAndNeverPastIt) {
   HostPolicy p({.max_connections = 20, .max_connecting = 4, .initial_window = 2});
-  const Clock::time_point now = Clock::now();
+  Clock::time_point now = Clock::now();
   EXPECT_EQ(RunRounds(p, 1, now), 2);
   EXPECT_EQ(RunRounds(p, 30, now), 20);
   EXPECT_EQ(p.open_connections(), 20);
@@ -145,7 +157,7 @@ TEST(HostPolicyTest, StopsGrowingWhileTheTimeToTheFirstByteRises) {
   const double grown = p.window();
   EXPECT_EQ(grown, 5.0);
   for (int i = 0; i < 20; ++i) {
-    p.Started(false);
+    p.Started(false, now);
     p.Answered(false, microseconds(80'000));
     p.Finished(false, true, Outcome::kAnswered, now);
   }
@@ -163,7 +175,7 @@ TEST(HostPolicyTest, UploadsAreNotLatencySamples) {
   p.Answered(false, microseconds(10'000));
   p.Finished(false, true, Outcome::kAnswered, now);
   for (int i = 0; i < 20; ++i) {
-    p.Started(false);
+    p.Started(false, now);
     p.Answered(false, std::nullopt);
     p.Finished(false, true, Outcome::kAnswered, now);
   }
@@ -177,6 +189,81 @@ TEST(HostPolicyTest, AMultiplexedHostNeedsNoNewConnections) {
   const Burst b = StartAll(p, Clock::now());
   EXPECT_EQ(b.started, 50);
   EXPECT_EQ(b.opening, 0);
+}
+
+// 30 ms away, closing every connection after its answer.
+constexpr Server kDistantClosing{.first_byte = microseconds(30'000), .closes = true};
+
+TEST(HostPolicyTest, ADistantServerThatClosesEveryConnectionGetsMoreAtOnce) {
+  HostPolicy p({.max_connections = 32, .max_connecting = 4, .initial_window = 8});
+  Clock::time_point now = Clock::now();
+  EXPECT_EQ(RunRounds(p, 2, now, kDistantClosing), 4);
+  EXPECT_FALSE(p.keeps_connections_alive());
+  EXPECT_EQ(RunRounds(p, 20, now, kDistantClosing), 32);
+  EXPECT_EQ(p.connecting_allowance(), 32);
+}
+
+TEST(HostPolicyTest, ANearServerThatClosesEveryConnectionKeepsAFewAtOnce) {
+  // It answers in 2 ms: four requests at once keep it busy, and more
+  // handshakes at once would only queue at its backlog.
+  HostPolicy p({.max_connections = 32, .max_connecting = 4, .initial_window = 8});
+  Clock::time_point now = Clock::now();
+  EXPECT_EQ(RunRounds(p, 20, now, {.first_byte = microseconds(2'000), .closes = true}), 4);
+  EXPECT_FALSE(p.keeps_connections_alive());
+  EXPECT_EQ(p.connecting_allowance(), 4);
+}
+
+TEST(HostPolicyTest, AKeepAliveServerGrowsByReusingConnectionsNotOpeningMore) {
+  HostPolicy p({.max_connections = 32, .max_connecting = 4, .initial_window = 8});
+  Clock::time_point now = Clock::now();
+  EXPECT_EQ(RunRounds(p, 20, now), 32);
+  EXPECT_TRUE(p.keeps_connections_alive());
+  EXPECT_EQ(p.connecting_allowance(), 4);
+}
+
+TEST(HostPolicyTest, HandshakesBeyondTheFirstFewArePaced) {
+  HostPolicy p({.max_connections = 32, .max_connecting = 4, .initial_window = 32});
+  Clock::time_point now = Clock::now();
+  RunRounds(p, 10, now, kDistantClosing);
+  ASSERT_GT(p.connecting_allowance(), 8);
+  // At one instant: the first four; then one a millisecond.
+  const Burst b = StartAll(p, now);
+  EXPECT_EQ(b.started, 4);
+  EXPECT_EQ(b.opening, 4);
+  EXPECT_EQ(p.next_paced_connection(), now + milliseconds(1));
+  EXPECT_EQ(StartAll(p, now + microseconds(999)).started, 0);
+  // Nothing waits for the pacing once the allowance is used up.
+  while (p.connecting() < p.connecting_allowance()) {
+    now += milliseconds(1);
+    ASSERT_EQ(StartAll(p, now).started, 1);
+  }
+  EXPECT_EQ(p.next_paced_connection(), Clock::time_point{});
+}
+
+TEST(HostPolicyTest, AHandshakeTheServerTookLateHalvesTheAllowance) {
+  HostPolicy p({.max_connections = 32, .max_connecting = 4, .initial_window = 8});
+  Clock::time_point now = Clock::now();
+  RunRounds(p, 20, now, kDistantClosing);
+  ASSERT_EQ(p.connecting_allowance(), 32);
+  // One answer a retransmitted SYN (1 s) later than the fastest.
+  bool new_connection = false;
+  ASSERT_TRUE(p.MayStart(now, &new_connection));
+  ASSERT_TRUE(new_connection);
+  p.Started(true, now);
+  p.Answered(true, microseconds(1'031'000));
+  p.Finished(true, true, Outcome::kAnswered, now);
+  EXPECT_EQ(p.connecting_allowance(), 16);
+  // Then slowly: by one per window of answers, not one per answer.
+  RunRounds(p, 1, now, kDistantClosing);
+  EXPECT_EQ(p.connecting_allowance(), 16);
+  // Failed connections halve it down to max_connecting, never below.
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_TRUE(p.MayStart(now, &new_connection));
+    p.Started(new_connection, now);
+    p.Finished(new_connection, false, Outcome::kConnectionFailed, now);
+    now += milliseconds(1);
+  }
+  EXPECT_EQ(p.connecting_allowance(), 4);
 }
 
 TEST(HostPolicyTest, NonsenseLimitsStillLetOneRequestThrough) {

@@ -577,7 +577,7 @@ void HttpTransport::Driver::Start(std::unique_ptr<Transfer> t) {
     t->done(Status::IOError(r.method + " " + r.url + ": cannot start the transfer"));
     return;
   }
-  t->host->policy.Started(t->new_connection);
+  t->host->policy.Started(t->new_connection, Clock::now());
   active_.emplace(easy, std::move(t));
 }
 
@@ -725,6 +725,9 @@ int HttpTransport::Driver::WaitMs(Clock::time_point now) {
   for (const auto& [key, host] : hosts_) {
     if (!host->ready.empty() && host->policy.paused_until() > now) {
       until(host->policy.paused_until());
+    }
+    if (!host->ready.empty() && host->policy.next_paced_connection() > now) {
+      until(host->policy.next_paced_connection());
     }
   }
   if (options_.idle_timeout.count() > 0) {

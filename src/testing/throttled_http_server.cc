@@ -17,29 +17,33 @@ HttpServeStats ThrottledHttpServer::stats() const {
 bool ThrottledHttpServer::Handle(int fd, const HttpServerRequest& req) {
   // The store is asked during the latency, which hides its own time.
   const Clock::time_point answer_at = Clock::now() + throttle_.latency;
-  auto answer = [&](const std::string& text) {
+  const bool close = throttle_.close_connections;
+  auto answer = [&](std::string text) {
     if (throttle_.latency.count() > 0 && !http_.SleepUntil(answer_at)) return false;
+    if (close) text.insert(text.find("\r\n") + 2, "Connection: close\r\n");
     return SendAll(fd, text);
   };
+  // Whether to read the connection's next request.
+  auto keep = [&](bool sent) { return sent && !close; };
   if (req.method != "GET" && req.method != "HEAD") {
-    return answer(
-        StatusAnswer(req.method, "405 Method Not Allowed", "Allow: GET, HEAD\r\n"));
+    return keep(answer(
+        StatusAnswer(req.method, "405 Method Not Allowed", "Allow: GET, HEAD\r\n")));
   }
   const std::string key = req.path.empty() ? req.path : req.path.substr(1);
   Result<std::optional<uint64_t>> size = store_->Size(key);
   // A key the store refuses ("", "a//b", "../x") names no value, as an object
   // store's would.
   if (!size.ok() && size.status().code() != StatusCode::kInvalidArgument) {
-    return answer(StatusAnswer(req.method, "500 Internal Server Error"));
+    return keep(answer(StatusAnswer(req.method, "500 Internal Server Error")));
   }
   if (!size.ok() || !size->has_value()) {
-    return answer(StatusAnswer(req.method, "404 Not Found"));
+    return keep(answer(StatusAnswer(req.method, "404 Not Found")));
   }
   const RangeAnswer range = AnswerRange(req.range, **size);
-  if (range.status == 416) return answer(UnsatisfiableAnswer(req.method, **size));
+  if (range.status == 416) return keep(answer(UnsatisfiableAnswer(req.method, **size)));
   if (!answer(AnswerHead(range, **size))) return false;
-  if (req.method == "HEAD") return true;
-  return SendBody(fd, key, range.begin, range.end);
+  if (req.method == "HEAD") return keep(true);
+  return keep(SendBody(fd, key, range.begin, range.end));
 }
 
 bool ThrottledHttpServer::SendBody(int fd, const std::string& key, uint64_t begin,

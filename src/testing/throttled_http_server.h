@@ -8,8 +8,9 @@
 // string is ignored). GET and HEAD, with one byte range per request
 // ("bytes=a-b", "bytes=a-", "bytes=-n": 206 with Content-Range); 404 for an
 // absent key or one the store refuses, 416 for a range that selects nothing,
-// 405 for other methods. Connections are kept alive, each served by a thread
-// of its own (LoopbackHttpServer), so any number may be open at once.
+// 405 for other methods. Connections are kept alive (unless the throttle
+// says close_connections), each served by a thread of its own
+// (LoopbackHttpServer), so any number may be open at once.
 //
 // Pacing: the body goes out in slices of kSliceBytes, and a slice leaves no
 // earlier than the moment its last byte would have arrived over the link:
@@ -44,6 +45,9 @@ struct HttpThrottle {
   std::chrono::microseconds latency{0};
   // Per connection, bytes of body per second; 0 means unlimited.
   double bytes_per_second = 0;
+  // Every answer says "Connection: close" and its connection closes after
+  // it, as an HTTP/1.0 server's does (`python -m http.server`).
+  bool close_connections = false;
 };
 
 // What the server did so far; final once it stopped (a body is counted when
