@@ -277,6 +277,61 @@ def test_iter_blocks_reads_ahead_within_its_budget(chunked):
     del blocks
 
 
+def _rest_of(blocks, conn) -> None:
+    """In a fork child: the blocks left, sent back whole."""
+    rest = list(blocks)
+    conn.send([{k: v for k, v in b.items()} for b in rest])
+    conn.close()
+
+
+def _drop(blocks, conn) -> None:
+    """In a fork child: the parent's reader dropped unread."""
+    import gc
+
+    del blocks
+    gc.collect()
+    conn.send("dropped")
+    conn.close()
+
+
+@pytest.mark.parametrize("selection", [{}, {"include": "INFO/DP>50", "samples": "S4,S0"}])
+def test_iter_blocks_carries_on_in_a_fork_child(chunked, selection):
+    """A child forked while the reader runs ahead (a DataLoader worker, a
+    multiprocessing pool) has none of the parent's threads: it reads on from
+    where the parent's reader had got, and the parent's reader carries on
+    unchanged; a child that drops the reader does not wait for a thread it
+    does not have."""
+    import multiprocessing
+
+    fields = ["variant_index", "call_genotype"]
+    whole = list(vcz.iter_blocks(chunked, fields, **selection))
+    fork = multiprocessing.get_context("fork")
+    for taken in (0, 2):
+        for target in (_rest_of, _drop):
+            blocks = vcz.iter_blocks(chunked, fields, readahead_bytes=2 * 100 * 2 * 2,
+                                     **selection)
+            head = [next(blocks) for _ in range(taken)]
+            mine, theirs = fork.Pipe()
+            child = fork.Process(target=target, args=(blocks, theirs))
+            child.start()
+            got = mine.recv() if mine.poll(60) else None
+            child.join(60)
+            if child.exitcode is None:
+                child.kill()
+            assert child.exitcode == 0, (target.__name__, taken)
+            if target is _rest_of:
+                assert got is not None and len(head) + len(got) == len(whole)
+                for a, b in zip(head + got, whole):
+                    for name in fields:
+                        np.testing.assert_array_equal(a[name], b[name])
+            else:
+                assert got == "dropped"
+            rest = list(blocks)
+            assert len(head) + len(rest) == len(whole)
+            for a, b in zip(head + rest, whole):
+                np.testing.assert_array_equal(a["variant_index"], b["variant_index"])
+
+
 def test_the_docs_example_runs(tmp_path, monkeypatch):
     """docs/vcz.md's Python example, run as written on a small calls.vcz."""
     root = tz.group(str(tmp_path / "calls.vcz"))

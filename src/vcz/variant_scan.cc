@@ -185,7 +185,8 @@ Result<int64_t> VariantScan::Count() {
   return count;
 }
 
-Status VariantScan::ForEachBlock(const std::function<Status(const ScanBlock&)>& visit) {
+Status VariantScan::ForEachBlock(const std::function<Status(const ScanBlock&)>& visit,
+                                 int64_t from) {
   // Rows per block: the smallest variant chunk among the arrays read.
   int64_t step = 10'000;
   for (const std::shared_ptr<Array>& array : arrays_) {
@@ -222,6 +223,7 @@ Status VariantScan::ForEachBlock(const std::function<Status(const ScanBlock&)>& 
     }
     plan.push_back(std::move(p));
   }
+  std::erase_if(plan, [from](const Planned& p) { return p.first < from; });
   // Call arrays are read for the samples someone looks at only: the output
   // columns, and those the filters and computed fields see.
   for (const std::string& name : needed_) {

@@ -72,8 +72,9 @@ class VariantScan {
   // own Need()s, it reads only what the filters read.
   Result<int64_t> Count();
 
-  // Calls `visit` for each block that keeps a row, in order.
-  Status ForEachBlock(const std::function<Status(const ScanBlock&)>& visit);
+  // Calls `visit` for each block that keeps a row, in order; blocks that
+  // start before variant `from` are left out (a reader resuming).
+  Status ForEachBlock(const std::function<Status(const ScanBlock&)>& visit, int64_t from = 0);
 
  private:
   VariantScan(const VczDataset& d) : d_(&d) {}

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "turbozarr/vcz.h"
+#include "util/fork_guard.h"
 #include "vcz/samples.h"
 #include "vcz/variant_scan.h"
 
@@ -160,17 +161,82 @@ Result<std::vector<FieldValues>> ReadFields(const VczDataset& dataset,
   return out;
 }
 
-// The queue between the read-ahead thread and the consumer.
+// The queue between the read-ahead thread and the consumer. Its mutex is
+// one that fork() never copies locked (util/fork_guard.h), so a fork child
+// finds the queue whole: it keeps the blocks read before the fork and reads
+// on from the first variant not yet queued, on a thread of its own (the
+// parent's thread is not in the child).
 struct VariantBlockReader::State {
+  State(internal::VariantScan s, Gatherer g) : scan(std::move(s)), gatherer(std::move(g)) {}
+
   std::shared_ptr<const VczDataset> dataset;
-  std::mutex mutex;
+  internal::VariantScan scan;
+  Gatherer gatherer;
+  turbozarr::internal::ForkSafeMutex mutex;
   std::condition_variable changed;
   // Read, not yet taken, with their sizes in bytes.
   std::deque<std::pair<std::vector<FieldValues>, int64_t>> blocks;
   int64_t waiting_bytes = 0, peak_waiting_bytes = 0, budget = 0;
+  int64_t next_variant = 0;  // where the next block read starts, at the latest
   bool done = false, stop = false;
   Status status;  // why the reading ended early
   std::thread thread;
+  turbozarr::internal::ForkEpoch epoch;
+
+  // Runs on the thread: reads the blocks from next_variant on.
+  void ReadBlocks() {
+    int64_t from;
+    {
+      std::lock_guard lock(mutex);
+      from = next_variant;
+    }
+    Status read = scan.ForEachBlock(
+        [&](const internal::ScanBlock& block) -> Status {
+          std::vector<FieldValues> fields = gatherer.empty();
+          gatherer.Append(block, fields);
+          const int64_t bytes = BytesOf(fields);
+          std::unique_lock lock(mutex.native());
+          // Wait while the budget is spent; a block always goes when none waits.
+          changed.wait(lock, [&] {
+            return stop || blocks.empty() || waiting_bytes + bytes <= budget;
+          });
+          if (stop) return Status::Cancelled("the block reader was closed");
+          blocks.emplace_back(std::move(fields), bytes);
+          next_variant = block.first + block.count;
+          waiting_bytes += bytes;
+          peak_waiting_bytes = std::max(peak_waiting_bytes, waiting_bytes);
+          changed.notify_all();
+          return Status::OK();
+        },
+        from);
+    std::lock_guard lock(mutex);
+    status = std::move(read);
+    done = true;
+    changed.notify_all();
+  }
+
+  void Start() {
+    thread = std::thread([this] { ReadBlocks(); });
+  }
+
+  // In a fork child: forgets the parent's thread (which can be neither
+  // joined nor destroyed) and the condition variable it may wait on.
+  void AbandonParentThread() {
+    turbozarr::internal::ReplaceWithoutDestroying(thread);
+    turbozarr::internal::ReplaceWithoutDestroying(changed);
+  }
+
+  void RenewAfterFork() {
+    AbandonParentThread();
+    std::lock_guard lock(mutex);
+    if (done || stop) return;
+    try {
+      Start();
+    } catch (const std::system_error& e) {
+      status = Status::IOError(std::string("cannot read blocks on after fork: ") + e.what());
+      done = true;
+    }
+  }
 };
 
 Result<std::unique_ptr<VariantBlockReader>> VariantBlockReader::Open(
@@ -186,38 +252,20 @@ Result<std::unique_ptr<VariantBlockReader>> VariantBlockReader::Open(
                       internal::VariantScan::Make(
                           *dataset, options, internal::VariantScan::FilterSamples::kSelected));
   TZ_ASSIGN_OR_RETURN(Gatherer gatherer, Gatherer::Make(*dataset, scan, names));
-  auto state = std::make_unique<State>();
+  auto state = std::make_unique<State>(std::move(scan), std::move(gatherer));
   state->dataset = std::move(dataset);
   state->budget = readahead_bytes;
-  State* s = state.get();
-  s->thread = std::thread([s, scan = std::move(scan), gatherer = std::move(gatherer)]() mutable {
-    Status status = scan.ForEachBlock([&](const internal::ScanBlock& block) -> Status {
-      std::vector<FieldValues> fields = gatherer.empty();
-      gatherer.Append(block, fields);
-      const int64_t bytes = BytesOf(fields);
-      std::unique_lock lock(s->mutex);
-      // Wait while the budget is spent; a block always goes when none waits.
-      s->changed.wait(lock, [&] {
-        return s->stop || s->blocks.empty() || s->waiting_bytes + bytes <= s->budget;
-      });
-      if (s->stop) return Status::Cancelled("the block reader was closed");
-      s->blocks.emplace_back(std::move(fields), bytes);
-      s->waiting_bytes += bytes;
-      s->peak_waiting_bytes = std::max(s->peak_waiting_bytes, s->waiting_bytes);
-      s->changed.notify_all();
-      return Status::OK();
-    });
-    std::lock_guard lock(s->mutex);
-    s->status = std::move(status);
-    s->done = true;
-    s->changed.notify_all();
-  });
+  state->Start();
   return std::unique_ptr<VariantBlockReader>(new VariantBlockReader(std::move(state)));
 }
 
 VariantBlockReader::VariantBlockReader(std::unique_ptr<State> state) : state_(std::move(state)) {}
 
 VariantBlockReader::~VariantBlockReader() {
+  if (state_->epoch.Forked()) {  // in a fork child that never read
+    state_->AbandonParentThread();
+    return;
+  }
   {
     std::lock_guard lock(state_->mutex);
     state_->stop = true;
@@ -227,7 +275,8 @@ VariantBlockReader::~VariantBlockReader() {
 }
 
 Result<std::optional<std::vector<FieldValues>>> VariantBlockReader::Next() {
-  std::unique_lock lock(state_->mutex);
+  state_->epoch.RenewIfForked([this] { state_->RenewAfterFork(); });
+  std::unique_lock lock(state_->mutex.native());
   state_->changed.wait(lock, [&] { return !state_->blocks.empty() || state_->done; });
   if (state_->blocks.empty()) {
     if (!state_->status.ok()) return state_->status;
