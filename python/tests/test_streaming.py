@@ -179,17 +179,19 @@ def test_corrupt_chunk_raises_after_the_blocks_before_it(tmp_path, rng):
 
 
 def os_threads():
-    """The threads of this process, native ones included."""
-    return len(os.listdir("/proc/self/task"))
+    """The threads of this process, native ones included, by task id."""
+    return set(os.listdir("/proc/self/task"))
 
 
-def threads_settle_at(count, timeout=5.0):
-    """Whether the process is down to `count` threads within `timeout` s:
-    a joined thread's task can stay listed in /proc for a moment after the
-    join returns (the kernel wakes the joiner before it reaps the task), the
-    longer on a loaded machine."""
+def threads_settle_at(idle, timeout=5.0):
+    """Whether every thread started since `idle` (os_threads() then) is gone
+    within `timeout` s: a joined thread's task can stay listed in /proc for a
+    moment after the join returns (the kernel wakes the joiner before it
+    reaps the task), the longer on a loaded machine. Threads of earlier
+    tests that end meanwhile (a server's connection threads, say) do not
+    count."""
     deadline = time.monotonic() + timeout
-    while os_threads() != count:
+    while os_threads() - idle:
         if time.monotonic() > deadline:
             return False
         time.sleep(0.01)
@@ -203,22 +205,22 @@ def test_stopping_early_stops_background_reads(arr2d):
     gen = a.iter_blocks(readahead_bytes=1000)
     key, block = next(gen)
     assert_bit_equal(block, data[key])
-    assert os_threads() > idle  # the background readers
+    assert os_threads() - idle  # the background readers
     gen.close()
-    assert threads_settle_at(idle), os_threads()
+    assert threads_settle_at(idle), os_threads() - idle
 
     for key, block in a.iter_blocks(readahead_bytes=1000):
         break
     del key, block
     gc.collect()
-    assert threads_settle_at(idle), os_threads()
+    assert threads_settle_at(idle), os_threads() - idle
 
     # A generator dropped before its first step never ran its cleanup, but
     # the engine's iterator is already reading and must stop too.
     gen = a.iter_blocks(readahead_bytes=1000)
     del gen
     gc.collect()
-    assert threads_settle_at(idle), os_threads()
+    assert threads_settle_at(idle), os_threads() - idle
 
 
 def test_thread_count_changes_while_iterating(tmp_path, rng, keep_thread_count):
