@@ -20,7 +20,7 @@
 
 #include "array/block_plan.h"
 #include "turbozarr/config.h"
-#include "util/fork_guard.h"
+#include "turbozarr/fork_safety.h"
 #include "util/thread_pool.h"
 
 namespace turbozarr {
@@ -63,7 +63,7 @@ struct BlockIterator::Impl {
   ReadOptions read;  // each block's read: the pool it runs on
   int num_lanes = 0;
 
-  // Fork-safe (util/fork_guard.h), so that a fork child finds the window
+  // Fork-safe (turbozarr/fork_safety.h), so that a fork child finds the window
   // whole. Condition variables wait on mu.native().
   internal::ForkSafeMutex mu;
   std::condition_variable lane_cv;   // budget freed, or stopping

@@ -29,7 +29,7 @@
 #include "turbozarr/config.h"
 #include "turbozarr/remote_store.h"
 #include "turbozarr/store_wrappers.h"
-#include "util/fork_guard.h"
+#include "turbozarr/fork_safety.h"
 
 namespace turbozarr {
 namespace {

@@ -16,7 +16,7 @@
 #include "store/forwarding_store.h"
 #include "store/store_internal.h"
 #include "turbozarr/store_wrappers.h"
-#include "util/fork_guard.h"
+#include "turbozarr/fork_safety.h"
 #include "util/thread_annotations.h"
 
 namespace turbozarr {
@@ -166,7 +166,7 @@ class CachingStore final : public internal::ForwardingStore {
   }
 
   const uint64_t capacity_;
-  // Fork-safe (util/fork_guard.h): a fork child gets the whole cache.
+  // Fork-safe (turbozarr/fork_safety.h): a fork child gets the whole cache.
   internal::ForkSafeMutex mu_;
   Lru lru_ TZ_GUARDED_BY(mu_);
   using Ranges = std::map<RangeKey, Lru::iterator>;

@@ -11,7 +11,7 @@
 
 #include "store/forwarding_store.h"
 #include "turbozarr/store_wrappers.h"
-#include "util/fork_guard.h"
+#include "turbozarr/fork_safety.h"
 
 namespace turbozarr {
 namespace {

@@ -13,7 +13,7 @@
 #include <unordered_set>
 
 #include "turbozarr/store.h"
-#include "util/fork_guard.h"
+#include "turbozarr/fork_safety.h"
 
 namespace turbozarr::internal {
 

@@ -44,7 +44,7 @@
 #include "turbozarr/remote_store.h"
 #include "turbozarr/status.h"
 #include "turbozarr/store.h"
-#include "util/fork_guard.h"
+#include "turbozarr/fork_safety.h"
 
 namespace turbozarr {
 

@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "util/fork_guard.h"
+#include "turbozarr/fork_safety.h"
 #include "util/stable_hash.h"
 
 namespace turbozarr::internal {

@@ -47,7 +47,7 @@
 #include "store/file_tree.h"
 #include "store/readahead_queue.h"
 #include "turbozarr/store.h"
-#include "util/fork_guard.h"
+#include "turbozarr/fork_safety.h"
 
 namespace turbozarr {
 
@@ -149,7 +149,7 @@ class LocalStore final : public Store {
   // Held shared while a writer makes a directory and its temporary file there,
   // exclusively while Erase removes empty directories, so that this store's
   // writers never find their directory pruned away under them. Fork-safe
-  // (util/fork_guard.h): a fork child never finds it held.
+  // (turbozarr/fork_safety.h): a fork child never finds it held.
   mutable internal::ForkSafeSharedMutex prune_mu_;
   mutable std::atomic<int> root_fd_{-1};
   mutable std::atomic<bool> openat2_works_{true};

@@ -5,7 +5,7 @@
 // Thread safety: safe from many threads. A reader-writer lock guards the map;
 // values are immutable shared buffers, so a read copies its bytes after the
 // lock is released and a concurrent Set never tears them. The lock is
-// fork-safe (util/fork_guard.h), so a fork child gets a whole copy of the map.
+// fork-safe (turbozarr/fork_safety.h), so a fork child gets a whole copy of the map.
 #pragma once
 
 #include <map>
@@ -13,7 +13,7 @@
 #include <string>
 
 #include "turbozarr/store.h"
-#include "util/fork_guard.h"
+#include "turbozarr/fork_safety.h"
 
 namespace turbozarr {
 

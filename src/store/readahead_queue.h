@@ -16,7 +16,7 @@
 // optional, and one that waits long would come after its read anyway.
 //
 // In a fork child the parent's threads are gone: the first Push there drops
-// them and the keys they had queued (util/fork_guard.h), and starts threads
+// them and the keys they had queued (turbozarr/fork_safety.h), and starts threads
 // anew.
 //
 // Thread safety: Push may be called from many threads at once. The
@@ -33,7 +33,7 @@
 #include <thread>
 #include <vector>
 
-#include "util/fork_guard.h"
+#include "turbozarr/fork_safety.h"
 #include "util/thread_annotations.h"
 
 namespace turbozarr::internal {

@@ -9,7 +9,7 @@
 
 #include "store/forwarding_store.h"
 #include "turbozarr/store_wrappers.h"
-#include "util/fork_guard.h"
+#include "turbozarr/fork_safety.h"
 #include "util/thread_annotations.h"
 
 namespace turbozarr {

@@ -61,7 +61,7 @@
 // Thread safety: safe from many threads. A Set reserves its bytes under a
 // mutex and writes them with pwrite outside it, so writers overlap; Get looks
 // the entry up under a shared lock and reads without one. The lock is
-// fork-safe (util/fork_guard.h): a fork child never finds it held.
+// fork-safe (turbozarr/fork_safety.h): a fork child never finds it held.
 #pragma once
 
 #include <map>
@@ -72,7 +72,7 @@
 #include "store/zip_entry_reader.h"
 #include "store/zip_format.h"
 #include "turbozarr/store.h"
-#include "util/fork_guard.h"
+#include "turbozarr/fork_safety.h"
 
 namespace turbozarr {
 

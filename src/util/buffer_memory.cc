@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "turbozarr/buffer.h"
-#include "util/fork_guard.h"
+#include "turbozarr/fork_safety.h"
 #include "util/thread_annotations.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -34,7 +34,7 @@ size_t SizeClass(size_t n) {
 
 // Freed large blocks by size, and their total. Only exact sizes are reused,
 // so a small request never pins a much larger block. The lock is fork-safe
-// and inner (util/fork_guard.h): stores free buffers under locks of their
+// and inner (turbozarr/fork_safety.h): stores free buffers under locks of their
 // own, and a fork child must find the cache whole.
 class BlockCache {
  public:

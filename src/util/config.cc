@@ -3,7 +3,7 @@
 // operation, so the lock is never hot) and SetThreads swaps in a new pool;
 // the old one is destroyed by whoever drops the last pointer to it, which is
 // SetThreads itself when no operation holds it. The mutex is fork-safe
-// (util/fork_guard.h): a fork child finds the slot whole, and the pool in it
+// (turbozarr/fork_safety.h): a fork child finds the slot whole, and the pool in it
 // starts new workers at its first use there.
 #include "turbozarr/config.h"
 
@@ -17,7 +17,7 @@
 #include <thread>
 #include <utility>
 
-#include "util/fork_guard.h"
+#include "turbozarr/fork_safety.h"
 #include "util/thread_pool.h"
 
 namespace turbozarr {

@@ -23,7 +23,7 @@
 // happen while whoever started an item holds the pool until it returns.
 //
 // Fork: in a child made by fork() the parent's workers are gone. The first
-// ParallelFor in the child abandons them and their queue (util/fork_guard.h)
+// ParallelFor in the child abandons them and their queue (turbozarr/fork_safety.h)
 // and starts as many new workers; until then, and in a child that drops the
 // pool unused, nothing waits for the parent's.
 #pragma once
@@ -40,7 +40,7 @@
 #include <vector>
 
 #include "turbozarr/status.h"
-#include "util/fork_guard.h"
+#include "turbozarr/fork_safety.h"
 #include "util/thread_annotations.h"
 
 namespace turbozarr {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "turbozarr/vcz.h"
-#include "util/fork_guard.h"
+#include "turbozarr/fork_safety.h"
 #include "vcz/samples.h"
 #include "vcz/variant_scan.h"
 
@@ -162,7 +162,7 @@ Result<std::vector<FieldValues>> ReadFields(const VczDataset& dataset,
 }
 
 // The queue between the read-ahead thread and the consumer. Its mutex is
-// one that fork() never copies locked (util/fork_guard.h), so a fork child
+// one that fork() never copies locked (turbozarr/fork_safety.h), so a fork child
 // finds the queue whole: it keeps the blocks read before the fork and reads
 // on from the first variant not yet queued, on a thread of its own (the
 // parent's thread is not in the child).

@@ -1,7 +1,7 @@
-// The pthread_atfork handlers behind util/fork_guard.h: the list of
+// The pthread_atfork handlers behind turbozarr/fork_safety.h: the list of
 // ForkSafe mutexes, which fork locks in rank order, and the generation count
 // that the child's handler raises.
-#include "util/fork_guard.h"
+#include "turbozarr/fork_safety.h"
 
 #include <pthread.h>
 

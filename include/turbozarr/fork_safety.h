@@ -31,6 +31,12 @@
 // together. None is held while a ForkSafe mutex is made or destroyed (that
 // takes the registry's lock, which fork takes first).
 //
+// The header is public so that the layers built on the public headers alone
+// (the VCF Zarr, OME-Zarr and sparse layers) make their own threads as safe
+// across fork() as the engine's; its names stay in turbozarr::internal,
+// since they are tools for code that owns threads rather than part of the
+// array API, and may change.
+//
 // Thread safety: all of it may be used from any thread.
 #pragma once
 
