@@ -110,11 +110,19 @@ Result<std::string> DescribeArray(const Array& array) {
 
   int64_t grid_chunks = 1;
   for (int64_t n : array.chunk_grid().GridShape(m.shape)) grid_chunks *= n;
-  TZ_ASSIGN_OR_RETURN(StoredChunks stored, CountStoredChunks(array));
-  Field(out, inner ? "Stored shards" : "Stored chunks",
-        std::to_string(stored.count) + " of " + std::to_string(grid_chunks));
+  const std::string stored_label = inner ? "Stored shards" : "Stored chunks";
+  Result<StoredChunks> stored = CountStoredChunks(array);
+  if (!stored.ok() && stored.status().code() == StatusCode::kUnsupported) {
+    // An HTTP server lists nothing: the array is described all the same.
+    Field(out, stored_label,
+          "? of " + std::to_string(grid_chunks) + " (the store cannot list keys)");
+    return out;
+  }
+  TZ_RETURN_NOT_OK(stored.status());
+  Field(out, stored_label,
+        std::to_string(stored->count) + " of " + std::to_string(grid_chunks));
   Field(out, "Stored bytes",
-        std::to_string(stored.bytes) + " (" + FormatByteSize(stored.bytes) + ")");
+        std::to_string(stored->bytes) + " (" + FormatByteSize(stored->bytes) + ")");
   return out;
 }
 

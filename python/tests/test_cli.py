@@ -121,6 +121,45 @@ def test_info_v3_sharded_array_inside_a_group(tmp_path):
     assert run_cli("info", tmp_path / "g.zarr/images/raw").stdout == expected
 
 
+def test_info_and_cat_of_an_array_over_http(tmp_path):
+    """An HTTP server lists no keys: info describes the array all the same,
+    the count of stored chunks unknown."""
+    import functools
+    import http.server
+    import threading
+
+    a = zarr.create_array(store=tmp_path / "a.zarr", shape=(4, 6), dtype="int16",
+                          chunks=(2, 3), shards=(4, 6))
+    a[:] = np.arange(24, dtype="int16").reshape(4, 6)
+    doc = json.loads((tmp_path / "a.zarr/zarr.json").read_text())
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(tmp_path)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/a.zarr"
+        assert run_cli("info", url).stdout == field_lines([
+            ("Type", "array"),
+            ("Zarr format", "3"),
+            ("Shape", "[4, 6]"),
+            ("Data type", "int16"),
+            ("Chunk shape", "[2, 3]"),
+            ("Shard shape", "[4, 6]"),
+            ("Fill value", "0"),
+            ("Codecs", compact(doc["codecs"])),
+            ("Attributes", "{}"),
+            ("Stored shards", "? of 1 (the store cannot list keys)"),
+        ])
+        assert ast.literal_eval(run_cli("cat", url, "1").stdout) == [6, 7, 8, 9, 10, 11]
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def test_info_v2_array(tmp_path):
     path = tmp_path / "v2.zarr"
     a = zarr.create_array(store=path, shape=(8,), dtype="<f8", chunks=(3,), zarr_format=2,
