@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -31,8 +32,15 @@ inline int TerminationSignals(const char* tool) {
 }
 
 // Returns when a signal in `signal_fd` arrives or stdin reaches its end.
+// A stdin that is a device other than a terminal (/dev/zero, which never
+// ends and is always readable) is not watched: reading it would spin a core
+// for the tool's whole life; only a signal ends the tool then.
 inline void WaitForEnd(int signal_fd) {
   pollfd fds[2] = {{signal_fd, POLLIN, 0}, {STDIN_FILENO, POLLIN, 0}};
+  struct stat in;
+  if (::fstat(STDIN_FILENO, &in) == 0 && S_ISCHR(in.st_mode) && !::isatty(STDIN_FILENO)) {
+    fds[1].fd = -1;
+  }
   char discard[4096];
   for (;;) {
     if (::poll(fds, 2, -1) < 0) {

@@ -13,8 +13,11 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <regex>
+#include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "turbozarr/remote_store.h"
@@ -28,11 +31,12 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-// `binary` started with `args`; its stdin, stdout and stderr are pipes.
+// `binary` started with `args`; its stdin, stdout and stderr are pipes (or
+// stdin the file `stdin_path`, when given).
 class ServeProcess {
  public:
   explicit ServeProcess(const std::vector<std::string>& args,
-                        const char* binary = TZ_HTTP_SERVE) {
+                        const char* binary = TZ_HTTP_SERVE, const char* stdin_path = nullptr) {
     int in[2], out[2], err[2];
     if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 ||
         ::pipe2(err, O_CLOEXEC) != 0) {
@@ -40,7 +44,11 @@ class ServeProcess {
     }
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, in[0], 0);
+    if (stdin_path != nullptr) {
+      posix_spawn_file_actions_addopen(&actions, 0, stdin_path, O_RDONLY, 0);
+    } else {
+      posix_spawn_file_actions_adddup2(&actions, in[0], 0);
+    }
     posix_spawn_file_actions_adddup2(&actions, out[1], 1);
     posix_spawn_file_actions_adddup2(&actions, err[1], 2);
     std::vector<std::string> all = {binary};
@@ -81,6 +89,19 @@ class ServeProcess {
     stdin_ = -1;
   }
   void Signal(int sig) { ::kill(pid_, sig); }
+  // CPU time used so far (user and system), in clock ticks.
+  long CpuTicks() const {
+    std::ifstream stat("/proc/" + std::to_string(pid_) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    std::istringstream rest(text.substr(text.rfind(')') + 2));
+    std::string field;
+    long utime = 0, stime = 0;
+    for (int i = 3; i <= 15 && rest >> field; ++i) {
+      if (i == 14) utime = std::stol(field);
+      if (i == 15) stime = std::stol(field);
+    }
+    return utime + stime;
+  }
   // Waits for the end; the exit status, or -1 if it did not exit normally.
   int Wait() {
     int status = 0;
@@ -153,6 +174,17 @@ TEST_F(TzHttpServeTest, SigtermEndsIt) {
   p.Signal(SIGTERM);
   EXPECT_EQ(p.Wait(), 0);
   EXPECT_EQ(p.Stderr(), "{\"requests\":0,\"bytes_sent\":0,\"peak_connections\":0}\n");
+}
+
+// A stdin that never ends and is always readable (/dev/zero) is not read:
+// the server idles until a signal instead of spinning a core.
+TEST_F(TzHttpServeTest, AnEndlessDeviceAsStdinIsNotRead) {
+  ServeProcess p({"--root", root_}, TZ_HTTP_SERVE, "/dev/zero");
+  ASSERT_TRUE(p.FirstLine().starts_with("http://127.0.0.1:"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_LT(p.CpuTicks(), 10);  // 0.1 s of 0.5 s at 100 ticks a second
+  p.Signal(SIGTERM);
+  EXPECT_EQ(p.Wait(), 0);
 }
 
 TEST_F(TzHttpServeTest, BadArgumentsAreUsageErrors) {
