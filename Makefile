@@ -173,7 +173,7 @@ SECONDS    ?= 60
 RUNS       ?= 10000000
 FUZZ_LOG   ?= $(FUZZ_BUILD)/fuzz-all.log
 FUZZERS    := metadata_fuzzer codec_fuzzer zip_fuzzer shard_index_fuzzer \
-              http_response_fuzzer s3_xml_fuzzer
+              http_response_fuzzer s3_xml_fuzzer vcz_text_fuzzer
 # What fuzz-build builds: every target, or the one `make fuzz` runs.
 FUZZ_TARGETS = $(FUZZERS)
 

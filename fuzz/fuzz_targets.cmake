@@ -10,7 +10,7 @@
 # ${TZ_FUZZ_SEED_DIR}/<target>/.
 set(TZ_FUZZ_DIR ${CMAKE_CURRENT_LIST_DIR})
 set(TZ_FUZZ_TARGETS metadata_fuzzer codec_fuzzer zip_fuzzer shard_index_fuzzer
-                    http_response_fuzzer s3_xml_fuzzer)
+                    http_response_fuzzer s3_xml_fuzzer vcz_text_fuzzer)
 set(TZ_FUZZ_SEEDER_codec_fuzzer make_fuzz_seeds)
 set(TZ_FUZZ_SEEDER_zip_fuzzer make_zip_seeds)
 set(TZ_FUZZ_SEEDER_shard_index_fuzzer make_shard_seeds)

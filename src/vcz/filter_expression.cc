@@ -21,6 +21,11 @@ constexpr const char* kGenotypes = "Genotype values";
 constexpr const char* kMissing = "Missing data";
 constexpr const char* kType = "TYPE field (except 'ref' and 'snp')";
 
+// Parentheses and unary minus signs nest at most this deep: each level
+// is a few frames of the recursive descent (and of the evaluation after
+// it), and an expression nested ten thousand deep would overflow the stack.
+constexpr int kMaxNesting = 100;
+
 class Parser {
  public:
   explicit Parser(std::string_view s) : s_(s) {}
@@ -151,6 +156,8 @@ class Parser {
     SkipSpace();
     if (i_ < s_.size() && s_[i_] == '-') {
       const size_t at = i_++;
+      Nested nested(*this);
+      if (depth_ > kMaxNesting) return TooDeep(at);
       TZ_ASSIGN_OR_RETURN(FilterNode operand, Unary());
       FilterNode node;
       node.kind = FilterNode::Kind::kNegate;
@@ -168,6 +175,8 @@ class Parser {
     const char c = s_[i_];
     if (c == '(') {
       ++i_;
+      Nested nested(*this);
+      if (depth_ > kMaxNesting) return TooDeep(at);
       TZ_ASSIGN_OR_RETURN(FilterNode inner, Or());
       if (!At(")")) return SyntaxError("')'");
       ++i_;
@@ -288,18 +297,33 @@ class Parser {
   }
 
   Status SyntaxError(const std::string& expected) const {
-    const size_t at = std::min(i_, s_.size());
+    return ErrorAt("expected " + expected, std::min(i_, s_.size()));
+  }
+  Status TooDeep(size_t at) const {
+    return ErrorAt("parentheses and signs nested more than " + std::to_string(kMaxNesting) +
+                       " deep",
+                   at);
+  }
+  Status ErrorAt(const std::string& what, size_t at) const {
     std::string shown(s_);
     for (char& c : shown) {
       if (c == '\n' || c == '\t' || c == '\r') c = ' ';
     }
-    return Status::InvalidArgument("Filter expression parse error: expected " + expected +
+    return Status::InvalidArgument("Filter expression parse error: " + what +
                                    " at character " + std::to_string(at + 1) + ":\n  " +
                                    shown + "\n  " + std::string(at, ' ') + "^");
   }
 
+  // One level deeper for its life.
+  struct Nested {
+    explicit Nested(Parser& p) : parser(p) { ++parser.depth_; }
+    ~Nested() { --parser.depth_; }
+    Parser& parser;
+  };
+
   std::string_view s_;
   size_t i_ = 0;
+  int depth_ = 0;
 };
 
 }  // namespace

@@ -117,5 +117,36 @@ TEST(FilterExpressionTest, SyntaxErrorsPointAtTheCharacter) {
   }
 }
 
+// Nesting is bounded, so that no expression overflows the stack: 100
+// levels of parentheses or signs parse, the 101st is refused where it
+// opens, and ten thousand are refused rather than crash.
+TEST(FilterExpressionTest, NestingDeeperThanAHundredIsRefusedWhereItOpens) {
+  auto nested = [](int levels, char open) {
+    std::string e(static_cast<size_t>(levels), open);
+    e += "1";
+    if (open == '(') e += std::string(static_cast<size_t>(levels), ')');
+    return e + ">0";
+  };
+  for (char open : {'(', '-'}) {
+    Result<FilterNode> ok = ParseFilterExpression(nested(100, open));
+    ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+    const FilterNode* node = &ok->operands[0];
+    int depth = 0;
+    while (!node->operands.empty() && node->kind != FilterNode::Kind::kNumber) {
+      node = &node->operands[0];
+      ++depth;
+    }
+    EXPECT_EQ(depth, open == '-' ? 100 : 0);
+    EXPECT_EQ(node->number, 1);
+    for (int levels : {101, 10'000}) {
+      Result<FilterNode> r = ParseFilterExpression(nested(levels, open));
+      ASSERT_FALSE(r.ok());
+      const std::string& m = r.status().message();
+      EXPECT_NE(m.find("nested more than 100 deep at character 101:"), std::string::npos)
+          << m.substr(0, 200);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace turbozarr::vcz::internal

@@ -15,12 +15,20 @@ bool WordChar(char c) {
          c != '%';
 }
 
+// Sample loops nest at most this deep (each level is a frame of the parser
+// and of the rendering; ten thousand would overflow the stack).
+constexpr int kMaxNesting = 100;
+
 class Parser {
  public:
   explicit Parser(std::string_view s) : s_(s) {}
 
   Result<std::vector<FormatElement>> Parse() {
     std::vector<FormatElement> out = Sequence();
+    if (too_deep_) {
+      return ErrorAt(*too_deep_, " (sample loops nested more than " +
+                                     std::to_string(kMaxNesting) + " deep)");
+    }
     if (i_ != s_.size()) return Error();
     return out;
   }
@@ -32,8 +40,14 @@ class Parser {
     while (i_ < s_.size()) {
       const size_t at = i_;
       if (s_[i_] == '[') {
+        if (depth_ == kMaxNesting || too_deep_) {
+          if (!too_deep_) too_deep_ = at;
+          break;
+        }
         ++i_;
+        ++depth_;
         std::vector<FormatElement> inner = Sequence();
+        --depth_;
         if (i_ < s_.size() && s_[i_] == ']') {
           ++i_;
           FormatElement loop;
@@ -128,20 +142,24 @@ class Parser {
 
   Status Error() const {
     const size_t at = unclosed_ ? *unclosed_ : std::max(i_, furthest_);
+    return ErrorAt(at, unclosed_ ? " (a '[' that is never closed)" : "");
+  }
+  Status ErrorAt(size_t at, const std::string& why) const {
     std::string shown(s_);
     for (char& c : shown) {
       if (c == '\n' || c == '\t' || c == '\r') c = ' ';
     }
-    return Status::InvalidArgument(
-        "could not parse the format at character " + std::to_string(at + 1) +
-        (unclosed_ ? " (a '[' that is never closed)" : "") + ":\n  " + shown + "\n  " +
-        std::string(at, ' ') + "^");
+    return Status::InvalidArgument("could not parse the format at character " +
+                                   std::to_string(at + 1) + why + ":\n  " + shown + "\n  " +
+                                   std::string(at, ' ') + "^");
   }
 
   std::string_view s_;
   size_t i_ = 0;
   size_t furthest_ = 0;
   std::optional<size_t> unclosed_;
+  int depth_ = 0;
+  std::optional<size_t> too_deep_;  // where the loop too deep opens
 };
 
 }  // namespace

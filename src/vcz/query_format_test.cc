@@ -74,5 +74,34 @@ TEST(QueryFormatTest, RefusalsNameThePosition) {
   }
 }
 
+// Sample loops nest at most 100 deep: the 101st '[' is refused where it
+// opens, and ten thousand are refused rather than overflow the stack.
+TEST(QueryFormatTest, LoopsNestedDeeperThanAHundredAreRefused) {
+  auto nested = [](int levels) {
+    return std::string(static_cast<size_t>(levels), '[') + "%GT" +
+           std::string(static_cast<size_t>(levels), ']');
+  };
+  auto ok = ParseQueryFormat(nested(100));
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  const std::vector<FormatElement>* level = &*ok;
+  int depth = 0;
+  while (level->size() == 1 && (*level)[0].kind == Kind::kSampleLoop) {
+    level = &(*level)[0].loop;
+    ++depth;
+  }
+  EXPECT_EQ(depth, 100);
+  ASSERT_EQ(level->size(), 1u);
+  EXPECT_EQ((*level)[0].text, "GT");
+  for (int levels : {101, 10'000}) {
+    auto f = ParseQueryFormat(nested(levels));
+    ASSERT_FALSE(f.ok());
+    EXPECT_EQ(f.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(f.status().message().find(
+                  "character 101 (sample loops nested more than 100 deep):"),
+              std::string::npos)
+        << f.status().message().substr(0, 200);
+  }
+}
+
 }  // namespace
 }  // namespace turbozarr::vcz::internal
