@@ -120,6 +120,48 @@ def test_a_server_that_closes_every_connection_gets_more_than_a_few_at_once(tmp_
         server.server_close()
 
 
+def _listen_overflows() -> int:
+    """Handshakes the kernel dropped for full listen backlogs, machine-wide."""
+    with open("/proc/net/netstat") as f:
+        lines = f.read().splitlines()
+    for names, values in zip(lines[::2], lines[1::2]):
+        if names.startswith("TcpExt:"):
+            return int(dict(zip(names.split(), values.split()))["ListenOverflows"])
+    return 0
+
+
+def test_a_server_that_answers_one_request_at_a_time_is_not_overrun(tmp_path, supports):
+    """http.server's single-threaded HTTPServer at HTTP/1.0: requests wait
+    in its backlog of 5 while it answers one. Its answers on new connections
+    slow down as more wait, so the transport keeps to a few at once rather
+    than overrun the backlog (each dropped handshake costs a second)."""
+
+    class OneAtATime(http.server.HTTPServer):
+        request_queue_size = 5
+
+    values = np.arange(128 * 128, dtype="<i4").reshape(128, 128) * 5
+    a = tz.create_array(str(tmp_path / "a"), shape=(128, 128), chunks=(16, 8),
+                        dtype="<i4", zarr_format=2, compressors=None)
+    a[...] = values
+    server = OneAtATime(("127.0.0.1", 0),
+                        functools.partial(_ClosingHandler, directory=str(tmp_path)))
+    server.lock = threading.Lock()
+    server.connections = server.open = server.peak_open = server.requests = 0
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/a"
+        before = _listen_overflows()
+        got = tz.open_array(tz.open_store(url))[...]
+        np.testing.assert_array_equal(got, values)
+        supports("store", "http(s)", "read", peer=HTTP_SERVER)
+        assert server.requests >= 128
+        assert _listen_overflows() == before
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def test_max_connections_is_a_store_option(modest_server):
     server, url, values = modest_server
     store = tz.open_store(url, max_connections=3, deadline=60.0)

@@ -83,25 +83,43 @@ void HostPolicy::Answered(bool new_connection,
     return;  // a handshake's time is not the server's latency
   }
   ++answered_reused_;
-  if (!first_byte) return;
-  min_first_byte_ = std::min(min_first_byte_, *first_byte);
-  const double us = static_cast<double>(first_byte->count());
-  mean_first_byte_us_ =
-      mean_first_byte_us_ == 0 ? us : mean_first_byte_us_ + (us - mean_first_byte_us_) / 8;
+  if (first_byte) reused_.Add(*first_byte);
+}
+
+void HostPolicy::FirstBytes::Add(std::chrono::microseconds t) {
+  fastest = std::min(fastest, t);
+  const double us = static_cast<double>(t.count());
+  mean_us = mean_us == 0 ? us : mean_us + (us - mean_us) / 8;
+}
+
+bool HostPolicy::FirstBytes::IsLate(std::chrono::microseconds t) const {
+  return static_cast<double>(t.count()) > 2 * static_cast<double>(fastest.count()) + 5'000;
+}
+
+bool HostPolicy::FirstBytes::Rising() const {
+  if (fastest == std::chrono::microseconds::max()) return false;
+  return mean_us > 2 * static_cast<double>(fastest.count()) + 5'000;
 }
 
 void HostPolicy::NewConnectionAnswered(std::optional<std::chrono::microseconds> first_byte) {
   ++answered_new_;
   if (first_byte) {
-    min_new_first_byte_ = std::min(min_new_first_byte_, *first_byte);
-    if (*first_byte > min_new_first_byte_ + kRetransmittedHandshake) {
+    if (*first_byte > std::min(fresh_.fastest, *first_byte) + kRetransmittedHandshake) {
       HalveConnectingAllowance();
       return;
     }
+    fresh_.Add(*first_byte);
   }
-  // A close server answers `max_connecting` requests at once fast enough;
-  // and one that keeps connections reuses them.
-  if (keeps_connections_alive() || min_new_first_byte_ < kDistantServer) return;
+  // A near server is kept busy by `max_connecting` requests, and one that
+  // keeps connections reuses them.
+  if (!first_byte || keeps_connections_alive() || fresh_.fastest < kDistantServer) return;
+  // An answer well behind the fastest waited at the server (one that
+  // answers a request at a time, say): more at once would only queue there.
+  if (fresh_.IsLate(*first_byte)) {
+    connecting_allowance_ =
+        std::max<double>(limits_.max_connecting, connecting_allowance_ - 1);
+    return;
+  }
   connecting_allowance_ +=
       connecting_allowance_ < connecting_threshold_ ? 1.0 : 1.0 / connecting_allowance_;
   connecting_allowance_ = std::min(connecting_allowance_, static_cast<double>(Cap()));
@@ -113,19 +131,13 @@ void HostPolicy::HalveConnectingAllowance() {
   connecting_allowance_ = connecting_threshold_;
 }
 
-bool HostPolicy::LatencyRising() const {
-  if (min_first_byte_ == std::chrono::microseconds::max()) return false;
-  const double floor_us = static_cast<double>(min_first_byte_.count());
-  return mean_first_byte_us_ > 2 * floor_us + 5'000;
-}
-
 void HostPolicy::Finished(bool new_connection, bool answered, Outcome outcome,
                           Clock::time_point now) {
   --in_flight_;
   if (new_connection && !answered) --connecting_;
   switch (outcome) {
     case Outcome::kAnswered:
-      if (LatencyRising()) break;
+      if (reused_.Rising()) break;
       window_ += window_ < threshold_ ? 1.0 : 1.0 / window_;
       window_ = std::min(window_, static_cast<double>(Cap()));
       break;
@@ -133,7 +145,7 @@ void HostPolicy::Finished(bool new_connection, bool answered, Outcome outcome,
       if (new_connection) HalveConnectingAllowance();
       [[fallthrough]];
     case Outcome::kOverloaded: {
-      const auto mean = std::chrono::microseconds(static_cast<int64_t>(mean_first_byte_us_));
+      const auto mean = std::chrono::microseconds(static_cast<int64_t>(reused_.mean_us));
       const auto interval = std::max<std::chrono::microseconds>(kMinDecreaseInterval, 2 * mean);
       if (last_decrease_ != Clock::time_point{} && now - last_decrease_ < interval) break;
       last_decrease_ = now;

@@ -32,7 +32,9 @@
 //   is distant (its fastest answer on a new connection takes 10 ms or
 //   more; a nearer one is kept busy by a few requests), the number of
 //   requests that may wait on unproven connections grows as the window
-//   does, by one per connection the server answered on. Beyond the first
+//   does, by one per connection the server answered on, and shrinks by one
+//   per answer well behind the fastest (a server that answers one request
+//   at a time only queues more). Beyond the first
 //   `max_connecting`, those connections start at most one per
 //   `connect_spacing`: answers arrive in clumps, and a clump of handshakes
 //   overruns a small backlog however fast the server accepts. A handshake
@@ -110,7 +112,6 @@ class HostPolicy {
 
  private:
   int Cap() const { return multiplexed_ ? limits_.max_streams : limits_.max_connections; }
-  bool LatencyRising() const;
   void NewConnectionAnswered(std::optional<std::chrono::microseconds> first_byte);
   void HalveConnectingAllowance();
 
@@ -124,15 +125,23 @@ class HostPolicy {
   double threshold_;
   Clock::time_point paused_until_{};
   Clock::time_point last_decrease_{};
-  // Time to the first byte: the fastest seen and a moving average.
-  std::chrono::microseconds min_first_byte_ = std::chrono::microseconds::max();
-  double mean_first_byte_us_ = 0;
+  // Times to the first byte: the fastest seen and a moving average.
+  struct FirstBytes {
+    std::chrono::microseconds fastest = std::chrono::microseconds::max();
+    double mean_us = 0;
+    void Add(std::chrono::microseconds t);
+    // Well above the fastest (twice it and 5 ms more): requests queue at
+    // the server. For the mean, and for one time `t`.
+    bool Rising() const;
+    bool IsLate(std::chrono::microseconds t) const;
+  };
+  FirstBytes reused_;  // on reused connections: the server's latency
   // Answers on new and on reused connections (is the host keeping them?),
   // the fastest first byte on a new connection, and how many requests may
   // wait on unproven connections (with the threshold of its slow start).
   uint64_t answered_new_ = 0;
   uint64_t answered_reused_ = 0;
-  std::chrono::microseconds min_new_first_byte_ = std::chrono::microseconds::max();
+  FirstBytes fresh_;  // on new connections: latency and handshake
   double connecting_allowance_;
   double connecting_threshold_;
   Clock::time_point last_connection_started_{};

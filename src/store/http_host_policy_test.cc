@@ -221,6 +221,33 @@ TEST(HostPolicyTest, AKeepAliveServerGrowsByReusingConnectionsNotOpeningMore) {
   EXPECT_EQ(p.connecting_allowance(), 4);
 }
 
+TEST(HostPolicyTest, AServerThatAnswersOneAtATimeIsNotSentMoreAtOnce) {
+  // It closes every connection and answers one request at a time, 30 ms
+  // each: the k-th of a round waits for the k - 1 before it. More requests
+  // at once only queue there (and overrun its backlog).
+  HostPolicy p({.max_connections = 32, .max_connecting = 4, .initial_window = 8});
+  Clock::time_point now = Clock::now();
+  for (int round = 0; round < 20; ++round) {
+    std::vector<bool> opened;
+    bool new_connection = false;
+    while (p.MayStart(now, &new_connection)) {
+      p.Started(new_connection, now);
+      opened.push_back(new_connection);
+      if (new_connection) p.SocketOpened();
+      now += milliseconds(1);
+    }
+    for (size_t k = 0; k < opened.size(); ++k) {
+      p.Answered(opened[k], microseconds(30'000 * static_cast<int64_t>(k + 1)));
+    }
+    for (bool nc : opened) {
+      p.Finished(nc, true, Outcome::kAnswered, now);
+      if (nc) p.SocketClosed();
+    }
+  }
+  EXPECT_FALSE(p.keeps_connections_alive());
+  EXPECT_LE(p.connecting_allowance(), 5);
+}
+
 TEST(HostPolicyTest, HandshakesBeyondTheFirstFewArePaced) {
   HostPolicy p({.max_connections = 32, .max_connecting = 4, .initial_window = 32});
   Clock::time_point now = Clock::now();
