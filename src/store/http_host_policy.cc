@@ -97,8 +97,8 @@ bool HostPolicy::FirstBytes::IsLate(std::chrono::microseconds t) const {
 }
 
 bool HostPolicy::FirstBytes::Rising() const {
-  if (fastest == std::chrono::microseconds::max()) return false;
-  return mean_us > 2 * static_cast<double>(fastest.count()) + 5'000;
+  return fastest != std::chrono::microseconds::max() &&
+         IsLate(std::chrono::microseconds(static_cast<int64_t>(mean_us)));
 }
 
 void HostPolicy::NewConnectionAnswered(std::optional<std::chrono::microseconds> first_byte) {
