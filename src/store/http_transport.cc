@@ -726,7 +726,10 @@ int HttpTransport::Driver::WaitMs(Clock::time_point now) {
     if (!host->ready.empty() && host->policy.paused_until() > now) {
       until(host->policy.paused_until());
     }
-    if (!host->ready.empty() && host->policy.next_paced_connection() > now) {
+    // (Only while the transport may start more: when its own cap binds, a
+    // transfer's end wakes the driver anyway.)
+    if (!host->ready.empty() && host->policy.next_paced_connection() > now &&
+        active_.size() < static_cast<size_t>(options_.max_concurrency)) {
       until(host->policy.next_paced_connection());
     }
   }
