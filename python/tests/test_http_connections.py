@@ -7,9 +7,11 @@ them and keeps to a cap per host."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import pickle
+import socketserver
 import threading
 import time
 
@@ -64,18 +66,40 @@ class _ClosingHandler(_SlowHandler):
     protocol_version = "HTTP/1.0"  # every connection closes after its answer
 
 
+class _OneAtATimeServer(_CountingServer):
+    """http.server's single-threaded HTTPServer: it answers one request at
+    a time while the others wait in its backlog."""
+
+    def process_request(self, request, client_address):
+        socketserver.TCPServer.process_request(self, request, client_address)
+
+
+def _write_array(root, values, chunks) -> None:
+    """`values` as the uncompressed v2 array `root`/a."""
+    a = tz.create_array(str(root / "a"), shape=values.shape, chunks=chunks,
+                        dtype=values.dtype, zarr_format=2, compressors=None)
+    a[...] = values
+
+
+@contextlib.contextmanager
+def _serving(server, scheme="http"):
+    """`server` answering on a thread of its own; yields the URL of its a."""
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    try:
+        yield f"{scheme}://127.0.0.1:{server.server_address[1]}/a"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 @pytest.fixture
 def modest_server(tmp_path):
     values = np.arange(256 * 256, dtype="<i4").reshape(256, 256) * 7
-    a = tz.create_array(str(tmp_path / "a"), shape=(256, 256), chunks=(32, 32),
-                        dtype="<i4", zarr_format=2, compressors=None)
-    a[...] = values
+    _write_array(tmp_path, values, (32, 32))
     server = _CountingServer(tmp_path)
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    yield server, f"http://127.0.0.1:{server.server_address[1]}/a", values
-    server.shutdown()
-    server.server_close()
+    with _serving(server) as url:
+        yield server, url, values
 
 
 def test_a_read_keeps_to_the_connection_cap_and_reuses_connections(modest_server, supports):
@@ -101,23 +125,15 @@ def test_a_server_that_closes_every_connection_gets_more_than_a_few_at_once(tmp_
     transport sees the host keeps no connection and lets more wait at once,
     paced, within the cap."""
     values = np.arange(256 * 256, dtype="<i4").reshape(256, 256) * 3
-    a = tz.create_array(str(tmp_path / "a"), shape=(256, 256), chunks=(16, 16),
-                        dtype="<i4", zarr_format=2, compressors=None)
-    a[...] = values
+    _write_array(tmp_path, values, (16, 16))
     server = _CountingServer(tmp_path, _ClosingHandler)
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    try:
-        url = f"http://127.0.0.1:{server.server_address[1]}/a"
+    with _serving(server) as url:
         got = tz.open_array(tz.open_store(url))[...]
-        np.testing.assert_array_equal(got, values)
-        supports("store", "http(s)", "read", peer=HTTP_SERVER)
-        assert server.requests >= 256
-        assert server.connections == server.requests
-        assert 8 < server.peak_open <= 32
-    finally:
-        server.shutdown()
-        server.server_close()
+    np.testing.assert_array_equal(got, values)
+    supports("store", "http(s)", "read", peer=HTTP_SERVER)
+    assert server.requests >= 256
+    assert server.connections == server.requests
+    assert 8 < server.peak_open <= 32
 
 
 def _listen_overflows() -> int:
@@ -135,31 +151,18 @@ def test_a_server_that_answers_one_request_at_a_time_is_not_overrun(tmp_path, su
     in its backlog of 5 while it answers one. Its answers on new connections
     slow down as more wait, so the transport keeps to a few at once rather
     than overrun the backlog (each dropped handshake costs a second)."""
-
-    class OneAtATime(http.server.HTTPServer):
-        request_queue_size = 5
-
     values = np.arange(128 * 128, dtype="<i4").reshape(128, 128) * 5
-    a = tz.create_array(str(tmp_path / "a"), shape=(128, 128), chunks=(16, 8),
-                        dtype="<i4", zarr_format=2, compressors=None)
-    a[...] = values
-    server = OneAtATime(("127.0.0.1", 0),
-                        functools.partial(_ClosingHandler, directory=str(tmp_path)))
-    server.lock = threading.Lock()
-    server.connections = server.open = server.peak_open = server.requests = 0
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    try:
-        url = f"http://127.0.0.1:{server.server_address[1]}/a"
+    _write_array(tmp_path, values, (16, 8))
+    server = _OneAtATimeServer(tmp_path, _ClosingHandler)
+    with _serving(server) as url:
         before = _listen_overflows()
         got = tz.open_array(tz.open_store(url))[...]
-        np.testing.assert_array_equal(got, values)
-        supports("store", "http(s)", "read", peer=HTTP_SERVER)
-        assert server.requests >= 128
-        assert _listen_overflows() == before
-    finally:
-        server.shutdown()
-        server.server_close()
+        after = _listen_overflows()
+    np.testing.assert_array_equal(got, values)
+    supports("store", "http(s)", "read", peer=HTTP_SERVER)
+    assert server.requests >= 128
+    assert server.peak_open == 1
+    assert after == before
 
 
 def test_max_connections_is_a_store_option(modest_server):
@@ -209,16 +212,10 @@ def test_https_with_a_private_certificate_authority(tmp_path, modest_server, sup
     context.load_cert_chain(tmp_path / "cert.pem", tmp_path / "key.pem")
     tls = _CountingServer(tmp_path)
     tls.socket = context.wrap_socket(tls.socket, server_side=True)
-    thread = threading.Thread(target=tls.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    try:
-        https = f"https://127.0.0.1:{tls.server_address[1]}/a"
+    with _serving(tls, "https") as https:
         with pytest.raises(tz.TurbozarrError):
             tz.open_array(tz.open_store(https, deadline=20.0))
         a = tz.open_array(tz.open_store(https, ca_file=str(tmp_path / "cert.pem"),
                                         deadline=20.0))
         np.testing.assert_array_equal(a[...], values)
-        supports("store", "http(s)", "read", peer=HTTP_SERVER)
-    finally:
-        tls.shutdown()
-        tls.server_close()
+    supports("store", "http(s)", "read", peer=HTTP_SERVER)

@@ -476,13 +476,24 @@ std::optional<uint64_t> ListenOverflows() {
 // retransmits (a read took 15-30 s). The transport opens connections a few
 // at a time and reuses them: no handshake is dropped, and at most the cap is
 // opened over two reads.
-TEST(ModestServerTest, AReadOpensFewConnectionsAndOverrunsNoBacklog) {
+// A memory store with the (256, 256) int32 v2 array "a" in square chunks of
+// `chunk`, holding `values` (filled here with a pattern of `factor`).
+std::shared_ptr<Store> ModestArray(int64_t chunk, uint32_t factor,
+                                   std::vector<int32_t>& values) {
   auto memory = MakeMemoryStore();
-  auto created = Array::Create(memory, "a", Int32Metadata(2, {256, 256}, {32, 32}, json()));
-  ASSERT_TRUE(created.ok()) << created.status().ToString();
-  std::vector<int32_t> values(256 * 256);
-  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<int32_t>(i * 2654435761u);
-  ASSERT_TRUE((*created)->Write(Selection::All({256, 256}), values.data()).ok());
+  auto created = Array::Create(memory, "a", Int32Metadata(2, {256, 256}, {chunk, chunk}, json()));
+  EXPECT_TRUE(created.ok()) << created.status().ToString();
+  values.resize(256 * 256);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<int32_t>(i * factor);
+  if (created.ok()) {
+    EXPECT_TRUE((*created)->Write(Selection::All({256, 256}), values.data()).ok());
+  }
+  return memory;
+}
+
+TEST(ModestServerTest, AReadOpensFewConnectionsAndOverrunsNoBacklog) {
+  std::vector<int32_t> values;
+  std::shared_ptr<Store> memory = ModestArray(32, 2654435761u, values);
 
   HttpThrottle throttle;
   throttle.latency = std::chrono::milliseconds(30);
@@ -519,7 +530,6 @@ TEST(ModestServerTest, AReadOpensFewConnectionsAndOverrunsNoBacklog) {
   EXPECT_LE(server.stats().connections, 32u);
 }
 
-
 // The same kind of server answering as HTTP/1.0 does (`python -m
 // http.server`): every connection closes after its answer, so every request
 // opens one. Four at a time (the pacing above) would hold a 256-chunk read
@@ -527,12 +537,8 @@ TEST(ModestServerTest, AReadOpensFewConnectionsAndOverrunsNoBacklog) {
 // connection, lets more handshakes wait at once, one a millisecond, and
 // still overruns no backlog.
 TEST(ModestServerTest, AServerThatClosesEveryConnectionGetsMoreThanAFewRequestsAtOnce) {
-  auto memory = MakeMemoryStore();
-  auto created = Array::Create(memory, "a", Int32Metadata(2, {256, 256}, {16, 16}, json()));
-  ASSERT_TRUE(created.ok()) << created.status().ToString();
-  std::vector<int32_t> values(256 * 256);
-  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<int32_t>(i * 40503u);
-  ASSERT_TRUE((*created)->Write(Selection::All({256, 256}), values.data()).ok());
+  std::vector<int32_t> values;
+  std::shared_ptr<Store> memory = ModestArray(16, 40503u, values);
 
   HttpThrottle throttle;
   throttle.latency = std::chrono::milliseconds(30);

@@ -43,8 +43,7 @@ HostPolicy::HostPolicy(Limits limits)
 bool HostPolicy::MayStart(Clock::time_point now, bool* new_connection) const {
   *new_connection = false;
   if (now < paused_until_) return false;
-  const int allowed = std::max(1, std::min(Cap(), static_cast<int>(window_)));
-  if (in_flight_ >= allowed) return false;
+  if (in_flight_ >= Allowed()) return false;
   if (multiplexed_) return true;
   if (open_sockets_ > in_flight_) return true;  // an idle keep-alive connection
   *new_connection = true;
@@ -54,8 +53,7 @@ bool HostPolicy::MayStart(Clock::time_point now, bool* new_connection) const {
 }
 
 HostPolicy::Clock::time_point HostPolicy::next_paced_connection() const {
-  const int allowed = std::max(1, std::min(Cap(), static_cast<int>(window_)));
-  const bool paced = !multiplexed_ && in_flight_ < allowed && open_sockets_ <= in_flight_ &&
+  const bool paced = !multiplexed_ && in_flight_ < Allowed() && open_sockets_ <= in_flight_ &&
                      connecting_ >= limits_.max_connecting &&
                      connecting_ < static_cast<int>(connecting_allowance_);
   return paced ? last_connection_started_ + limits_.connect_spacing : Clock::time_point{};

@@ -46,6 +46,7 @@
 // Thread safety: none; the transport's driver thread owns every HostPolicy.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -112,6 +113,8 @@ class HostPolicy {
 
  private:
   int Cap() const { return multiplexed_ ? limits_.max_streams : limits_.max_connections; }
+  // Requests that may be in flight now: the window, within the cap.
+  int Allowed() const { return std::max(1, std::min(Cap(), static_cast<int>(window_))); }
   void NewConnectionAnswered(std::optional<std::chrono::microseconds> first_byte);
   void HalveConnectingAllowance();
 

@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include "turbozarr/vcz.h"
 #include "turbozarr/fork_safety.h"
+#include "turbozarr/vcz.h"
 #include "vcz/samples.h"
 #include "vcz/variant_scan.h"
 
