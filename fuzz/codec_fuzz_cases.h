@@ -148,6 +148,20 @@ inline std::vector<CodecCase> CodecCases() {
         {"format", 3},
         {"filters", json::array({{{"id", 3}, {"dist", 2}}, {{"id", 33}, {"preset", 1}}})}},
        false, true},
+      // Bitshuffled one-byte items in blocks of 1 KiB: turbozarr's own blosc
+      // decoder (src/codec/blosc_frame.h); the blosc case's 32 bytes are
+      // stored raw.
+      {"blosc-bitshuffle-bytes",
+       MakeSpec({4096}, DataType(DataTypeId::kUInt8)),
+       {{"name", "blosc"},
+        {"configuration",
+         {{"cname", "zstd"},
+          {"clevel", 5},
+          {"shuffle", "bitshuffle"},
+          {"typesize", 1},
+          {"blocksize", 1024}}}},
+       false,
+       false},
   };
 }
 

@@ -297,6 +297,46 @@ def test_v2_codecs_both_ways(tmp_path, rng, dtype, compressor, order, supports):
             assert (tmp_path / "t" / key).read_bytes() == (tmp_path / "z" / key).read_bytes()
 
 
+def _one_byte_items(dtype, shape, rng):
+    """Items as VCF Zarr genotypes and masks have them: mostly 0, runs of
+    noise (blocks blosc stores raw), a few -1."""
+    if dtype == "bool":
+        return rng.random(shape) < 0.1
+    data = rng.choice(np.array([0, 0, 0, 0, 0, 1, 1, 2, -1], dtype="i1"), size=shape)
+    data.reshape(-1)[: data.size // 5] = rng.integers(-128, 128, data.size // 5, dtype="i1")
+    return data.astype(dtype)
+
+
+@pytest.mark.parametrize("cname", ["zstd", "lz4", "lz4hc"])
+@pytest.mark.parametrize("blocksize", [0, 4096, 65544, 4100])
+@pytest.mark.parametrize("zarr_format", [2, 3])
+def test_bitshuffled_one_byte_items_both_ways(tmp_path, rng, cname, blocksize, zarr_format):
+    # Bitshuffled int8, uint8 and bool chunks (turbozarr decodes these
+    # itself, not through c-blosc): chunks of several blocks, a last block
+    # shorter than the others, a block whose length is not a multiple of 8
+    # (4100), and edge chunks.
+    import numcodecs
+
+    for dtype in ("int8", "uint8", "bool"):
+        data = _one_byte_items(dtype, (2500, 301), rng)
+        comp = numcodecs.Blosc(cname=cname, clevel=5, shuffle=numcodecs.Blosc.BITSHUFFLE,
+                               blocksize=blocksize)
+        path = tmp_path / f"z-{dtype}"
+        z = zarr.create_array(str(path), shape=data.shape, chunks=(1000, 300), dtype=dtype,
+                              zarr_format=zarr_format, compressors=[comp] if zarr_format == 2
+                              else [{"name": "blosc", "configuration": {
+                                  "cname": cname, "clevel": 5, "shuffle": "bitshuffle",
+                                  "typesize": 1, "blocksize": blocksize}}])
+        z[...] = data
+        a = tz.open(str(path))
+        assert_bit_equal(a[...], data)
+        assert_bit_equal(a[1234:1239, 7:299], data[1234:1239, 7:299])
+        t = tz.create(str(tmp_path / f"t-{dtype}"), shape=data.shape, dtype=dtype,
+                      chunks=(1000, 300), zarr_format=2, compressor=comp.get_config())
+        t[...] = data
+        check_zarr_reads(tmp_path / f"t-{dtype}", data)
+
+
 @pytest.mark.parametrize("dtype", ["string", "bytes"])
 @pytest.mark.parametrize("compressor", ["none", "zstd", "blosc-lz4-shuffle"])
 def test_v2_variable_length_with_compressors(tmp_path, rng, dtype, compressor, supports):

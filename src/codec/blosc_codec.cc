@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "codec/blosc_frame.h"
 #include "codec/raw_bytes.h"
 #include "util/parallelism.h"
 
@@ -197,6 +198,9 @@ Result<std::optional<size_t>> BloscCodec::DecodedSize(
 Status BloscCodec::DecompressInto(ByteView encoded, MutableByteView out,
                                   bool /*caller_size*/) const {
   if (out.empty()) return Status::OK();
+  if (internal::IsBitshuffledBytesFrame(encoded)) {
+    return internal::DecodeBitshuffledBytes(encoded, out, BloscThreads(out.size()));
+  }
   const int n = blosc_decompress_ctx(encoded.data(), out.data(), out.size(),
                                      BloscThreads(out.size()));
   if (n <= 0 || static_cast<size_t>(n) != out.size()) {
