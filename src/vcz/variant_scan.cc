@@ -71,8 +71,11 @@ Result<VariantScan> VariantScan::Make(const VczDataset& dataset, const SubsetOpt
                              options.exclude.has_value());
   }
   if (extra_filter) expressions.emplace_back(*extra_filter, false);
-  // Every sample, with no filter to look at them: listed when first asked for.
-  if (!options.samples && !options.samples_file && expressions.empty()) {
+  // Every sample, with no filter to look at them (none, or filters of
+  // per-variant fields only): listed when first asked for, so that the
+  // sample table is read only if something needs it.
+  if (!options.samples && !options.samples_file &&
+      scan.CompileVariantOnlyFilters(expressions)) {
     scan.all_columns_pending_ = true;
   } else {
     TZ_RETURN_NOT_OK(scan.SelectSamplesAndFilters(options, filter_samples, expressions));
@@ -80,6 +83,34 @@ Result<VariantScan> VariantScan::Make(const VczDataset& dataset, const SubsetOpt
   TZ_ASSIGN_OR_RETURN(VariantSelection selection, SelectionOf(options));
   TZ_ASSIGN_OR_RETURN(scan.selected_, SelectVariants(dataset, selection));
   return scan;
+}
+
+bool VariantScan::CompileVariantOnlyFilters(
+    const std::vector<std::pair<std::string, bool>>& expressions) {
+  std::vector<VariantFilter> compiled;
+  for (const auto& [expression, exclude] : expressions) {
+    // No samples to see: whatever reads a call array (a FORMAT field, a
+    // count computed from the genotypes) is compiled again with them.
+    Result<VariantFilter> filter = VariantFilter::Compile(*d_, expression, exclude, {});
+    if (!filter.ok()) return false;
+    for (const std::string& name : filter->arrays()) {
+      if (name.rfind("call_", 0) == 0) return false;
+    }
+    compiled.push_back(std::move(*filter));
+  }
+  std::vector<std::vector<size_t>> slots(compiled.size());
+  for (size_t f = 0; f < compiled.size(); ++f) {
+    for (const std::string& name : compiled[f].arrays()) {
+      Result<size_t> slot = Need(name);
+      if (!slot.ok()) return false;  // (reported by the compilation with samples)
+      slots[f].push_back(*slot);
+    }
+  }
+  for (size_t f = 0; f < compiled.size(); ++f) {
+    filters_.push_back(std::move(compiled[f]));
+    filter_slots_.push_back(std::move(slots[f]));
+  }
+  return true;
 }
 
 Status VariantScan::SelectSamplesAndFilters(

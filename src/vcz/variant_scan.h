@@ -78,6 +78,10 @@ class VariantScan {
 
  private:
   VariantScan(const VczDataset& d) : d_(&d) {}
+  // Without -s/-S: compiles `expressions` (each with whether it is -e) when
+  // none of them reads a call array, so that no sample list is needed; false
+  // (and nothing compiled) otherwise.
+  bool CompileVariantOnlyFilters(const std::vector<std::pair<std::string, bool>>& expressions);
   // Make's -s/-S and filters (`expressions`: each with whether it is -e).
   Status SelectSamplesAndFilters(const SubsetOptions& options, FilterSamples filter_samples,
                                  const std::vector<std::pair<std::string, bool>>& expressions);

@@ -107,6 +107,19 @@ TEST(VczDatasetTest, TablesAreReadOnFirstUseOnly) {
   ASSERT_TRUE(fields.ok()) << fields.status().ToString();
   ASSERT_EQ(fields->size(), 1u);
   EXPECT_EQ((*fields)[0].shape, (std::vector<int64_t>{10}));
+  // A filter of per-variant fields needs no sample either; one that looks
+  // at the samples does, and says which table it could not read.
+  SubsetOptions by_position;
+  by_position.include = "POS>25";
+  auto kept = ReadFields(**d, by_position, {"variant_position"});
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  EXPECT_EQ((*kept)[0].shape, (std::vector<int64_t>{4}));
+  SubsetOptions some_samples = by_position;
+  some_samples.samples = "NA1";
+  auto refused = ReadFields(**d, some_samples, {"variant_position"});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().ToString().find("sample_id"), std::string::npos)
+      << refused.status().ToString();
 
   for (int attempt = 0; attempt < 2; ++attempt) {  // the failure is kept
     auto tables = (*d)->tables();
