@@ -56,20 +56,22 @@ def region_index(root, unit: int) -> np.ndarray:
     return np.array(rows, dtype=np.int32)
 
 
-def mixed_chunk_copy(src: Path, dst: Path, factor: int) -> None:
+def mixed_chunk_copy(src: Path, dst: Path, factor: int, index_per_call_chunk=False) -> None:
     """A copy of the VCZ at `src` whose variant-only arrays are chunked
     `factor` times as long as the call arrays' (as bio2zarr may write them:
     the spec allows it), its region index rebuilt per chunk of
-    variant_position, the unit in which bio2zarr writes it."""
+    variant_position, the unit in which bio2zarr writes it, or per chunk of
+    the call arrays, the unit in which vcztools reads it."""
     shutil.copytree(src, dst)
-    unit = tz.open_group(str(src))["call_genotype"].chunks[0] * factor
+    call_chunk = tz.open_group(str(src))["call_genotype"].chunks[0]
+    unit = call_chunk * factor
     for name in sorted(p.name for p in src.iterdir() if p.name.startswith("variant_")):
         chunks = ",".join(map(str, (unit,) + tz.open_group(str(src))[name].chunks[1:]))
         shutil.rmtree(dst / name)
         run(CLI, "cp", "--no-progress", "--src-path", name, "--dst-path", name,
             "--chunks", chunks, src, dst)
     root = tz.open_group(str(dst), mode="r+")
-    index = region_index(root, unit)
+    index = region_index(root, call_chunk if index_per_call_chunk else unit)
     attributes = dict(root["region_index"].attrs)  # its dimension names
     root.create_array("region_index", shape=index.shape, dtype=index.dtype,
                       chunks=index.shape, attributes=attributes, overwrite=True)[...] = index
@@ -96,6 +98,16 @@ def data(tmp_path_factory) -> dict[str, Path]:
     out["zip"] = d / "fxv2.zip"
     out["mixed"] = d / "fxmixed.vcz"
     mixed_chunk_copy(out["v2"], out["mixed"], 3)
+    out["mixed-call-index"] = d / "fxmixedcall.vcz"
+    mixed_chunk_copy(out["v2"], out["mixed-call-index"], 3, index_per_call_chunk=True)
+    # A region index that fits no chunking (a record too many per chunk):
+    # it cannot be trusted to prune, so nothing is pruned.
+    out["stale-index"] = d / "fxstale.vcz"
+    shutil.copytree(out["v2"], out["stale-index"])
+    stale = tz.open_group(str(out["stale-index"]), mode="r+")["region_index"]
+    rows = stale[...]
+    rows[:, 5] += 1
+    stale[...] = rows
     return out
 
 
@@ -238,6 +250,20 @@ def test_query_matches_vcztools(data, fmt, no_newline):
         assert theirs.count("\n") == 1500
 
 
+def test_the_region_index_is_read_in_the_unit_it_was_written_in(data):
+    # vcztools reads the index in units of the call arrays' chunk, bio2zarr
+    # writes it per chunk of variant_position: on a copy whose variant
+    # arrays are chunked three times as long, turbozarr finds each unit from
+    # the index itself (vcztools reads only the first copy right).
+    fmt = r"%CHROM %POS\n"
+    region = ["-r", "chr1:2000-2600"]
+    expected = vcztools("query", "-f", fmt, *region, str(data["v2"]))
+    assert expected.count("\n") > 1
+    assert vcztools("query", "-f", fmt, *region, str(data["mixed-call-index"])) == expected
+    for dataset in ("mixed", "mixed-call-index", "stale-index"):
+        assert run(CLI, "vcz", "query", "-f", fmt, *region, data[dataset]) == expected, dataset
+
+
 def test_vcztools_reads_the_copies_alike(data):
     fmt = r"%CHROM %POS %ALT %INFO/AF[ %GT %AD]\n"
     assert (vcztools("query", "-f", fmt, str(data["v3"]))
@@ -338,7 +364,7 @@ def test_regions_and_targets_match_vcztools_and_bcftools(data, selection_files, 
             .replace("TARGETS", selection_files["TARGETS"]) for a in selection]
     fmt = r"%CHROM %POS %REF %ALT[ %GT]\n"
     theirs = vcztools("query", "-f", fmt, *args, str(data["v2"]))
-    for dataset in ("v2", "v3", "zip", "mixed"):
+    for dataset in ("v2", "v3", "zip", "mixed", "mixed-call-index", "stale-index"):
         assert run(CLI, "vcz", "query", "-f", fmt, *args, data[dataset]) == theirs, dataset
     bcftools = run("bcftools", "query", "-f", fmt, *args, data["vcf"])
     if selection == ["-r", "chr2:2000-3000,chr1:10-700"]:

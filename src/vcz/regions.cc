@@ -83,6 +83,45 @@ bool Meets(const ContigIntervals& sets, int64_t contig, int64_t start, int64_t e
   return it != sets.end() && it->second.Meets(start, end);
 }
 
+// Whether the region index counts its chunks in units of `unit` variants:
+// then its chunk numbers run over every chunk of that size, and each chunk's
+// rows (one per contig) hold its records exactly.
+bool IndexCountsIn(const std::vector<RegionIndexRow>& rows, int64_t unit, int64_t n) {
+  const int64_t chunks = (n + unit - 1) / unit;
+  std::vector<int64_t> records(static_cast<size_t>(chunks), 0);
+  for (const RegionIndexRow& row : rows) {
+    if (row.chunk < 0 || row.chunk >= chunks) return false;
+    records[static_cast<size_t>(row.chunk)] += row.num_records;
+  }
+  for (int64_t c = 0; c < chunks; ++c) {
+    if (records[static_cast<size_t>(c)] != std::min(unit, n - c * unit)) return false;
+  }
+  return true;
+}
+
+// The unit of the region index's chunk numbers. bio2zarr writes one row
+// per chunk of variant_position (and contig); vcztools reads the numbers in
+// units of the call arrays' variant chunk. The two agree unless the variant
+// arrays are chunked as multiples of the call arrays' chunk, so the index
+// itself tells which it is. nullopt: it fits neither (a stale index), and
+// prunes nothing.
+Result<std::optional<int64_t>> IndexUnit(const VczDataset& dataset,
+                                         const std::vector<RegionIndexRow>& rows,
+                                         int64_t position_unit) {
+  const int64_t n = dataset.num_variants();
+  if (IndexCountsIn(rows, position_unit, n)) return std::optional<int64_t>(position_unit);
+  std::optional<int64_t> call_unit;
+  for (const std::string& name : dataset.ArrayNames()) {
+    if (name.rfind("call_", 0) != 0) continue;
+    TZ_ASSIGN_OR_RETURN(std::shared_ptr<Array> call, dataset.OpenArray(name));
+    if (call->shape().empty() || call->shape()[0] != n || !call->regular_grid()) continue;
+    const int64_t chunk = std::max<int64_t>(1, call->metadata().chunk_shape[0]);
+    call_unit = std::min(call_unit.value_or(chunk), chunk);
+  }
+  if (call_unit && IndexCountsIn(rows, *call_unit, n)) return call_unit;
+  return std::optional<int64_t>();
+}
+
 }  // namespace
 
 RegionSpec ParseRegion(std::string_view region) {
@@ -188,24 +227,29 @@ Result<SelectedVariants> SelectVariants(const VczDataset& dataset,
   if (regions) {
     TZ_ASSIGN_OR_RETURN(length, dataset.OpenArray("variant_length"));
   }
-  // The chunks to read, in units of variant_position's chunks (the unit in
-  // which bio2zarr writes the region index): with regions, those whose span
-  // can meet one; otherwise all.
+  // The chunks to read, in the region index's unit (see IndexUnit): with
+  // regions, those whose span can meet one; otherwise all.
   if (!position->regular_grid()) {
     return Status::Unsupported(position->Describe() +
                                ": a rectilinear chunk grid; VCF Zarr's region index counts "
                                "variant chunks of one size");
   }
-  const int64_t unit = std::max<int64_t>(1, position->metadata().chunk_shape[0]);
+  int64_t unit = std::max<int64_t>(1, position->metadata().chunk_shape[0]);
   std::vector<int64_t> chunks;
+  std::optional<int64_t> index_unit;
   if (regions) {
     TZ_ASSIGN_OR_RETURN(std::vector<RegionIndexRow> rows, dataset.ReadRegionIndex());
-    for (const RegionIndexRow& row : rows) {
-      if (Meets(*regions, row.contig, row.start - 1, row.max_end)) chunks.push_back(row.chunk);
+    TZ_ASSIGN_OR_RETURN(index_unit, IndexUnit(dataset, rows, unit));
+    if (index_unit) {
+      unit = *index_unit;
+      for (const RegionIndexRow& row : rows) {
+        if (Meets(*regions, row.contig, row.start - 1, row.max_end)) chunks.push_back(row.chunk);
+      }
+      std::sort(chunks.begin(), chunks.end());
+      chunks.erase(std::unique(chunks.begin(), chunks.end()), chunks.end());
     }
-    std::sort(chunks.begin(), chunks.end());
-    chunks.erase(std::unique(chunks.begin(), chunks.end()), chunks.end());
-  } else {
+  }
+  if (!index_unit) {
     for (int64_t c = 0; c * unit < n; ++c) chunks.push_back(c);
   }
 
