@@ -21,7 +21,7 @@ pytestmark = [
 
 
 def _run_tiny(write_toml, tmp_path, tasks: list[str], samples: int, variants: int,
-              variant_chunk: int, extra: str = "") -> list[dict]:
+              variant_chunk: int, extra: str = "", dataset_extra: str = "") -> list[dict]:
     """Runs `tasks` once on each side on a tiny dataset (16 samples a chunk)
     and returns the CSV rows; the run must succeed."""
     from turbozarr_bench import vcz_runner
@@ -42,7 +42,7 @@ samples = {samples}
 variants = {variants}
 variant_chunk = {variant_chunk}
 sample_chunk = 16
-""")
+{dataset_extra}""")
     lines: list[str] = []
     assert vcz_runner.run(exp, log=lines.append) == 0, lines
     with (tmp_path / "out.csv").open() as f:
@@ -67,6 +67,29 @@ def test_both_sides_agree_on_every_kind_of_task(write_toml, tmp_path):
     assert "| tiny | local | output_vcf |" in vcz_runner.markdown(rows)
     # The region task reads a central slice, not everything.
     assert 0 < int(by[("region_info_and_format", "turbozarr")]["records"]) < 100
+
+
+def test_variant_only_arrays_chunked_longer_agree_too(write_toml, tmp_path):
+    # vcz-long's layout: variant-only arrays in chunks of about
+    # variant_only_bytes (here 4 call chunks for int32 positions), the
+    # region index per call chunk, as vcztools reads it.
+    import zarr
+
+    rows = _run_tiny(write_toml, tmp_path, [
+        "region_variant_position", "region_info_and_format", "first_variant_chunks",
+        "filter_info_dp_gt_80", "output_vcf"], samples=16, variants=3000, variant_chunk=250,
+        dataset_extra="variant_only_bytes = 4000\n")
+    for r in rows:
+        assert r["agrees"] == "True", r
+    data = next((tmp_path / "data").glob("*/data.zarr"))
+    root = zarr.open_group(str(data), mode="r")
+    assert root["call_genotype"].chunks[0] == 250
+    assert root["variant_position"].chunks[0] == 1000
+    assert root["variant_contig"].chunks[0] == 3000
+    assert root["region_index"].shape[0] == 12
+    by = {(r["task"], r["impl"]): r for r in rows}
+    assert 0 < int(by[("region_variant_position", "turbozarr")]["records"]) < 100
+    assert by[("first_variant_chunks", "turbozarr")]["bytes"] == str(5 * 250 * 16 * 2)
 
 
 SERVER = ROOT / "build" / "bench" / "serve" / "tz_http_serve"

@@ -37,8 +37,10 @@ def _turbozarr_blocks(task: Task, path: str, region: str,
     if task.region:
         selection["regions"] = region
     if task.variant_chunks is not None:
-        # The first chunks by number, as vcztools' side asks for them.
-        size = root["variant_position"].chunks[0]
+        # The first chunks by number, as vcztools' side asks for them: in
+        # units of the call arrays' chunk (variant-only arrays may be
+        # chunked longer).
+        size = root["call_genotype"].chunks[0]
         selection["variants"] = (0, min(task.variant_chunks * size, d.num_variants))
     n = sample_count(task, d.num_samples, root["sample_id"].chunks[0])
     if n is not None:

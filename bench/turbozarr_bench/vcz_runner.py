@@ -322,7 +322,8 @@ def run(path: Path, list_only: bool = False, log=print) -> int:
                         ceiling = _ceiling(data, task, spec.zarr_format, n_schunks, n_vchunks)
                     where = region
                     if task.output:
-                        where = first_chunks_region(contig, position_array, task.variant_chunks)
+                        where = first_chunks_region(contig, position_array, task.variant_chunks,
+                                                    vc)
                     got = _task_rows(exp, spec.name, store, task, where_data, where, ceiling,
                                      run_id, log)
                     if got is None or not got[0]["agrees"]:

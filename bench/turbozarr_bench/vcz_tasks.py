@@ -82,12 +82,13 @@ def central_region(contig: str, positions: np.ndarray, fraction: float = 0.002) 
     return f"{contig}:{int(positions[lo])}-{int(positions[min(hi, len(positions)) - 1])}"
 
 
-def first_chunks_region(contig: str, positions: Any, chunks: int) -> str:
+def first_chunks_region(contig: str, positions: Any, chunks: int, chunk_size: int) -> str:
     """A region holding exactly the first `chunks` variant chunks of
-    `positions` (a numpy or turbozarr array; one contig, as the workload's
-    datasets have): positions are sorted and distinct, so from the first
-    position to the last of those chunks."""
-    last = min(chunks * positions.chunks[0], positions.shape[0]) - 1
+    `chunk_size` variants (the call arrays' chunk, as vcztools counts them)
+    of `positions` (a numpy or turbozarr array; one contig, as the
+    workload's datasets have): positions are sorted and distinct, so from
+    the first position to the last of those chunks."""
+    last = min(chunks * chunk_size, positions.shape[0]) - 1
     return f"{contig}:{int(positions[0])}-{int(positions[last])}"
 
 

@@ -53,7 +53,9 @@ BUILTIN: dict[str, dict[str, Any]] = {
                    "description": "20,000 diploid samples x 100,000 variants"},
     "d-vcz-long": {"kind": "vcz", "workload": "D", "samples": 10, "variants": 5000000,
                    "variant_chunk": 1000, "sample_chunk": 10,
-                   "description": "10 samples x 5,000,000 variants"},
+                   "variant_only_bytes": 10 << 20,
+                   "description": "10 samples x 5,000,000 variants, variant-only arrays in "
+                                  "~10 MiB chunks"},
     # E. OME-Zarr images (ngio suite); level 0 of each image.
     "e-small": {**_E, "shape": [1, 16, 512, 512], "levels": 3, "roi_size": 256},
     "e-medium": _E_MEDIUM,

@@ -35,7 +35,8 @@ COMMON_KEYS = {"kind", "base", "workload", "description", "seed"}
 ARRAY_KEYS = COMMON_KEYS | {"shape", "dtype", "chunks", "shards", "zarr_format", "codec",
                             "level", "shuffle", "fill_value", "pixels", "levels", "roi_size"}
 NPY_KEYS = COMMON_KEYS | {"shape", "dtype", "pixels"}
-VCZ_KEYS = COMMON_KEYS | {"samples", "variants", "variant_chunk", "sample_chunk", "zarr_format"}
+VCZ_KEYS = COMMON_KEYS | {"samples", "variants", "variant_chunk", "sample_chunk", "zarr_format",
+                          "variant_only_bytes"}
 CSR_KEYS = COMMON_KEYS | {"cells", "genes", "tile_cells", "nnz_min", "nnz_max", "max_count"}
 KEYS_BY_KIND = {"array": ARRAY_KEYS, "npy": NPY_KEYS, "vcz": VCZ_KEYS, "csr": CSR_KEYS}
 
@@ -162,6 +163,9 @@ def validate(name: str, raw: dict[str, Any], where: str) -> DatasetSpec:
         for key, default in (("samples", 20000), ("variants", 100000),
                              ("variant_chunk", 1000), ("sample_chunk", 10000)):
             v[key] = _pos_int(where, key, v.get(key, default))
+        if "variant_only_bytes" in v:
+            v["variant_only_bytes"] = _pos_int(where, "variant_only_bytes",
+                                               v["variant_only_bytes"])
         v.setdefault("zarr_format", 2)
         if v["zarr_format"] not in (2, 3):
             raise _fail(where, "zarr_format", f"must be 2 or 3, got {v['zarr_format']!r}")

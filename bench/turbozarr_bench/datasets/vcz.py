@@ -15,6 +15,13 @@ filter_description, region_index (chunk, contig, start, end, max_end,
 n_records), and the augmented fields of the workload: variant_DP,
 variant_QUAL, variant_IMPACT (HIGH, MOD x4, LOW x15, cycling), call_DP and
 call_GQ.
+
+With `variant_only_bytes` (vcz-long), each variant-only array is chunked to
+about that many bytes uncompressed (a multiple of `variant_chunk`, strings
+counted as 8 bytes), as the workload asks, while the call arrays keep
+`variant_chunk`; those arrays are then written once, whole. The region
+index still has a row per `variant_chunk` and contig: the unit in which
+vcztools reads it (the call arrays' chunk), which turbozarr recognises.
 """
 
 from __future__ import annotations
@@ -71,7 +78,17 @@ def write_vcz(spec: DatasetSpec, target: Path) -> str:
         return zarr.codecs.BloscCodec(cname="zstd", clevel=7,
                                       shuffle="bitshuffle" if bit else "shuffle")
 
+    def variant_only_chunk(shape, dtype):
+        # ~variant_only_bytes per chunk, in whole call chunks.
+        if not v.get("variant_only_bytes"):
+            return vc
+        per_variant = int(np.prod(shape[1:], dtype=np.int64)) * (
+            8 if dtype is str else np.dtype(dtype).itemsize)
+        return int(min(V, max(vc, v["variant_only_bytes"] // per_variant // vc * vc)))
+
     def make(name, shape, chunks, dtype, dims, bit=False, description=None):
+        if name.startswith("variant_"):
+            chunks = (variant_only_chunk(shape, dtype),) + tuple(chunks[1:])
         kw = {"compressor": comp(bit)} if fmt == 2 else {"compressors": comp(bit),
                                                          "dimension_names": dims}
         a = root.create_array(name, shape=shape, chunks=chunks, dtype=dtype, **kw)
@@ -108,6 +125,11 @@ def write_vcz(spec: DatasetSpec, target: Path) -> str:
     n_chunks = -(-V // vc)
     region = np.zeros((n_chunks, 6), dtype=np.int64)
     digest = hashlib.sha256()
+    # Variant-only arrays chunked longer than the call arrays are written
+    # once, whole (a chunk rewritten per call chunk would cost its size each
+    # time).
+    whole = {name: [] for name, a in arrays.items()
+             if name.startswith("variant_") and a.chunks[0] != vc}
     for k in range(n_chunks):
         v0, v1 = k * vc, min((k + 1) * vc, V)
         n = v1 - v0
@@ -133,10 +155,16 @@ def write_vcz(spec: DatasetSpec, target: Path) -> str:
             "call_GQ": (np.arange(v0 * S, v1 * S) % 100).astype(np.int8).reshape(n, S),
         }
         for name, values in block.items():
-            arrays[name][v0:v1] = values
+            if name in whole:
+                whole[name].append(values)
+            else:
+                arrays[name][v0:v1] = values
             digest.update(f"{k}/{name}:{_digest(values)};".encode())
         end = pos + length - 1
         region[k] = [k, 0, pos[0], pos[-1], end.max(), n]
+
+    for name, parts in whole.items():
+        arrays[name][...] = np.concatenate(parts)
 
     def table(name, values, dtype, dims):
         a = make(name, (len(values),), (len(values),), dtype, dims)
