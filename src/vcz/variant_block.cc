@@ -86,9 +86,34 @@ Result<FieldBlock> FieldBlock::Read(const Array& array, int64_t first, int64_t c
   }
 }
 
+FieldBlock FieldBlock::Shell() const {
+  FieldBlock out;
+  out.dtype_ = dtype_;
+  out.rank_ = rank_;
+  out.shape_ = shape_;
+  out.per_variant_ = per_variant_;
+  out.per_variant_read_ = per_variant_read_;
+  out.first_read_ = first_read_;
+  out.string_type_ = string_type_;
+  return out;
+}
+
+FieldBlock FieldBlock::RowRange(int64_t first, int64_t count) const {
+  FieldBlock out = Shell();
+  const int64_t begin = first * per_variant_read_, n = count * per_variant_read_;
+  if (is_string()) {
+    out.strings_.assign(strings_.begin() + begin, strings_.begin() + begin + n);
+    return out;
+  }
+  out.numbers_ = ElementBlock(dtype_, n);
+  const size_t item = dtype_.size();
+  std::memcpy(out.numbers_.data(), static_cast<const uint8_t*>(numbers_.data()) + begin * item,
+              static_cast<size_t>(n) * item);
+  return out;
+}
+
 FieldBlock FieldBlock::Rows(const std::vector<int64_t>& rows) const {
-  FieldBlock out = *this;  // the shape, type and window, then the rows
-  out.strings_.clear();
+  FieldBlock out = Shell();
   const int64_t n = static_cast<int64_t>(rows.size()) * per_variant_read_;
   if (is_string()) {
     out.strings_.reserve(static_cast<size_t>(n));

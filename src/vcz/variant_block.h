@@ -35,6 +35,8 @@ class FieldBlock {
   // The rows `rows` of this block (in that order) as a block of their own:
   // what a filter evaluates when a selection keeps few rows of a block.
   FieldBlock Rows(const std::vector<int64_t>& rows) const;
+  // The rows [first, first + count) of this block as a block of their own.
+  FieldBlock RowRange(int64_t first, int64_t count) const;
 
   // The array's rank: 1 for one value per variant.
   size_t rank() const { return rank_; }
@@ -84,6 +86,8 @@ class FieldBlock {
   int64_t At(int64_t row, int64_t i) const {
     return row * per_variant_read_ + (i - first_read_);
   }
+  // A block of this one's shape, type and window, without values.
+  FieldBlock Shell() const;
 
   DataType dtype_;
   size_t rank_ = 1;

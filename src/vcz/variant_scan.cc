@@ -1,6 +1,8 @@
 #include "vcz/variant_scan.h"
 
 #include <algorithm>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <thread>
 #include <utility>
@@ -53,6 +55,48 @@ Result<std::vector<int64_t>> AllSamples(const VczDataset& d) {
     if (!tables->sample_ids[i].empty()) all.push_back(static_cast<int64_t>(i));
   }
   return all;
+}
+
+// The spans of one array read so far, for an array chunked longer than the
+// scan's blocks (variant-only arrays beside call arrays of a shorter chunk,
+// as workload D's vcz-long has them): a block takes its rows from the span
+// of whole chunks that holds them, read once, where reading each block on
+// its own would decode the chunk once per block. Local to one ForEachBlock
+// call, so a fork child, which starts a call of its own, never meets a lock
+// a parent's lane held.
+struct SpanCache {
+  std::mutex mutex;
+  struct Span {
+    int64_t first = 0, end = 0;
+    std::shared_ptr<const FieldBlock> block;
+  };
+  std::vector<Span> spans;  // the last two read: blocks come in order
+};
+
+Result<FieldBlock> ReadThroughSpans(SpanCache& cache, const Array& array, int64_t first,
+                                    int64_t count,
+                                    std::optional<std::pair<int64_t, int64_t>> samples,
+                                    const ReadOptions& options) {
+  const int64_t chunk = array.metadata().chunk_shape[0];
+  const int64_t from = first / chunk * chunk;
+  const int64_t to = std::min(array.shape()[0], (first + count + chunk - 1) / chunk * chunk);
+  std::shared_ptr<const FieldBlock> span;
+  {
+    // Held while a span is read: the lanes that need it wait for it rather
+    // than read it again.
+    std::lock_guard lock(cache.mutex);
+    for (const SpanCache::Span& s : cache.spans) {
+      if (s.first == from && s.end == to) span = s.block;
+    }
+    if (!span) {
+      TZ_ASSIGN_OR_RETURN(FieldBlock read, FieldBlock::Read(array, from, to - from, samples,
+                                                            options));
+      span = std::make_shared<const FieldBlock>(std::move(read));
+      cache.spans.push_back({from, to, span});
+      if (cache.spans.size() > 2) cache.spans.erase(cache.spans.begin());
+    }
+  }
+  return span->RowRange(first - from, count);
 }
 
 }  // namespace
@@ -218,8 +262,10 @@ Result<int64_t> VariantScan::Count() {
 
 Status VariantScan::ForEachBlock(const std::function<Status(const ScanBlock&)>& visit,
                                  int64_t from) {
-  // Rows per block: the smallest variant chunk among the arrays read.
-  int64_t step = 10'000;
+  // Rows per block: the smallest variant chunk among the arrays read, at
+  // most 10,000; with no array to read (counting records, or their row
+  // numbers alone: 8 bytes a row), blocks of 2^20 rows.
+  int64_t step = arrays_.empty() ? int64_t{1} << 20 : 10'000;
   for (const std::shared_ptr<Array>& array : arrays_) {
     step = std::min(step, std::max<int64_t>(1, array->metadata().chunk_shape[0]));
   }
@@ -318,14 +364,27 @@ Status VariantScan::ForEachBlock(const std::function<Status(const ScanBlock&)>& 
                         MakeThreadPool(std::max(1, cores / static_cast<int>(ahead))));
   }
   const bool remote = in_flight > 0;
-  auto read = [this, &plan, samples, &lane_read,
+  std::vector<std::unique_ptr<SpanCache>> spans(arrays_.size());
+  for (size_t a = 0; a < arrays_.size(); ++a) {
+    if (arrays_[a]->regular_grid() && arrays_[a]->metadata().chunk_shape[0] > step) {
+      spans[a] = std::make_unique<SpanCache>();
+    }
+  }
+  auto read = [this, &plan, samples, &lane_read, &spans,
                remote](size_t i) -> Result<std::vector<FieldBlock>> {
     const int64_t first = plan[i].first, count = plan[i].count;
     std::vector<FieldBlock> fields(arrays_.size());
     auto read_array = [&](size_t a) -> Status {
       const bool call = needed_[a].rfind("call_", 0) == 0;
-      TZ_ASSIGN_OR_RETURN(fields[a], FieldBlock::Read(*arrays_[a], first, count,
-                                                      call ? samples : std::nullopt, lane_read));
+      const std::optional<std::pair<int64_t, int64_t>> window =
+          call ? samples : std::nullopt;
+      if (spans[a]) {
+        TZ_ASSIGN_OR_RETURN(fields[a], ReadThroughSpans(*spans[a], *arrays_[a], first, count,
+                                                        window, lane_read));
+      } else {
+        TZ_ASSIGN_OR_RETURN(fields[a],
+                            FieldBlock::Read(*arrays_[a], first, count, window, lane_read));
+      }
       return Status::OK();
     };
     // A remote store answers each array's requests after its latency: the

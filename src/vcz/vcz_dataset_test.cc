@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "turbozarr/store_wrappers.h"
 #include "turbozarr/vcz.h"
 #include "vcz/vcz_arrays.h"
 #include "vcz/vcz_test_dataset.h"
@@ -130,6 +131,61 @@ TEST(VczDatasetTest, TablesAreReadOnFirstUseOnly) {
   std::ostringstream list;
   EXPECT_FALSE(WriteSampleList(**d, list).ok());
   EXPECT_EQ(list.str(), "");
+}
+
+// Variant-only arrays chunked longer than the call arrays (as the spec
+// allows): each of their chunks is read once, whatever the number of
+// blocks of the call arrays' chunk that take rows from it.
+TEST(VczDatasetTest, LongerVariantChunksAreReadOncePerChunk) {
+  auto store = MakeMetricsStore(MakeMemoryStore());
+  auto g = Group::Create(store, "", {});
+  ASSERT_TRUE(g.ok());
+  Group& root = **g;
+  constexpr int64_t kVariants = 40;
+  auto put = [&](const std::string& name, DataTypeId id, std::vector<int64_t> shape,
+                 std::vector<int64_t> chunks, const void* values) {
+    auto a = root.CreateArray(name, Metadata(DataType(id), shape, chunks));
+    ASSERT_TRUE(a.ok()) << a.status().ToString();
+    ASSERT_TRUE((*a)->Write(Selection::All(shape), values).ok()) << name;
+  };
+  std::vector<int32_t> position(kVariants), depth(kVariants);
+  std::vector<int8_t> contig(kVariants, 0), genotype(kVariants * 3 * 2);
+  for (int64_t v = 0; v < kVariants; ++v) {
+    position[v] = static_cast<int32_t>(10 * v + 1);
+    depth[v] = static_cast<int32_t>(v % 7);
+  }
+  for (size_t i = 0; i < genotype.size(); ++i) genotype[i] = static_cast<int8_t>(i % 3);
+  put("variant_position", DataTypeId::kInt32, {kVariants}, {20}, position.data());
+  put("variant_contig", DataTypeId::kInt8, {kVariants}, {40}, contig.data());
+  put("variant_DP", DataTypeId::kInt32, {kVariants}, {40}, depth.data());
+  put("call_genotype", DataTypeId::kInt8, {kVariants, 3, 2}, {5, 3, 2}, genotype.data());
+  Put<std::string>(root, "contig_id", DataTypeId::kString, {1}, {"chr1"});
+  Put<std::string>(root, "sample_id", DataTypeId::kString, {3}, {"A", "B", "C"});
+  auto d = VczDataset::Open(*g);
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+
+  ASSERT_TRUE(ReadFields(**d, {}, {"call_genotype"}).ok());
+  store->ResetMetrics();
+  ASSERT_TRUE(ReadFields(**d, {}, {"call_genotype"}).ok());
+  const uint64_t genotypes_alone = store->metrics().gets;
+  store->ResetMetrics();
+  auto fields = ReadFields(**d, {}, {"variant_position", "call_genotype", "variant_DP"});
+  ASSERT_TRUE(fields.ok()) << fields.status().ToString();
+  // The two arrays' metadata (a few reads each) and their three chunks; a
+  // read per block of 5 variants would make 16 chunk reads.
+  EXPECT_LE(store->metrics().gets - genotypes_alone, 8u);
+  ASSERT_EQ(fields->size(), 3u);
+  EXPECT_EQ(0, std::memcmp((*fields)[0].bytes.data(), position.data(), 4 * kVariants));
+  EXPECT_EQ(0, std::memcmp((*fields)[1].bytes.data(), genotype.data(), genotype.size()));
+  EXPECT_EQ(0, std::memcmp((*fields)[2].bytes.data(), depth.data(), 4 * kVariants));
+
+  // A selection that starts and ends inside the long chunks.
+  SubsetOptions part;
+  part.variants = std::pair<int64_t, int64_t>(13, 37);
+  auto some = ReadFields(**d, part, {"variant_position", "variant_DP"});
+  ASSERT_TRUE(some.ok()) << some.status().ToString();
+  EXPECT_EQ(0, std::memcmp((*some)[0].bytes.data(), position.data() + 13, 4 * 24));
+  EXPECT_EQ(0, std::memcmp((*some)[1].bytes.data(), depth.data() + 13, 4 * 24));
 }
 
 TEST(VczDatasetTest, MalformedTablesAreCorruptionNamingTheArray) {
