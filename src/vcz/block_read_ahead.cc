@@ -29,16 +29,18 @@ BlockReadAhead::~BlockReadAhead() {
 void BlockReadAhead::Lane() {
   std::unique_lock lock(mu_);
   while (true) {
+    ++lanes_waiting_;
     lane_cv_.wait(lock, [&] {
       return stopping_ || next_claim_ >= count_ || next_claim_ < next_hand_ + ahead_;
     });
+    --lanes_waiting_;
     if (stopping_ || next_claim_ >= count_) return;
     const size_t i = next_claim_++;
     lock.unlock();
     Result<Fields> fields = read_(i);
     lock.lock();
     read_blocks_.emplace(i, std::move(fields));
-    ready_cv_.notify_all();
+    if (next_waiting_ && i == next_hand_) ready_cv_.notify_one();
   }
 }
 
@@ -50,10 +52,13 @@ Result<BlockReadAhead::Fields> BlockReadAhead::Next() {
     lock.unlock();
     return read_(i);
   }
+  next_waiting_ = true;
   ready_cv_.wait(lock, [&] { return read_blocks_.count(i) > 0; });
+  next_waiting_ = false;
   auto node = read_blocks_.extract(i);
   ++next_hand_;
-  lane_cv_.notify_all();
+  // One more block may be claimed now.
+  if (lanes_waiting_ > 0) lane_cv_.notify_one();
   return std::move(node.mapped());
 }
 

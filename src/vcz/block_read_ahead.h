@@ -50,6 +50,10 @@ class BlockReadAhead {
   std::map<size_t, Result<Fields>> read_blocks_;  // read, not yet handed over
   size_t next_claim_ = 0;  // the next block a lane reads
   size_t next_hand_ = 0;   // the next block Next() hands over
+  // Who sleeps: a wake-up costs a system call, and small blocks make
+  // thousands of them, so each side wakes the other only when it waits.
+  size_t lanes_waiting_ = 0;
+  bool next_waiting_ = false;
   bool stopping_ = false;
   std::vector<std::thread> lanes_;
 };

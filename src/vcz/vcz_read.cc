@@ -179,6 +179,9 @@ struct VariantBlockReader::State {
   int64_t waiting_bytes = 0, peak_waiting_bytes = 0, budget = 0;
   int64_t next_variant = 0;  // where the next block read starts, at the latest
   bool done = false, stop = false;
+  // Who sleeps on `changed`: small blocks make thousands of hand-overs, and
+  // a wake-up nobody waits for still costs a system call.
+  bool reader_waits = false, consumer_waits = false;
   Status status;  // why the reading ended early
   std::thread thread;
   turbozarr::internal::ForkEpoch epoch;
@@ -197,15 +200,17 @@ struct VariantBlockReader::State {
           const int64_t bytes = BytesOf(fields);
           std::unique_lock lock(mutex.native());
           // Wait while the budget is spent; a block always goes when none waits.
+          reader_waits = true;
           changed.wait(lock, [&] {
             return stop || blocks.empty() || waiting_bytes + bytes <= budget;
           });
+          reader_waits = false;
           if (stop) return Status::Cancelled("the block reader was closed");
           blocks.emplace_back(std::move(fields), bytes);
           next_variant = block.first + block.count;
           waiting_bytes += bytes;
           peak_waiting_bytes = std::max(peak_waiting_bytes, waiting_bytes);
-          changed.notify_all();
+          if (consumer_waits) changed.notify_all();
           return Status::OK();
         },
         from);
@@ -277,7 +282,9 @@ VariantBlockReader::~VariantBlockReader() {
 Result<std::optional<std::vector<FieldValues>>> VariantBlockReader::Next() {
   state_->epoch.RenewIfForked([this] { state_->RenewAfterFork(); });
   std::unique_lock lock(state_->mutex.native());
+  state_->consumer_waits = true;
   state_->changed.wait(lock, [&] { return !state_->blocks.empty() || state_->done; });
+  state_->consumer_waits = false;
   if (state_->blocks.empty()) {
     if (!state_->status.ok()) return state_->status;
     return std::optional<std::vector<FieldValues>>();
@@ -285,7 +292,7 @@ Result<std::optional<std::vector<FieldValues>>> VariantBlockReader::Next() {
   auto [fields, bytes] = std::move(state_->blocks.front());
   state_->blocks.pop_front();
   state_->waiting_bytes -= bytes;
-  state_->changed.notify_all();
+  if (state_->reader_waits) state_->changed.notify_all();
   return std::optional<std::vector<FieldValues>>(std::move(fields));
 }
 
