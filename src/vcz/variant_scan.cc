@@ -329,27 +329,55 @@ Status VariantScan::ForEachBlock(const std::function<Status(const ScanBlock&)>& 
   // on the engine's pool, so that the last block does not leave the other
   // cores idle (those chunks never take codec threads: there are as many
   // as cores, or more).
+  // Bytes of values per variant, over the arrays read (strings counted as
+  // 32 bytes).
+  int64_t row_bytes = 0;
+  for (size_t a = 0; a < arrays_.size(); ++a) {
+    const std::vector<int64_t>& shape = arrays_[a]->shape();
+    int64_t per_variant = arrays_[a]->dtype().is_variable_length()
+                              ? int64_t{32}
+                              : static_cast<int64_t>(arrays_[a]->dtype().size());
+    for (size_t dim = 1; dim < shape.size(); ++dim) {
+      const bool window = dim == 1 && needed_[a].rfind("call_", 0) == 0;
+      per_variant *= window ? samples->second - samples->first : shape[dim];
+    }
+    row_bytes += per_variant;
+  }
+  // Small blocks (a few samples: chunks of some KiB) are read several at a
+  // time, up to kGroupBytes of values: one engine read and one lane
+  // hand-over for a group of consecutive blocks, cut into its blocks again
+  // for the visit; blocks one by one, each a read and two thread wake-ups,
+  // spent more time handing over than decoding.
+  constexpr int64_t kGroupBytes = int64_t{4} << 20;
+  struct ReadGroup {
+    size_t begin = 0, end = 0;  // into plan
+    int64_t first = 0, count = 0;
+  };
+  std::vector<ReadGroup> groups;
+  for (size_t i = 0; i < plan.size(); ++i) {
+    if (!groups.empty()) {
+      ReadGroup& g = groups.back();
+      if (plan[i].first == g.first + g.count &&
+          (g.count + plan[i].count) * row_bytes <= kGroupBytes) {
+        g.end = i + 1;
+        g.count += plan[i].count;
+        continue;
+      }
+    }
+    groups.push_back({i, i + 1, plan[i].first, plan[i].count});
+  }
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  size_t ahead = plan.size() > 1 ? static_cast<size_t>(std::min(cores, 4)) : 0;
+  size_t ahead = groups.size() > 1 ? static_cast<size_t>(std::min(cores, 4)) : 0;
   // A remote store answers after its latency, not the cores' time: as many
   // blocks are read at once as it serves requests at once, within a budget
   // of decoded bytes waiting.
   const int in_flight = arrays_.empty() ? 0 : arrays_[0]->store()->Capabilities().requests_in_flight;
   if (ahead > 0 && in_flight > 0) {
     constexpr int64_t kRemoteBudgetBytes = int64_t{512} << 20;
-    int64_t block_bytes = 1;
-    for (size_t a = 0; a < arrays_.size(); ++a) {
-      const std::vector<int64_t>& shape = arrays_[a]->shape();
-      int64_t per_variant = arrays_[a]->dtype().is_variable_length()
-                                ? int64_t{32}
-                                : static_cast<int64_t>(arrays_[a]->dtype().size());
-      for (size_t dim = 1; dim < shape.size(); ++dim) {
-        const bool window = dim == 1 && needed_[a].rfind("call_", 0) == 0;
-        per_variant *= window ? samples->second - samples->first : shape[dim];
-      }
-      block_bytes += step * per_variant;
-    }
-    const int64_t fit = std::max<int64_t>(1, kRemoteBudgetBytes / block_bytes);
+    int64_t group_rows = step;
+    for (const ReadGroup& g : groups) group_rows = std::max(group_rows, g.count);
+    const int64_t fit =
+        std::max<int64_t>(1, kRemoteBudgetBytes / std::max<int64_t>(1, group_rows * row_bytes));
     ahead = std::max(ahead, static_cast<size_t>(std::min<int64_t>(in_flight, fit)));
   }
   bool several_chunks = false;
@@ -370,9 +398,9 @@ Status VariantScan::ForEachBlock(const std::function<Status(const ScanBlock&)>& 
       spans[a] = std::make_unique<SpanCache>();
     }
   }
-  auto read = [this, &plan, samples, &lane_read, &spans,
-               remote](size_t i) -> Result<std::vector<FieldBlock>> {
-    const int64_t first = plan[i].first, count = plan[i].count;
+  auto read = [this, &groups, samples, &lane_read, &spans,
+               remote](size_t g) -> Result<std::vector<FieldBlock>> {
+    const int64_t first = groups[g].first, count = groups[g].count;
     std::vector<FieldBlock> fields(arrays_.size());
     auto read_array = [&](size_t a) -> Status {
       const bool call = needed_[a].rfind("call_", 0) == 0;
@@ -396,13 +424,25 @@ Status VariantScan::ForEachBlock(const std::function<Status(const ScanBlock&)>& 
     TZ_RETURN_NOT_OK(RunAll(reads, remote));
     return fields;
   };
-  BlockReadAhead reading(plan.size(), ahead, read);
-  std::vector<FieldBlock> fields;
+  BlockReadAhead reading(groups.size(), ahead, read);
+  std::vector<FieldBlock> group_fields, fields;
   std::vector<uint8_t> samples_passed;
+  size_t group = 0;
   for (size_t i = 0; i < plan.size(); ++i) {
-    Result<std::vector<FieldBlock>> got = reading.Next();
-    TZ_RETURN_NOT_OK(got.status());
-    fields = std::move(*got);
+    if (i == groups[group].end) ++group;
+    if (i == groups[group].begin) {
+      Result<std::vector<FieldBlock>> got = reading.Next();
+      TZ_RETURN_NOT_OK(got.status());
+      group_fields = std::move(*got);
+    }
+    if (groups[group].end - groups[group].begin == 1) {
+      fields = std::move(group_fields);
+    } else {
+      fields.resize(group_fields.size());
+      for (size_t a = 0; a < fields.size(); ++a) {
+        fields[a] = group_fields[a].RowRange(plan[i].first - groups[group].first, plan[i].count);
+      }
+    }
     ScanBlock block;
     block.first = plan[i].first;
     block.count = plan[i].count;

@@ -179,6 +179,22 @@ TEST(VczDatasetTest, LongerVariantChunksAreReadOncePerChunk) {
   EXPECT_EQ(0, std::memcmp((*fields)[1].bytes.data(), genotype.data(), genotype.size()));
   EXPECT_EQ(0, std::memcmp((*fields)[2].bytes.data(), depth.data(), 4 * kVariants));
 
+  // Every other block of 5 (blocks apart are read apart): the long chunks
+  // are still read once each, not once per block.
+  SubsetOptions apart;
+  apart.targets = "chr1:1-1,chr1:101-101,chr1:201-201,chr1:301-301";
+  ASSERT_TRUE(ReadFields(**d, apart, {"call_genotype"}).ok());
+  store->ResetMetrics();
+  ASSERT_TRUE(ReadFields(**d, apart, {"call_genotype"}).ok());
+  const uint64_t apart_genotypes = store->metrics().gets;
+  store->ResetMetrics();
+  auto four = ReadFields(**d, apart, {"variant_position", "call_genotype", "variant_DP"});
+  ASSERT_TRUE(four.ok()) << four.status().ToString();
+  EXPECT_EQ(0, std::memcmp((*four)[0].bytes.data(),
+                           std::vector<int32_t>{1, 101, 201, 301}.data(), 16));
+  // Metadata and three chunks; a read per block would make eight.
+  EXPECT_LE(store->metrics().gets - apart_genotypes, 8u);
+
   // A selection that starts and ends inside the long chunks.
   SubsetOptions part;
   part.variants = std::pair<int64_t, int64_t>(13, 37);
