@@ -1,5 +1,7 @@
 #include "vcz/variant_block.h"
 
+#include <iterator>
+
 #include <cstring>
 
 #include "turbozarr/number_text.h"
@@ -109,6 +111,15 @@ FieldBlock FieldBlock::RowRange(int64_t first, int64_t count) const {
   const size_t item = dtype_.size();
   std::memcpy(out.numbers_.data(), static_cast<const uint8_t*>(numbers_.data()) + begin * item,
               static_cast<size_t>(n) * item);
+  return out;
+}
+
+FieldBlock FieldBlock::TakeRowRange(int64_t first, int64_t count) {
+  if (!is_string()) return RowRange(first, count);
+  FieldBlock out = Shell();
+  const auto begin = strings_.begin() + first * per_variant_read_;
+  out.strings_.assign(std::make_move_iterator(begin),
+                      std::make_move_iterator(begin + count * per_variant_read_));
   return out;
 }
 

@@ -35,8 +35,11 @@ class FieldBlock {
   // The rows `rows` of this block (in that order) as a block of their own:
   // what a filter evaluates when a selection keeps few rows of a block.
   FieldBlock Rows(const std::vector<int64_t>& rows) const;
-  // The rows [first, first + count) of this block as a block of their own.
+  // The rows [first, first + count) of this block as a block of their own;
+  // Take moves their strings out (the block keeps its numbers, and empty
+  // strings in their place).
   FieldBlock RowRange(int64_t first, int64_t count) const;
+  FieldBlock TakeRowRange(int64_t first, int64_t count);
 
   // The array's rank: 1 for one value per variant.
   size_t rank() const { return rank_; }

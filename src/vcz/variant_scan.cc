@@ -318,17 +318,6 @@ Status VariantScan::ForEachBlock(const std::function<Status(const ScanBlock&)>& 
     }
   }
   if (!samples) samples = std::pair<int64_t, int64_t>(0, 0);
-  // The next blocks are read (and decoded) while this one is visited, as
-  // many at once as the machine has cores (at most 4), on lanes of their
-  // own: each block's chunks are decoded in turn on its lane, on a pool of
-  // its share of the cores (the lane alone, on up to 4 cores), so that no
-  // codec starts threads of its own on a machine already busy with the
-  // other lanes. A single block (a region within a chunk) is read as the
-  // engine reads any selection, its chunks in parallel; so are blocks that
-  // span several sample chunks, each read a parallel loop over its chunks
-  // on the engine's pool, so that the last block does not leave the other
-  // cores idle (those chunks never take codec threads: there are as many
-  // as cores, or more).
   // Bytes of values per variant, over the arrays read (strings counted as
   // 32 bytes).
   int64_t row_bytes = 0;
@@ -344,11 +333,22 @@ Status VariantScan::ForEachBlock(const std::function<Status(const ScanBlock&)>& 
     row_bytes += per_variant;
   }
   // Small blocks (a few samples: chunks of some KiB) are read several at a
-  // time, up to kGroupBytes of values: one engine read and one lane
-  // hand-over for a group of consecutive blocks, cut into its blocks again
-  // for the visit; blocks one by one, each a read and two thread wake-ups,
-  // spent more time handing over than decoding.
-  constexpr int64_t kGroupBytes = int64_t{4} << 20;
+  // time, up to 4 MiB of values: one engine read and one lane hand-over for
+  // a group of consecutive blocks, cut into its blocks again on the lane;
+  // blocks one by one, each a read and two thread wake-ups, spent more time
+  // handing over than decoding. Not with arrays read through spans (see
+  // SpanCache), whose blocks already share one read: cutting a group out of
+  // a span and blocks out of the group measured slower than blocks out of
+  // the span.
+  std::vector<std::unique_ptr<SpanCache>> spans(arrays_.size());
+  bool any_span = false;
+  for (size_t a = 0; a < arrays_.size(); ++a) {
+    if (arrays_[a]->regular_grid() && arrays_[a]->metadata().chunk_shape[0] > step) {
+      spans[a] = std::make_unique<SpanCache>();
+      any_span = true;
+    }
+  }
+  const int64_t group_bytes = any_span ? 0 : int64_t{4} << 20;
   struct ReadGroup {
     size_t begin = 0, end = 0;  // into plan
     int64_t first = 0, count = 0;
@@ -358,7 +358,7 @@ Status VariantScan::ForEachBlock(const std::function<Status(const ScanBlock&)>& 
     if (!groups.empty()) {
       ReadGroup& g = groups.back();
       if (plan[i].first == g.first + g.count &&
-          (g.count + plan[i].count) * row_bytes <= kGroupBytes) {
+          (g.count + plan[i].count) * row_bytes <= group_bytes) {
         g.end = i + 1;
         g.count += plan[i].count;
         continue;
@@ -366,6 +366,17 @@ Status VariantScan::ForEachBlock(const std::function<Status(const ScanBlock&)>& 
     }
     groups.push_back({i, i + 1, plan[i].first, plan[i].count});
   }
+  // The next blocks are read (and decoded) while this one is visited, as
+  // many at once as the machine has cores (at most 4), on lanes of their
+  // own: each block's chunks are decoded in turn on its lane, on a pool of
+  // its share of the cores (the lane alone, on up to 4 cores), so that no
+  // codec starts threads of its own on a machine already busy with the
+  // other lanes. A single block (a region within a chunk) is read as the
+  // engine reads any selection, its chunks in parallel; so are blocks that
+  // span several sample chunks, each read a parallel loop over its chunks
+  // on the engine's pool, so that the last block does not leave the other
+  // cores idle (those chunks never take codec threads: there are as many
+  // as cores, or more).
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   size_t ahead = groups.size() > 1 ? static_cast<size_t>(std::min(cores, 4)) : 0;
   // A remote store answers after its latency, not the cores' time: as many
@@ -392,13 +403,9 @@ Status VariantScan::ForEachBlock(const std::function<Status(const ScanBlock&)>& 
                         MakeThreadPool(std::max(1, cores / static_cast<int>(ahead))));
   }
   const bool remote = in_flight > 0;
-  std::vector<std::unique_ptr<SpanCache>> spans(arrays_.size());
-  for (size_t a = 0; a < arrays_.size(); ++a) {
-    if (arrays_[a]->regular_grid() && arrays_[a]->metadata().chunk_shape[0] > step) {
-      spans[a] = std::make_unique<SpanCache>();
-    }
-  }
-  auto read = [this, &groups, samples, &lane_read, &spans,
+  // A group's read: its blocks' fields one block after the other (cut on
+  // the lane, not on the thread that visits them).
+  auto read = [this, &groups, &plan, samples, &lane_read, &spans,
                remote](size_t g) -> Result<std::vector<FieldBlock>> {
     const int64_t first = groups[g].first, count = groups[g].count;
     std::vector<FieldBlock> fields(arrays_.size());
@@ -422,7 +429,17 @@ Status VariantScan::ForEachBlock(const std::function<Status(const ScanBlock&)>& 
       reads.push_back([&read_array, a] { return read_array(a); });
     }
     TZ_RETURN_NOT_OK(RunAll(reads, remote));
-    return fields;
+    const ReadGroup& group = groups[g];
+    if (group.end - group.begin == 1) return fields;
+    std::vector<FieldBlock> blocks;
+    blocks.reserve((group.end - group.begin) * fields.size());
+    for (size_t i = group.begin; i < group.end; ++i) {
+      for (FieldBlock& f : fields) {
+        // Each block's rows are taken once, in order: strings move.
+        blocks.push_back(f.TakeRowRange(plan[i].first - first, plan[i].count));
+      }
+    }
+    return blocks;
   };
   BlockReadAhead reading(groups.size(), ahead, read);
   std::vector<FieldBlock> group_fields, fields;
@@ -438,10 +455,9 @@ Status VariantScan::ForEachBlock(const std::function<Status(const ScanBlock&)>& 
     if (groups[group].end - groups[group].begin == 1) {
       fields = std::move(group_fields);
     } else {
-      fields.resize(group_fields.size());
-      for (size_t a = 0; a < fields.size(); ++a) {
-        fields[a] = group_fields[a].RowRange(plan[i].first - groups[group].first, plan[i].count);
-      }
+      const size_t at = (i - groups[group].begin) * arrays_.size();
+      fields.resize(arrays_.size());
+      for (size_t a = 0; a < arrays_.size(); ++a) fields[a] = std::move(group_fields[at + a]);
     }
     ScanBlock block;
     block.first = plan[i].first;
