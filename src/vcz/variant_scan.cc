@@ -333,13 +333,13 @@ Status VariantScan::ForEachBlock(const std::function<Status(const ScanBlock&)>& 
     row_bytes += per_variant;
   }
   // Small blocks (a few samples: chunks of some KiB) are read several at a
-  // time, up to 4 MiB of values: one engine read and one lane hand-over for
-  // a group of consecutive blocks, cut into its blocks again on the lane;
-  // blocks one by one, each a read and two thread wake-ups, spent more time
-  // handing over than decoding. Not with arrays read through spans (see
-  // SpanCache), whose blocks already share one read: cutting a group out of
-  // a span and blocks out of the group measured slower than blocks out of
-  // the span.
+  // time, up to 4 MiB of values and a 16th of the blocks: one engine read
+  // and one lane hand-over for a group of consecutive blocks, cut into its
+  // blocks again on the lane; blocks one by one, each a read and two thread
+  // wake-ups, spent more time handing over than decoding. Not with arrays
+  // read through spans (see SpanCache), whose blocks already share one
+  // read: cutting a group out of a span and blocks out of the group
+  // measured slower than blocks out of the span.
   std::vector<std::unique_ptr<SpanCache>> spans(arrays_.size());
   bool any_span = false;
   for (size_t a = 0; a < arrays_.size(); ++a) {
@@ -349,6 +349,9 @@ Status VariantScan::ForEachBlock(const std::function<Status(const ScanBlock&)>& 
     }
   }
   const int64_t group_bytes = any_span ? 0 : int64_t{4} << 20;
+  // At least 16 groups when there are as many blocks, so that reading
+  // still runs ahead of the visits.
+  const size_t max_group_blocks = std::max<size_t>(1, plan.size() / 16);
   struct ReadGroup {
     size_t begin = 0, end = 0;  // into plan
     int64_t first = 0, count = 0;
@@ -357,7 +360,7 @@ Status VariantScan::ForEachBlock(const std::function<Status(const ScanBlock&)>& 
   for (size_t i = 0; i < plan.size(); ++i) {
     if (!groups.empty()) {
       ReadGroup& g = groups.back();
-      if (plan[i].first == g.first + g.count &&
+      if (plan[i].first == g.first + g.count && g.end - g.begin < max_group_blocks &&
           (g.count + plan[i].count) * row_bytes <= group_bytes) {
         g.end = i + 1;
         g.count += plan[i].count;
