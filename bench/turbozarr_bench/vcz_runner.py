@@ -154,18 +154,33 @@ def _output_run(exp: dict, impl: str, task: Task, path: str, region: str) -> dic
     with tempfile.TemporaryDirectory(prefix="vcz-out-") as d:
         stem = Path(d) / "out"
         cmd = _command(exp, impl, task, path, region, stem)
-        t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        _, status, usage = os.wait4(proc.pid, 0)
-        seconds = time.perf_counter() - t0
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        err = proc.stderr.read().decode() if proc.stderr else ""
+        # The command is started by a small launcher process: a child keeps
+        # the high-water mark of the process it was forked from, so one
+        # forked from the harness would report the harness's memory.
+        proc = subprocess.run([sys.executable, "-c", _LAUNCHER, *cmd], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
         if proc.returncode != 0:
-            raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}: {err[-2000:]}")
+            raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}: "
+                               f"{proc.stderr[-2000:]}")
+        seconds, cpu, peak_kib = (float(x) for x in proc.stdout.split())
         size = sum(p.stat().st_size for p in Path(d).iterdir())
-        return {"seconds": seconds, "cpu": usage.ru_utime + usage.ru_stime,
-                "peak_rss_mb": usage.ru_maxrss / 1024, "records": 0, "bytes": size,
-                "digest": _files_digest(stem)}
+        return {"seconds": seconds, "cpu": cpu, "peak_rss_mb": peak_kib / 1024, "records": 0,
+                "bytes": size, "digest": _files_digest(stem)}
+
+
+# Runs argv[1:] with its output discarded; prints wall seconds, CPU seconds
+# and peak RSS in KiB; exits with the command's status.
+_LAUNCHER = """
+import os, subprocess, sys, time
+t0 = time.perf_counter()
+proc = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)
+_, status, usage = os.wait4(proc.pid, 0)
+seconds = time.perf_counter() - t0
+code = os.waitstatus_to_exitcode(status)
+if code == 0:
+    print(seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss)
+sys.exit(code)
+"""
 
 
 # -- the decode ceiling ----------------------------------------------------------
