@@ -233,7 +233,7 @@ Result<std::vector<FieldValues>> ReadFields(const VczDataset& dataset,
                                             const std::vector<std::string>& names);
 
 // The same values a block of variants at a time (the smallest variant
-// chunk among the fields read, at most 10,000 variants; 2^20 for
+// chunk among the fields read, at most 10,000 variants; 2^16 for
 // variant_index alone), read ahead on a thread of its own while
 // the caller works on the blocks before: at most `readahead_bytes` of
 // decoded values wait (at least one block, whatever its size). What

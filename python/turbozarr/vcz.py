@@ -149,7 +149,7 @@ def iter_blocks(dataset: Dataset | Any, fields: list[str], *,
                 readahead_bytes: int = 64 * 1024 * 1024,
                 **selection: Any) -> Iterator[dict[str, np.ndarray]]:
     """What `read` returns, a block of variants at a time (the smallest
-    variant chunk of the fields read, at most 10,000 variants, or 2^20 for
+    variant chunk of the fields read, at most 10,000 variants, or 2^16 for
     variant_index alone; blocks that keep no variant are skipped), so that memory stays bounded whatever the dataset's size. The
     next blocks are read and decoded on a thread of their own while the
     caller works: at most `readahead_bytes` of values wait (at least one

@@ -264,8 +264,8 @@ Status VariantScan::ForEachBlock(const std::function<Status(const ScanBlock&)>& 
                                  int64_t from) {
   // Rows per block: the smallest variant chunk among the arrays read, at
   // most 10,000; with no array to read (counting records, or their row
-  // numbers alone: 8 bytes a row), blocks of 2^20 rows.
-  int64_t step = arrays_.empty() ? int64_t{1} << 20 : 10'000;
+  // numbers alone: 8 bytes a row), blocks of 2^16 rows.
+  int64_t step = arrays_.empty() ? int64_t{1} << 16 : 10'000;
   for (const std::shared_ptr<Array>& array : arrays_) {
     step = std::min(step, std::max<int64_t>(1, array->metadata().chunk_shape[0]));
   }
