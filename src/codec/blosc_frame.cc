@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "codec/bit_unshuffle.h"
+#include "codec/zstd_codec.h"
 
 namespace turbozarr::internal {
 namespace {
@@ -42,15 +43,6 @@ struct Frame {
   bool zstd = false;
 };
 
-struct DCtxDeleter {
-  void operator()(ZSTD_DCtx* d) const { ZSTD_freeDCtx(d); }
-};
-
-ZSTD_DCtx* ThreadDCtx() {
-  thread_local std::unique_ptr<ZSTD_DCtx, DCtxDeleter> ctx(ZSTD_createDCtx());
-  return ctx.get();
-}
-
 Status BlockError(const Frame& f, int64_t block, const std::string& what) {
   return Status::Corruption("codec blosc: block " + std::to_string(block) + " of " +
                             std::to_string(f.blocks) + " " + what);
@@ -72,7 +64,10 @@ Status DecodeBlock(const Frame& f, int64_t j, std::byte* out, std::vector<uint8_
   if (stream == size) {
     std::memcpy(tmp, src, static_cast<size_t>(size));
   } else if (f.zstd) {
-    const size_t n = ZSTD_decompressDCtx(ThreadDCtx(), tmp, static_cast<size_t>(size), src,
+    ZSTD_DCtx* dctx = ZstdThreadDCtx();
+    if (dctx == nullptr) return BlockError(f, j, "cannot be decoded: no zstd context");
+    ZSTD_DCtx_reset(dctx, ZSTD_reset_session_and_parameters);
+    const size_t n = ZSTD_decompressDCtx(dctx, tmp, static_cast<size_t>(size), src,
                                          static_cast<size_t>(stream));
     if (ZSTD_isError(n)) return BlockError(f, j, std::string("does not decode (zstd: ") +
                                                      ZSTD_getErrorName(n) + ")");
@@ -96,8 +91,15 @@ Status DecodeBlock(const Frame& f, int64_t j, std::byte* out, std::vector<uint8_
   return Status::OK();
 }
 
+// Blocks up to this size decode through a buffer each thread keeps (blosc
+// writes blocks of 32 KiB to 1 MiB); larger ones, which only a hand-made
+// frame has, through one of their own, so that a thread never holds more.
+constexpr int64_t kKeptScratchBytes = int64_t{4} << 20;
+
 Status DecodeBlocks(const Frame& f, int64_t from, int64_t to, MutableByteView out) {
-  std::vector<uint8_t> scratch;
+  thread_local std::vector<uint8_t> kept;
+  std::vector<uint8_t> own;
+  std::vector<uint8_t>& scratch = f.block_size <= kKeptScratchBytes ? kept : own;
   for (int64_t j = from; j < to; ++j) {
     TZ_RETURN_NOT_OK(DecodeBlock(f, j, out.data() + j * f.block_size, scratch));
   }

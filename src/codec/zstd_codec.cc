@@ -20,18 +20,11 @@ constexpr uint64_t kMaxRatio = 1 << 15;
 struct CCtxDeleter {
   void operator()(ZSTD_CCtx* c) const { ZSTD_freeCCtx(c); }
 };
-struct DCtxDeleter {
-  void operator()(ZSTD_DCtx* d) const { ZSTD_freeDCtx(d); }
-};
 
 // Contexts hold hundreds of KiB of tables; one per thread is reused across
 // chunks instead of allocating per call.
 ZSTD_CCtx* ThreadCCtx() {
   thread_local std::unique_ptr<ZSTD_CCtx, CCtxDeleter> ctx(ZSTD_createCCtx());
-  return ctx.get();
-}
-ZSTD_DCtx* ThreadDCtx() {
-  thread_local std::unique_ptr<ZSTD_DCtx, DCtxDeleter> ctx(ZSTD_createDCtx());
   return ctx.get();
 }
 
@@ -99,7 +92,7 @@ Result<Buffer> ZstdCodec::Encode(ByteView decoded) const {
 
 // Decodes frames whose content size is not recorded, growing the output.
 Result<Buffer> ZstdCodec::DecodeGrowing(ByteView encoded) const {
-  ZSTD_DCtx* dctx = ThreadDCtx();
+  ZSTD_DCtx* dctx = internal::ZstdThreadDCtx();
   if (dctx == nullptr) return Status::IOError("codec zstd: cannot create a context");
   ZSTD_DCtx_reset(dctx, ZSTD_reset_session_and_parameters);
   Buffer out;
@@ -133,7 +126,7 @@ Result<Buffer> ZstdCodec::DecodeGrowing(ByteView encoded) const {
 // full.
 Status ZstdCodec::DecompressInto(ByteView encoded, MutableByteView out,
                                  bool caller_size) const {
-  ZSTD_DCtx* dctx = ThreadDCtx();
+  ZSTD_DCtx* dctx = internal::ZstdThreadDCtx();
   if (dctx == nullptr) return Status::IOError("codec zstd: cannot create a context");
   ZSTD_DCtx_reset(dctx, ZSTD_reset_session_and_parameters);
   const size_t n =
@@ -171,4 +164,15 @@ Result<std::optional<size_t>> ZstdCodec::DecodedSize(
   return std::optional<size_t>(static_cast<size_t>(claimed));
 }
 
+namespace internal {
+
+ZSTD_DCtx* ZstdThreadDCtx() {
+  struct Deleter {
+    void operator()(ZSTD_DCtx* d) const { ZSTD_freeDCtx(d); }
+  };
+  thread_local std::unique_ptr<ZSTD_DCtx, Deleter> ctx(ZSTD_createDCtx());
+  return ctx.get();
+}
+
+}  // namespace internal
 }  // namespace turbozarr

@@ -8,6 +8,8 @@
 
 #include <memory>
 
+#include <zstd.h>
+
 #include "codec/codec_config.h"
 #include "codec/codec_registry.h"
 #include "codec/sized_compressor.h"
@@ -54,5 +56,12 @@ class ZstdCodec final : public SizedCompressor, public internal::NumcodecsCodec 
   bool checksum_;
   bool numcodecs_name_;
 };
+
+namespace internal {
+// This thread's zstd decompression context, made on first use and kept:
+// its tables are hundreds of KiB, too much to make per chunk. Callers reset
+// it (ZSTD_DCtx_reset) before use. Also blosc's frame reader's.
+ZSTD_DCtx* ZstdThreadDCtx();
+}  // namespace internal
 
 }  // namespace turbozarr
