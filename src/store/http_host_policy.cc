@@ -108,9 +108,10 @@ void HostPolicy::NewConnectionAnswered(std::optional<std::chrono::microseconds> 
     }
     fresh_.Add(*first_byte);
   }
-  // A near server is kept busy by `max_connecting` requests, and one that
-  // keeps connections reuses them.
-  if (!first_byte || keeps_connections_alive() || fresh_.fastest < kDistantServer) return;
+  // A near server is kept busy by `max_connecting` requests. A distant one
+  // needs more at once, whether it keeps its connections (they are opened
+  // while the reads ramp up, and reused after) or closes them.
+  if (!first_byte || fresh_.fastest < kDistantServer) return;
   // An answer well behind the fastest waited at the server (one that
   // answers a request at a time, say): more at once would only queue there.
   if (fresh_.IsLate(*first_byte)) {

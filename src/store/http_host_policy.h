@@ -25,17 +25,17 @@
 //   requests in flight then only queue at the server).
 // - Over HTTP/2 (once an answer shows the host multiplexes), requests share
 //   connections, so only the window and `max_streams` limit them.
-// - A server that closes every connection after its answer (HTTP/1.0, as
-//   `python -m http.server` answers) makes every request a new connection,
-//   so `max_connecting` would hold it to that many requests at once. Once
-//   the host's answers show it (almost none on a reused connection) and it
-//   is distant (its fastest answer on a new connection takes 10 ms or
-//   more; a nearer one is kept busy by a few requests), the number of
-//   requests that may wait on unproven connections grows as the window
-//   does, by one per connection the server answered on, and shrinks by one
-//   per answer well behind the fastest (a server that answers one request
-//   at a time only queues more). Beyond the first
-//   `max_connecting`, those connections start at most one per
+// - A distant server (its fastest answer on a new connection takes 10 ms
+//   or more; a nearer one is kept busy by a few requests) would get only
+//   `max_connecting` more connections per round trip: a read that needs
+//   20 connections at once spends its first round trips opening them, and
+//   a server that closes every connection after its answer (HTTP/1.0, as
+//   `python -m http.server` answers) makes every request a new one. So for
+//   such a host the number of requests that may wait on unproven
+//   connections grows as the window does, by one per connection the server
+//   answered on, and shrinks by one per answer well behind the fastest (a
+//   server that answers one request at a time only queues more). Beyond
+//   the first `max_connecting`, those connections start at most one per
 //   `connect_spacing`: answers arrive in clumps, and a clump of handshakes
 //   overruns a small backlog however fast the server accepts. A handshake
 //   the server took late (an answer on a new connection 0.9 s or more
@@ -100,7 +100,7 @@ class HostPolicy {
   int open_connections() const { return open_sockets_; }
   int connecting() const { return connecting_; }
   // How many requests may wait on connections not yet proven (grows only
-  // for hosts that do not keep connections alive).
+  // for distant hosts).
   int connecting_allowance() const { return static_cast<int>(connecting_allowance_); }
   bool keeps_connections_alive() const;
   double window() const { return window_; }

@@ -202,7 +202,8 @@ constexpr Server kDistantClosing{.first_byte = microseconds(30'000), .closes = t
 TEST(HostPolicyTest, ADistantServerThatClosesEveryConnectionGetsMoreAtOnce) {
   HostPolicy p({.max_connections = 32, .max_connecting = 4, .initial_window = 8});
   Clock::time_point now = Clock::now();
-  EXPECT_EQ(RunRounds(p, 2, now, kDistantClosing), 4);
+  EXPECT_EQ(RunRounds(p, 1, now, kDistantClosing), 4);
+  EXPECT_EQ(RunRounds(p, 1, now, kDistantClosing), 8);
   EXPECT_FALSE(p.keeps_connections_alive());
   EXPECT_EQ(RunRounds(p, 20, now, kDistantClosing), 32);
   EXPECT_EQ(p.connecting_allowance(), 32);
@@ -218,10 +219,29 @@ TEST(HostPolicyTest, ANearServerThatClosesEveryConnectionKeepsAFewAtOnce) {
   EXPECT_EQ(p.connecting_allowance(), 4);
 }
 
-TEST(HostPolicyTest, AKeepAliveServerGrowsByReusingConnectionsNotOpeningMore) {
+TEST(HostPolicyTest, ADistantKeepAliveServerRampsUpAsFastAsTheWindow) {
+  // 30 ms away: while the reads ramp up, the connections they need are
+  // opened as fast as the window grows, not four per round trip; once open
+  // they are reused, and no more are opened.
   HostPolicy p({.max_connections = 32, .max_connecting = 4, .initial_window = 8});
   Clock::time_point now = Clock::now();
+  EXPECT_EQ(RunRounds(p, 1, now), 4);
+  EXPECT_EQ(RunRounds(p, 1, now), 12);
+  EXPECT_EQ(RunRounds(p, 2, now), 32);
+  EXPECT_EQ(p.connections_opened(), 32u);
   EXPECT_EQ(RunRounds(p, 20, now), 32);
+  EXPECT_EQ(p.connections_opened(), 32u);
+  EXPECT_TRUE(p.keeps_connections_alive());
+}
+
+TEST(HostPolicyTest, ANearKeepAliveServerOpensAFewConnectionsAtATime) {
+  HostPolicy p({.max_connections = 32, .max_connecting = 4, .initial_window = 8});
+  Clock::time_point now = Clock::now();
+  const Server near{.first_byte = microseconds(2'000)};
+  EXPECT_EQ(RunRounds(p, 1, now, near), 4);
+  EXPECT_EQ(RunRounds(p, 1, now, near), 8);
+  EXPECT_EQ(p.connecting_allowance(), 4);
+  EXPECT_EQ(RunRounds(p, 20, now, near), 32);
   EXPECT_TRUE(p.keeps_connections_alive());
   EXPECT_EQ(p.connecting_allowance(), 4);
 }
