@@ -8,8 +8,8 @@
 // on a virtual machine can wait for the host). Loaders, tile servers and
 // benchmarks read results of the same size again and again, and drop the
 // previous one first. So a result's memory, once numpy lets go of it, is
-// kept for the next result of the same size: that read writes into pages
-// the process already has, as a read with `out=` does.
+// kept for the next result of about the same size: that read writes into
+// pages the process already has, as a read with `out=` does.
 //
 // The memory comes from mmap, page-aligned. A dropped block is kept while
 // the kept blocks total at most 1/8 of the machine's memory (the oldest go
@@ -78,19 +78,30 @@ class ResultCache {
     Clock::time_point since;
   };
 
-  // A block of `size` bytes (page-rounded): a kept one of that size, else a
-  // new mapping; nullptr when the system has no memory to give.
-  void* Take(size_t size) {
+  // A block of at least `size` bytes (page-rounded): the smallest kept one
+  // no more than a quarter larger (results read again and again are of
+  // about the same size: a tile of a sparse matrix holds a few percent
+  // more or fewer values than the last), else a new mapping of `size`;
+  // `*size` becomes the block's. nullptr when the system has no memory to
+  // give.
+  void* Take(size_t* size) {
     DropStale();
+    const size_t wanted = *size;
+    auto best = kept_.end();
     for (auto it = kept_.begin(); it != kept_.end(); ++it) {
-      if (it->size == size) {
-        void* p = it->data;
-        kept_.erase(it);
-        kept_bytes_ -= size;
-        return p;
+      if (it->size >= wanted && it->size - wanted <= wanted / 4 &&
+          (best == kept_.end() || it->size < best->size)) {
+        best = it;
       }
     }
-    void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+    if (best != kept_.end()) {
+      void* p = best->data;
+      *size = best->size;
+      kept_bytes_ -= best->size;
+      kept_.erase(best);
+      return p;
+    }
+    void* p = ::mmap(nullptr, wanted, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
                      -1, 0);
     if (p == MAP_FAILED) return nullptr;
     // A result too large to keep is always fresh: it asks for huge pages
@@ -98,7 +109,7 @@ class ResultCache {
     // that its first touch faults once per 2 MiB (that halved a fresh 2 GB
     // read). Blocks that will be kept do not: their first touch is paid once,
     // and huge-page faults made some reads of small chunks wait 2-4x longer.
-    if (size > Limit()) ::madvise(p, size, MADV_HUGEPAGE);
+    if (wanted > Limit()) ::madvise(p, wanted, MADV_HUGEPAGE);
     return p;
   }
 
@@ -155,9 +166,15 @@ struct Block {
   size_t size;
 };
 
-nb::object ResultBytes(size_t nbytes) {
-  const size_t size = PageRounded(std::max<size_t>(nbytes, 1));
-  void* data = Cache().Take(size);
+// `itemsize` (1, 2, 4 or 8) makes it an array of that many unsigned bytes
+// per element, which the caller views as its dtype: the view's base then
+// counts as many elements as the view (scipy copies a view of an array
+// more than twice its size).
+nb::object ResultBytes(size_t nbytes, size_t itemsize) {
+  if (itemsize != 2 && itemsize != 4 && itemsize != 8) itemsize = 1;
+  if (nbytes % itemsize != 0) itemsize = 1;
+  size_t size = PageRounded(std::max<size_t>(nbytes, 1));
+  void* data = Cache().Take(&size);
   if (data == nullptr) throw std::bad_alloc();
   auto* block = new Block{data, size};
   nb::capsule owner(block, [](void* p) noexcept {
@@ -165,16 +182,27 @@ nb::object ResultBytes(size_t nbytes) {
     Cache().Give(b->data, b->size);
     delete b;
   });
-  return nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>>(data, {nbytes}, owner).cast();
+  const size_t count = nbytes / itemsize;
+  switch (itemsize) {
+    case 2:
+      return nb::ndarray<nb::numpy, uint16_t, nb::ndim<1>>(data, {count}, owner).cast();
+    case 4:
+      return nb::ndarray<nb::numpy, uint32_t, nb::ndim<1>>(data, {count}, owner).cast();
+    case 8:
+      return nb::ndarray<nb::numpy, uint64_t, nb::ndim<1>>(data, {count}, owner).cast();
+    default:
+      return nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>>(data, {count}, owner).cast();
+  }
 }
 
 }  // namespace
 
 void BindResultMemory(nb::module_& m) {
   m.attr("POOLED_RESULT_BYTES") = kPooledResultBytes;
-  m.def("result_bytes", &ResultBytes, nb::arg("nbytes"),
-        "A new uint8 array of `nbytes` for a read's result, page-aligned; its memory "
-        "is kept for a later result of the same size once it is dropped.");
+  m.def("result_bytes", &ResultBytes, nb::arg("nbytes"), nb::arg("itemsize") = 1,
+        "A new array of `nbytes` for a read's result, page-aligned, of unsigned "
+        "integers of `itemsize` bytes (1, 2, 4 or 8; else 1); its memory is kept for a "
+        "later result of about the same size once it is dropped.");
   m.def(
       "result_cache_bytes", [] { return Cache().kept_bytes(); },
       "Bytes of dropped results kept for later ones.");

@@ -1,5 +1,6 @@
 """Large read results reuse the memory of dropped ones (result_memory_binding.cc):
-the same pages come back for a result of the same size, every byte is the
+the same pages come back for a result of the same size (or up to a quarter
+smaller), every byte is the
 read's (never what the previous result held), a result still referenced is
 never reused, and the kept memory stays within its limit."""
 
@@ -80,6 +81,24 @@ def test_other_sizes_and_small_results_take_their_own_memory(big):
     assert_bit_equal(small, data[:10, :10])
     del half, small
     assert _core.result_cache_bytes() == data.nbytes + data.nbytes // 2
+
+
+def test_a_result_a_little_smaller_takes_a_dropped_block(big):
+    a, data, path = big
+    whole = a[...]
+    address = whole.ctypes.data
+    whole[...] = -1
+    del whole
+    # 1,800 of 2,048 rows: within a quarter of the dropped block's size.
+    most = a[:1800]
+    assert most.ctypes.data == address
+    assert_bit_equal(most, data[:1800])
+    assert _core.result_cache_bytes() == 0
+    del most
+    # Half: more than a quarter smaller, so a block of its own.
+    half = a[:1024]
+    assert half.ctypes.data != address
+    assert _core.result_cache_bytes() == data.nbytes
 
 
 def test_the_kept_memory_stays_within_its_limit(big):

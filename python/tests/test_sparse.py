@@ -180,6 +180,31 @@ def test_the_decoder_reuses_its_buffers(tmp_path):
     assert (scipy_sparse.csr_matrix((val, idx, ptr), shape=(300, 60)) != X[600:900]).nnz == 0
 
 
+def test_a_dropped_tile_is_the_next_tiles_memory(tmp_path):
+    """tile() hands scipy its own arrays (no copy) in the memory of a
+    dropped result of about the same size, whose pages the process already
+    has; nothing of the previous tile shows through."""
+    from turbozarr import _core
+
+    X = counts(3000, 800, seed=12, density=0.5)
+    ds = sparse.write(tmp_path / "d.zarr", X, tile_cells=1000)
+    _core.clear_result_cache()
+    first = ds.tile(0)
+    assert first.indices.nbytes >= _core.POOLED_RESULT_BYTES
+    owner = first.indices.base
+    assert owner is not None and owner.size == first.indices.size  # not copied by scipy
+    addresses = {first.indices.ctypes.data, first.data.ctypes.data}
+    first.indices[:] = -1
+    first.data[:] = 0
+    del first, owner
+    second = ds.tile(1)  # a few percent more or fewer values than tile 0
+    assert {second.indices.ctypes.data, second.data.ctypes.data} == addresses
+    assert second.nnz == X[1000:2000].nnz
+    assert (second != X[1000:2000]).nnz == 0
+    picks = np.random.default_rng(3).permutation(3000)[:900]
+    assert (ds.cells(picks) != X[picks]).nnz == 0
+
+
 def test_torch_csr_tensors_when_torch_is_installed(tmp_path):
     torch = pytest.importorskip("torch")
     X = counts(400, 30, seed=12)

@@ -38,7 +38,7 @@ def _aligned_empty(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
     dtype = np.dtype(dtype)
     nbytes = math.prod(shape) * dtype.itemsize
     if nbytes >= _core.POOLED_RESULT_BYTES:
-        return _core.result_bytes(nbytes).view(dtype).reshape(shape)
+        return _core.result_bytes(nbytes, dtype.itemsize).view(dtype).reshape(shape)
     raw = np.empty(nbytes + _ALIGNMENT, dtype=np.uint8)
     start = -raw.ctypes.data % _ALIGNMENT
     return raw[start:start + nbytes].view(dtype).reshape(shape)
