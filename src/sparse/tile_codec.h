@@ -11,27 +11,32 @@
 #include <string_view>
 #include <vector>
 
+#include "turbozarr/buffer.h"
 #include "turbozarr/sparse.h"
 #include "turbozarr/status.h"
 
 namespace turbozarr::sparse::internal {
 
-// A vector that only grows, so that a buffer reused across tiles costs no
-// zeroing or page faults once it is large enough.
+// Room for n elements that only grows, so that a buffer reused across tiles
+// costs no zeroing or page faults once it is large enough. Its memory is a
+// Buffer's: uninitialised (every caller fills what it reserves), and, when
+// large, taken from and given back to the process's cache of freed blocks,
+// so that a matrix opened after another was dropped decodes into pages the
+// process already has. Contents do not survive a Reserve that grows it.
 template <typename T>
 class GrowOnly {
  public:
   T* Reserve(size_t n) {
-    if (n > data_.size()) data_.resize(n);
+    if (n * sizeof(T) > bytes_.capacity()) bytes_ = Buffer(n * sizeof(T));
     size_ = n;
-    return data_.data();
+    return data();
   }
-  T* data() { return data_.data(); }
-  const T* data() const { return data_.data(); }
+  T* data() { return reinterpret_cast<T*>(bytes_.data()); }
+  const T* data() const { return reinterpret_cast<const T*>(bytes_.data()); }
   size_t size() const { return size_; }
 
  private:
-  std::vector<T> data_;
+  Buffer bytes_;
   size_t size_ = 0;
 };
 
