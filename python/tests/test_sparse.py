@@ -166,6 +166,31 @@ def test_unsorted_rows_hold_genes_by_decreasing_total_and_sorted_rows_ascend(tmp
     assert ds.tile(0, sorted=True).has_sorted_indices
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_sorted_rows_of_every_density_come_back_exactly(tmp_path, threads):
+    """Sorted decoding walks a bitmap of each row's genes a word at a time:
+    rows from empty to every gene (words of 0 to 64 set bits), rows split
+    between threads, gene subsets, and the rows at a part's end."""
+    rng = np.random.default_rng(13)
+    cells, genes = 1200, 3000
+    density = np.concatenate([[0.0, 1.0, 1.0 / genes, 0.999, 0.5],
+                              rng.choice([0.001, 0.01, 0.05, 0.2, 0.7], cells - 5)])
+    rows, cols = np.nonzero(rng.random((cells, genes)) < density[:, None])
+    values = rng.integers(1, 300, size=len(rows)).astype(np.int32)
+    X = scipy_sparse.csr_matrix((values, (rows, cols)), shape=(cells, genes))
+    ds = sparse.write(tmp_path / "d.zarr", X, tile_cells=400)
+    for t in range(3):
+        got = ds.tile(t, sorted=True, threads=threads)
+        assert got.has_sorted_indices
+        assert_same_csr(got, X[400 * t:400 * (t + 1)].sorted_indices())
+    subset = rng.permutation(genes)[:700]
+    got = ds.tile(1, genes=subset, sorted=True, threads=threads)
+    assert_same_csr(got, X[400:800][:, subset].tocsr().sorted_indices())
+    picks = rng.permutation(cells)[:500]
+    assert_same_csr(ds.cells(picks, sorted=True, threads=threads),
+                    X[picks].tocsr().sorted_indices())
+
+
 def test_the_decoder_reuses_its_buffers(tmp_path):
     X = counts(900, 60, seed=11)
     ds = sparse.write(tmp_path / "d.zarr", X, tile_cells=300)
