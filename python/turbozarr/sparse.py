@@ -233,8 +233,9 @@ class Dataset:
              format: str = "csr", threads: int = 0) -> Any:  # noqa: A002
         """Tile `tile` as a scipy CSR matrix (``format="csr"``), dense numpy
         (``"dense"``) or ``torch.sparse_csr_tensor`` (``"torch"``), in memory
-        of its own (not views of reused buffers, as TileDecoder gives). `genes` selects and orders columns by original gene index.
-        Rows keep storage order unless `sorted` (default: sorted for torch,
+        of its own (not views of reused buffers, as TileDecoder gives).
+        `genes` selects and orders columns by original gene index. Rows keep
+        storage order unless `sorted` (default: sorted for torch,
         whose CSR tensors expect it; not for scipy, which accepts either)."""
         _check_format(format)
         tile = self._check_tile(tile)
