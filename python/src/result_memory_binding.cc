@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cstdint>
 #include <deque>
@@ -54,6 +55,15 @@ size_t PageRounded(size_t n) {
   return (n + page - 1) / page * page;
 }
 
+// A block's size: page-rounded, then up to one of 16 steps per power of
+// two, so that results a few percent apart (tiles of a sparse matrix) come
+// in the same size and each can take the other's dropped block.
+size_t BlockSize(size_t n) {
+  const size_t size = PageRounded(n);
+  const size_t step = std::max(PageRounded(1), std::bit_floor(size) / 16);
+  return (size + step - 1) / step * step;
+}
+
 // At most 1/8 of the machine's memory is kept for later results.
 size_t CacheLimit() {
   static const size_t limit = [] {
@@ -78,7 +88,7 @@ class ResultCache {
     Clock::time_point since;
   };
 
-  // A block of at least `size` bytes (page-rounded): the smallest kept one
+  // A block of at least `size` bytes (a BlockSize): the smallest kept one
   // no more than a quarter larger (results read again and again are of
   // about the same size: a tile of a sparse matrix holds a few percent
   // more or fewer values than the last), else a new mapping of `size`;
@@ -173,7 +183,7 @@ struct Block {
 nb::object ResultBytes(size_t nbytes, size_t itemsize) {
   if (itemsize != 2 && itemsize != 4 && itemsize != 8) itemsize = 1;
   if (nbytes % itemsize != 0) itemsize = 1;
-  size_t size = PageRounded(std::max<size_t>(nbytes, 1));
+  size_t size = BlockSize(std::max<size_t>(nbytes, 1));
   void* data = Cache().Take(&size);
   if (data == nullptr) throw std::bad_alloc();
   auto* block = new Block{data, size};

@@ -230,6 +230,20 @@ def test_a_dropped_tile_is_the_next_tiles_memory(tmp_path):
     assert (ds.cells(picks) != X[picks]).nnz == 0
 
 
+def test_a_matrix_without_tables_is_written_without_pandas(tmp_path, monkeypatch):
+    """obs and var default to the row numbers as their index, which needs no
+    pandas; tables given as something other than data frames are refused."""
+    monkeypatch.setattr(sparse, "_pandas", lambda: None)
+    X = counts(700, 40, seed=14)
+    ds = sparse.write(tmp_path / "d.zarr", X, tile_cells=300)
+    assert (ds.tile(1) != X[300:600]).nnz == 0
+    np.testing.assert_array_equal(ds.obs.index, np.arange(700).astype(str))
+    np.testing.assert_array_equal(ds.var.index, np.arange(40).astype(str))
+    assert list(ds.obs.columns) == []
+    with pytest.raises(InvalidArgumentError, match="obs must be a pandas DataFrame"):
+        sparse.write(tmp_path / "e.zarr", X, obs=list(range(700)))
+
+
 def test_torch_csr_tensors_when_torch_is_installed(tmp_path):
     torch = pytest.importorskip("torch")
     X = counts(400, 30, seed=12)

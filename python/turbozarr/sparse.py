@@ -566,13 +566,28 @@ def _write_matrix(root: Any, source: _Source, *, tile_cells: int, chunks_per_til
     writer.finish()
 
 
+def _pandas() -> Any:
+    """pandas, or None where it is not installed (obs and var tables given
+    as data frames need it; a matrix without them does not)."""
+    try:
+        import pandas
+    except ImportError:
+        return None
+    return pandas
+
+
 def _write_table(root: Any, name: str, frame: Any, rows: int, what: str) -> None:
     """A data frame as anndata's "dataframe" encoding (0.2.0): readable by
-    anndata.io.read_elem and by any Zarr reader."""
-    import pandas as pd
+    anndata.io.read_elem and by any Zarr reader. None: the row numbers as
+    the index and no columns."""
+    pd = _pandas()
     if frame is None:
-        frame = pd.DataFrame(index=pd.RangeIndex(rows).astype(str))
-    if not isinstance(frame, pd.DataFrame):
+        group = root.create_group(name, overwrite=True, attributes={
+            "encoding-type": "dataframe", "encoding-version": "0.2.0", "_index": "_index",
+            "column-order": []})
+        _write_column(group, "_index", np.arange(rows).astype(str), f"{name}.index")
+        return
+    if pd is None or not isinstance(frame, pd.DataFrame):
         raise InvalidArgumentError(f"{name} must be a pandas DataFrame, not {type(frame).__name__}")
     if len(frame) != rows:
         raise InvalidArgumentError(f"{name} has {len(frame)} rows; the matrix has {rows} {what}")
@@ -589,9 +604,9 @@ def _write_table(root: Any, name: str, frame: Any, rows: int, what: str) -> None
 
 
 def _write_column(group: Any, key: str, values: Any, where: str) -> None:
-    import pandas as pd
+    pd = _pandas()
     chunk = 1 << 16
-    if isinstance(getattr(values, "dtype", None), pd.CategoricalDtype):
+    if pd is not None and isinstance(getattr(values, "dtype", None), pd.CategoricalDtype):
         cat = pd.Categorical(values)
         sub = group.create_group(key, attributes={"encoding-type": "categorical",
                                                   "encoding-version": "0.2.0",
@@ -600,7 +615,7 @@ def _write_column(group: Any, key: str, values: Any, where: str) -> None:
         _write_array(sub, "codes", np.asarray(codes), chunk)
         _write_column(sub, "categories", cat.categories.to_numpy(), where + ".categories")
         return
-    if isinstance(values, pd.Series):
+    if pd is not None and isinstance(values, pd.Series):
         dtype = values.dtype
         if isinstance(dtype, pd.api.extensions.ExtensionDtype) and dtype.kind in "iub":
             mask = values.isna().to_numpy()
