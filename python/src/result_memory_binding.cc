@@ -181,8 +181,7 @@ struct Block {
 // counts as many elements as the view (scipy copies a view of an array
 // more than twice its size).
 nb::object ResultBytes(size_t nbytes, size_t itemsize) {
-  if (itemsize != 2 && itemsize != 4 && itemsize != 8) itemsize = 1;
-  if (nbytes % itemsize != 0) itemsize = 1;
+  if ((itemsize != 2 && itemsize != 4 && itemsize != 8) || nbytes % itemsize != 0) itemsize = 1;
   size_t size = BlockSize(std::max<size_t>(nbytes, 1));
   void* data = Cache().Take(&size);
   if (data == nullptr) throw std::bad_alloc();
@@ -193,16 +192,9 @@ nb::object ResultBytes(size_t nbytes, size_t itemsize) {
     delete b;
   });
   const size_t count = nbytes / itemsize;
-  switch (itemsize) {
-    case 2:
-      return nb::ndarray<nb::numpy, uint16_t, nb::ndim<1>>(data, {count}, owner).cast();
-    case 4:
-      return nb::ndarray<nb::numpy, uint32_t, nb::ndim<1>>(data, {count}, owner).cast();
-    case 8:
-      return nb::ndarray<nb::numpy, uint64_t, nb::ndim<1>>(data, {count}, owner).cast();
-    default:
-      return nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>>(data, {count}, owner).cast();
-  }
+  const nb::dlpack::dtype items{static_cast<uint8_t>(nb::dlpack::dtype_code::UInt),
+                                static_cast<uint8_t>(8 * itemsize), 1};
+  return nb::ndarray<nb::numpy, nb::ndim<1>>(data, {count}, owner, {}, items).cast();
 }
 
 }  // namespace

@@ -242,8 +242,11 @@ class Dataset:
         cells = self._tile_cells(tile)
         cap = max(int(self._tile_nnz[tile]), 1)
         indptr = np.empty(cells + 1, np.int32)
-        indices = _result_empty(cap, np.int32)
-        values = _result_empty(cap, self._dtype)
+        # Results in the memory of a dropped result of about the same size
+        # (_aligned_empty): a fresh tile's pages cost the kernel a zeroing
+        # that was a quarter of the decode.
+        indices = _aligned_empty((cap,), np.int32)
+        values = _aligned_empty((cap,), self._dtype)
         n = self._core.read_tile(tile, indptr, indices, values, self._gene_map(genes),
                                  _sorted(sorted, format), int(threads))
         return self._as(format, indptr, indices[:n], values[:n], cells, genes)
@@ -359,8 +362,8 @@ class Dataset:
         inverse[order] = np.arange(len(order))
         n = len(block_idx)
         out_ptr = np.zeros(len(cells) + 1, np.int64)
-        out_idx = _result_empty(max(n, 1), np.int32)
-        out_val = _result_empty(max(n, 1), self._dtype)
+        out_idx = _aligned_empty((max(n, 1),), np.int32)
+        out_val = _aligned_empty((max(n, 1),), self._dtype)
         _core.sparse_gather_rows(block_ptr, True, block_idx if n else out_idx,
                                  block_val if n else out_val, self._dtype.itemsize,
                                  np.ascontiguousarray(inverse, np.int64), out_ptr, out_idx, out_val)
@@ -389,14 +392,6 @@ class Dataset:
                                        check_invariants=False)
 
 
-def _result_empty(n: int, dtype: Any) -> np.ndarray:
-    """np.empty(n, dtype) for a result handed to the caller: when large, in
-    the memory of a dropped result of about the same size, whose pages the
-    process already has (a fresh tile's values and indices cost the kernel
-    a zeroed page per 4 KiB, a quarter of the decode)."""
-    return _aligned_empty((n,), dtype)
-
-
 def _gather_rows(ptr: np.ndarray, idx: np.ndarray, val: np.ndarray,
                  rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Rows `rows` of a CSR block (indptr int32, or int64), copied out in
@@ -404,8 +399,8 @@ def _gather_rows(ptr: np.ndarray, idx: np.ndarray, val: np.ndarray,
     rows = np.ascontiguousarray(rows, dtype=np.int64)
     n = int((ptr[rows + 1].astype(np.int64) - ptr[rows]).sum())
     out_ptr = np.zeros(len(rows) + 1, np.int64)
-    out_idx = _result_empty(max(n, 1), np.int32)
-    out_val = _result_empty(max(n, 1), val.dtype)
+    out_idx = _aligned_empty((max(n, 1),), np.int32)
+    out_val = _aligned_empty((max(n, 1),), val.dtype)
     if idx.size == 0:  # the engine wants a non-empty source
         idx, val = out_idx, out_val
     _core.sparse_gather_rows(ptr, ptr.dtype == np.int64, idx, val, val.dtype.itemsize, rows,
@@ -580,27 +575,26 @@ def _write_table(root: Any, name: str, frame: Any, rows: int, what: str) -> None
     """A data frame as anndata's "dataframe" encoding (0.2.0): readable by
     anndata.io.read_elem and by any Zarr reader. None: the row numbers as
     the index and no columns."""
-    pd = _pandas()
     if frame is None:
-        group = root.create_group(name, overwrite=True, attributes={
-            "encoding-type": "dataframe", "encoding-version": "0.2.0", "_index": "_index",
-            "column-order": []})
-        _write_column(group, "_index", np.arange(rows).astype(str), f"{name}.index")
-        return
-    if pd is None or not isinstance(frame, pd.DataFrame):
-        raise InvalidArgumentError(f"{name} must be a pandas DataFrame, not {type(frame).__name__}")
-    if len(frame) != rows:
-        raise InvalidArgumentError(f"{name} has {len(frame)} rows; the matrix has {rows} {what}")
-    columns = [str(c) for c in frame.columns]
-    index_name = "_index"
+        index, items = np.arange(rows).astype(str), []
+    else:
+        pd = _pandas()
+        if pd is None or not isinstance(frame, pd.DataFrame):
+            raise InvalidArgumentError(
+                f"{name} must be a pandas DataFrame, not {type(frame).__name__}")
+        if len(frame) != rows:
+            raise InvalidArgumentError(
+                f"{name} has {len(frame)} rows; the matrix has {rows} {what}")
+        index, items = frame.index.astype(str).to_numpy(), list(frame.items())
+    columns = [str(c) for c, _ in items]
     if "_index" in columns:
         raise InvalidArgumentError(f"{name}: a column may not be named '_index'")
     group = root.create_group(name, overwrite=True, attributes={
-        "encoding-type": "dataframe", "encoding-version": "0.2.0", "_index": index_name,
+        "encoding-type": "dataframe", "encoding-version": "0.2.0", "_index": "_index",
         "column-order": columns})
-    _write_column(group, index_name, frame.index.astype(str).to_numpy(), f"{name}.index")
-    for column, key in zip(frame.columns, columns):
-        _write_column(group, key, frame[column], f"{name}['{key}']")
+    _write_column(group, "_index", index, f"{name}.index")
+    for key, (_, values) in zip(columns, items):
+        _write_column(group, key, values, f"{name}['{key}']")
 
 
 def _write_column(group: Any, key: str, values: Any, where: str) -> None:
