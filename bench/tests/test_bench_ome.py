@@ -222,4 +222,23 @@ def test_the_codec_ceiling_works_on_the_chunks_the_operation_touches(tmp_path, l
     for c, chunk in zip(coords, chunks):
         box = tuple(slice(i * n, (i + 1) * n) for i, n in zip(c, spec.chunks))
         np.testing.assert_array_equal(chunk, whole[box])
-    assert ome_ceiling.write_seconds(spec, write, data) > 0
+    keys = ome_ceiling.stored_keys(spec, write, chunks)
+    # The keys the write stores: every chunk, or the shards that hold them
+    # (2 x 2 x 2 of (2, 64, 64): [17, 81) in y and x crosses 64).
+    assert sum(len(k[1]) for k in keys) == len(chunks)
+    assert len(keys) == (8 if layout == "shards" else len(chunks))
+    out = tmp_path / "ceiling"
+    assert ome_ceiling.write_seconds(spec, write, data, out) > 0
+    files = sorted(p for p in out.rglob("*") if p.is_file())
+    assert len(files) == ome_ceiling.ROUNDS * len(keys)
+    # Each file is its key's chunks encoded one after another, then the index.
+    for name, group, index_bytes in keys:
+        blob = next(p for p in files if p.name == name and "ceiling-0" in str(p)).read_bytes()
+        at = 0
+        for chunk in group:
+            frame = codec.encode(chunk)
+            assert blob[at:at + len(frame)] == frame
+            got = np.frombuffer(codec.decode(frame), dtype=spec.dtype)
+            np.testing.assert_array_equal(got, chunk.ravel())
+            at += len(frame)
+        assert len(blob) == at + index_bytes

@@ -31,8 +31,9 @@ Nobody is timed for less work, and nobody is checked by itself:
   what each side was handed for the method is in `method_native`.
 A turbozarr run that fails or any row that disagrees fails the command; a
 peer that fails is a finding in the table. Beside every read and write
-stands its codec ceiling (ome_ceiling.py): the codec's own time for the
-chunks the operation decodes or encodes, on every core.
+stands its ceiling (ome_ceiling.py): on every core, the codec's own time
+for the chunks a read decodes, or for encoding the chunks a write makes and
+writing its keys into new files.
 """
 
 from __future__ import annotations
@@ -309,9 +310,10 @@ def _case_rows(exp: dict, spec: DatasetSpec, op: Operation, method: str,
 
 
 def _add_ceiling(rows: list[dict], op: Operation, spec: DatasetSpec, fixture: Path | None,
-                 log) -> None:
-    """The codec ceiling of a read or write (ome_ceiling.py) on every row,
-    and each side's time as a share of it."""
+                 work: Path, log) -> None:
+    """The ceiling of a read or write (ome_ceiling.py) on every row, and each
+    side's time as a share of it. A write's ceiling writes files under
+    `work`, cleared again before the next case."""
     from turbozarr_bench import ome_ceiling
 
     index = region(op, spec)
@@ -321,7 +323,8 @@ def _add_ceiling(rows: list[dict], op: Operation, spec: DatasetSpec, fixture: Pa
         from turbozarr_bench.datasets.pixels import make_generator
 
         data = make_generator("ome", spec.shape, spec.dtype, spec.seed)(index)
-        ceiling = ome_ceiling.write_seconds(spec, index, data)
+        ceiling = ome_ceiling.write_seconds(spec, index, data, work)
+        _clear(work)
     else:
         return
     if ceiling is None:
@@ -331,7 +334,7 @@ def _add_ceiling(rows: list[dict], op: Operation, spec: DatasetSpec, fixture: Pa
         if r["status"] == "ok" and r["seconds"]:
             r["of_ceiling"] = round(ceiling / r["seconds"], 3)
     ours = rows[0]
-    log(f"  {'':<30} codec ceiling {ceiling:.4f} s"
+    log(f"  {'':<30} ceiling {ceiling:.4f} s"
         + (f", turbozarr at {ours['of_ceiling']:.0%} of it" if ours["of_ceiling"] else ""))
 
 
@@ -371,7 +374,7 @@ def run(path: Path, list_only: bool = False, log=print) -> int:
                 for method in (exp["methods"] if op.kind == "create" else [""]):
                     got = _case_rows(exp, spec, op, method, fixture, expected, found, work,
                                      run_id, log)
-                    _add_ceiling(got, op, spec, fixture, log)
+                    _add_ceiling(got, op, spec, fixture, work, log)
                     ours = got[0]
                     if ours["status"] != "ok" or any(r["agrees"] is False for r in got):
                         failed += 1
@@ -403,7 +406,7 @@ def markdown(rows: list[dict]) -> str:
     for r in rows:
         groups.setdefault((r["image"], r["operation"], r["method"]), {})[r["impl"]] = r
     out = ["| image | operation | method | " + " | ".join(shown)
-           + " | speed-up vs fastest peer | peak MiB (tz / fastest peer) | codec ceiling |",
+           + " | speed-up vs fastest peer | peak MiB (tz / fastest peer) | ceiling |",
            "|---|---|---|" + "---|" * (len(shown) + 3)]
     for (image, op, method), by in groups.items():
         cells = []
