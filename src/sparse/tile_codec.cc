@@ -24,6 +24,7 @@
 #include <type_traits>
 
 #include "count_types.h"
+#include "dense_row.h"
 #include "turbozarr/config.h"
 
 namespace turbozarr::sparse::internal {
@@ -410,6 +411,118 @@ struct DecodeShape {
   bool sorted;
 };
 
+// What RebuildRows returns for damage: a gene number beyond the matrix
+// (corrupt deltas), or a gene twice in one row (found only when sorting).
+constexpr int64_t kGeneBeyond = -1;
+constexpr int64_t kRepeatedGene = -2;
+
+// RebuildRows for sorted rows of narrow stored values (dense_row.h): each
+// row scattered into a DenseRow and drained in gene order; a short row of
+// a wide matrix is sorted as pairs instead (draining costs a step per 64
+// genes, a sort a few per entry). The scatter is the decode's hottest loop,
+// so it runs over stretches that hold no exception of either kind, with
+// nothing in them but the delta, the bound, the gene and the store; the
+// exceptions are handled between stretches. `e`/`de` index the part's next
+// value / delta exception.
+template <bool kMapped, typename Delta, typename Stored, typename Exc, typename Out>
+int64_t RebuildRowsSorted(const DecodeShape& d, int64_t r0, int64_t r1, const Delta* deltas,
+                          const Stored* stored, const Exc* exc_val, int32_t* out_ptr,
+                          int32_t* indices, Out* values, int64_t e, int64_t de) {
+  DenseRow<Stored, Out> dense(d.columns);
+  std::vector<std::pair<int32_t, Out>> pairs;
+  const int64_t short_row = d.columns / 1024;
+  const uint64_t genes = static_cast<uint64_t>(d.genes);
+  const int32_t* const order = d.gene_order;
+  const int32_t* const map = d.gene_map;
+  auto column_of = [&](uint64_t run) {
+    const int32_t gene = order[run];
+    if constexpr (kMapped) {
+      return map[gene];
+    } else {
+      return gene;
+    }
+  };
+  int64_t next_exc = e < d.exceptions ? d.exc_pos[e] : d.nnz;
+  int64_t next_delta_exc = de < d.delta_exceptions ? d.delta_exc_pos[de] : d.nnz;
+  const int64_t first = d.ptr[r0];
+  int64_t w = first;
+  for (int64_t r = r0; r < r1; ++r) {
+    uint64_t run = 0;
+    const int64_t a = d.ptr[r], b = d.ptr[r + 1];
+    const bool is_short = b - a < short_row;
+    int64_t set = 0;  // entries put into the dense row
+    int64_t k = a;
+    while (k < b) {
+      // A stretch without exceptions, then the exception that ends it.
+      const int64_t stop = std::min({b, next_exc, next_delta_exc});
+      if (is_short) {
+        for (; k < stop; ++k) {
+          run += deltas[k];
+          if (run >= genes) return kGeneBeyond;
+          const int32_t column = column_of(run);
+          if (kMapped && column < 0) continue;
+          pairs.emplace_back(column, static_cast<Out>(stored[k]));
+        }
+      } else {
+        for (; k < stop; ++k) {
+          run += deltas[k];
+          if (run >= genes) return kGeneBeyond;
+          const int32_t column = column_of(run);
+          if (kMapped && column < 0) continue;
+          dense.Set(column, stored[k]);
+          ++set;
+        }
+      }
+      if (k == b) break;
+      run += deltas[k];
+      if (k == next_delta_exc) {
+        run += d.delta_exc_val[de];
+        ++de;
+        next_delta_exc = de < d.delta_exceptions ? d.delta_exc_pos[de] : d.nnz;
+      }
+      if (run >= genes) return kGeneBeyond;
+      Out value = static_cast<Out>(stored[k]);
+      const bool exception = k == next_exc;
+      if (exception) {
+        value = static_cast<Out>(exc_val[e]);
+        ++e;
+        next_exc = e < d.exceptions ? d.exc_pos[e] : d.nnz;
+      }
+      const int32_t column = column_of(run);
+      ++k;
+      if (kMapped && column < 0) continue;
+      if (is_short) {
+        pairs.emplace_back(column, value);
+      } else if (exception) {
+        dense.Patch(column, value);
+        ++set;
+      } else {
+        dense.Set(column, stored[k - 1]);
+        ++set;
+      }
+    }
+    // A gene twice in one row (a step of 0) is damage: the dense row would
+    // keep one of the two, the pairs both.
+    if (is_short) {
+      std::sort(pairs.begin(), pairs.end(),
+                [](const auto& x, const auto& y) { return x.first < y.first; });
+      for (size_t i = 0; i < pairs.size(); ++i) {
+        if (i > 0 && pairs[i].first == pairs[i - 1].first) return kRepeatedGene;
+        indices[w] = pairs[i].first;
+        values[w] = pairs[i].second;
+        ++w;
+      }
+      pairs.clear();
+    } else {
+      const int64_t n = dense.Drain(indices + w, values + w);
+      if (n != set) return kRepeatedGene;
+      w += n;
+    }
+    out_ptr[r + 1] = static_cast<int32_t>(w);
+  }
+  return w - first;
+}
+
 // Rows [r0, r1) of a tile into `indices`/`values` from out_begin on (the
 // part's first stored position, or less after compaction never: parts write
 // where they read). Returns the nonzeros written, or -1 for a gene number
@@ -438,15 +551,37 @@ int64_t RebuildRows(const DecodeShape& d, int64_t r0, int64_t r1, const Delta* d
   };
   const bool plain = d.gene_map == nullptr && !d.sorted;
 
+  if constexpr (std::is_integral_v<Stored> && sizeof(Stored) <= 2) {
+    if (d.sorted) {
+      return d.gene_map ? RebuildRowsSorted<true>(d, r0, r1, deltas, stored, exc_val, out_ptr,
+                                                  indices, values, e, de)
+                        : RebuildRowsSorted<false>(d, r0, r1, deltas, stored, exc_val, out_ptr,
+                                                   indices, values, e, de);
+    }
+  }
   if (plain) {
+    // As RebuildRowsSorted: stretches without a delta exception, which the
+    // loop between them adds.
+    const uint64_t genes = static_cast<uint64_t>(d.genes);
+    const int32_t* const order = d.gene_order;
     for (int64_t r = r0; r < r1; ++r) {
       uint64_t run = 0;
       const int64_t b = d.ptr[r + 1];
-      for (int64_t k = d.ptr[r]; k < b; ++k) {
+      int64_t k = d.ptr[r];
+      while (k < b) {
+        const int64_t stop = std::min(b, next_delta_exc);
+        for (; k < stop; ++k) {
+          run += deltas[k];
+          if (run >= genes) return kGeneBeyond;
+          indices[k] = order[run];
+          values[k] = static_cast<Out>(stored[k]);
+        }
+        if (k == b) break;
         run += step(k);
-        if (run >= static_cast<uint64_t>(d.genes)) return -1;
-        indices[k] = d.gene_order[run];
+        if (run >= genes) return kGeneBeyond;
+        indices[k] = order[run];
         values[k] = static_cast<Out>(stored[k]);
+        ++k;
       }
       out_ptr[r + 1] = static_cast<int32_t>(b);
     }
@@ -468,7 +603,7 @@ int64_t RebuildRows(const DecodeShape& d, int64_t r0, int64_t r1, const Delta* d
     const int64_t saved_de = de, saved_next = next_delta_exc;
     for (int64_t k = d.ptr[r]; k < b; ++k) {
       run += step(k);
-      if (run >= static_cast<uint64_t>(d.genes)) return -1;
+      if (run >= static_cast<uint64_t>(d.genes)) return kGeneBeyond;
       Out v = static_cast<Out>(stored[k]);
       if (k == next_exc) {
         v = static_cast<Out>(exc_val[e]);
@@ -617,8 +752,11 @@ Result<int64_t> DecodeTile(const Layout& layout, const std::vector<int32_t>& gen
     });
   });
   for (int64_t w : written) {
-    if (w < 0) return corrupt("a gene delta runs beyond the matrix's " +
-                              std::to_string(layout.genes) + " genes");
+    if (w == kGeneBeyond) {
+      return corrupt("a gene delta runs beyond the matrix's " + std::to_string(layout.genes) +
+                     " genes");
+    }
+    if (w == kRepeatedGene) return corrupt("a gene appears twice in one cell (a gene delta of 0)");
   }
   if (!options.gene_map) return nnz;  // parts wrote where they read
 

@@ -335,7 +335,61 @@ TEST(TileCodec, BytesThatContradictTheLayoutAreCorruptionNotACrash) {
   Result<int64_t> n = DecodeTile(layout, order, arrays, 100, target, {}, "tile 7");
   EXPECT_EQ(n.status().code(), StatusCode::kCorruption);
   EXPECT_NE(n.status().message().find("tile 7: a gene delta runs beyond"), std::string::npos);
+  // Sorted, and sorted through a gene subset: the same refusal.
+  std::vector<int32_t> map(60, -1);
+  map[3] = 0;
+  map[59] = 1;
+  for (const int32_t* gene_map : {static_cast<const int32_t*>(nullptr), static_cast<const int32_t*>(map.data())}) {
+    n = DecodeTile(layout, order, arrays, 100, target,
+                   {.gene_map = gene_map, .sorted = true}, "tile 7");
+    EXPECT_EQ(n.status().code(), StatusCode::kCorruption);
+  }
   deltas[5] = saved;
+
+  // A gene twice in a row (a step of 0 after the row's first): sorting
+  // finds it, and says so.
+  int64_t second = -1;
+  for (int64_t r = 0; r < 100 && second < 0; ++r) {
+    if (m.indptr[r + 1] - m.indptr[r] >= 2) second = m.indptr[r] + 1;
+  }
+  ASSERT_GE(second, 0);
+  const uint8_t step = deltas[second];
+  deltas[second] = 0;
+  n = DecodeTile(layout, order, arrays, 100, target, {.sorted = true}, "tile 7");
+  EXPECT_EQ(n.status().code(), StatusCode::kCorruption);
+  EXPECT_NE(n.status().message().find("tile 7: a gene appears twice"), std::string::npos);
+  deltas[second] = step;
+
+  // The same in a short row of a wide matrix, which is sorted as pairs.
+  const Csr<int32_t> wide = RandomCsr<int32_t>(50, 5000, 0.0006, 7, value);
+  std::vector<int32_t> wide_order, wide_rank;
+  Layout wide_layout = LayoutFor(wide, 5000, wide_order, wide_rank);
+  TileArrays wide_arrays;
+  ASSERT_TRUE(EncodeTile(wide_layout, wide_rank, wide.Rows(), 0, 1, wide_arrays).ok());
+  const uint32_t* delta_exc = wide_arrays.delta_exception_positions.data();
+  const int64_t delta_excs = wide_arrays.size.delta_exceptions;
+  int64_t pos = -1;
+  for (int64_t r = 0; r < 50 && pos < 0; ++r) {
+    const int64_t len = wide.indptr[r + 1] - wide.indptr[r];
+    const int64_t at = wide.indptr[r] + 1;
+    // Short (under 5000 / 1024 genes), the step not a delta exception.
+    if (len >= 2 && len < 4 &&
+        std::find(delta_exc, delta_exc + delta_excs, static_cast<uint32_t>(at)) ==
+            delta_exc + delta_excs) {
+      pos = at;
+    }
+  }
+  ASSERT_GE(pos, 0);
+  std::memset(wide_arrays.gene_deltas.data() + pos * wide_arrays.size.delta_bytes, 0,
+              static_cast<size_t>(wide_arrays.size.delta_bytes));
+  std::vector<int32_t> wide_indptr(51), wide_indices(static_cast<size_t>(wide_arrays.size.nonzeros));
+  std::vector<int32_t> wide_values(wide_indices.size());
+  TileTarget wide_target{wide_indptr.data(), wide_indices.data(), wide_values.data(),
+                         wide_arrays.size.nonzeros};
+  n = DecodeTile(wide_layout, wide_order, wide_arrays, 50, wide_target, {.sorted = true},
+                 "tile 8");
+  EXPECT_EQ(n.status().code(), StatusCode::kCorruption);
+  EXPECT_NE(n.status().message().find("tile 8: a gene appears twice"), std::string::npos);
 
   arrays.indptr.data()[50] = 100000;
   n = DecodeTile(layout, order, arrays, 100, target, {}, "tile 7");
