@@ -192,3 +192,23 @@ def test_the_prefetcher_hands_tiles_in_order_whatever_finishes_first(held, ahead
         fetcher.close()
     assert got == tiles
     assert len(pool) == held + ahead  # every decoder back in the pool
+
+
+@pytest.mark.parametrize("tiles,window,workers", [(10, 2, 2), (8, 3, 3), (5, 2, 1), (3, 2, 4)])
+def test_workers_share_the_tiles_within_one_of_each_other(tiles, window, workers):
+    """Tiles, not whole windows, are dealt to workers: ten tiles in windows
+    of two over two workers are five each (whole windows were six and
+    four, and the epoch waited for the worker with six)."""
+    from turbozarr._sparse_loader import _epoch_windows
+
+    shares = [_epoch_windows(tiles, window, True, 7, 3, w, workers) for w in range(workers)]
+    counts = [sum(len(win) for win in share) for share in shares]
+    assert max(counts) - min(counts) <= 1
+    dealt = sorted(t for share in shares for win in share for t in win)
+    assert dealt == list(range(tiles))  # every tile once
+    for share in shares:
+        assert all(0 < len(win) <= window for win in share)
+    # One worker serves the epoch's order in windows, as without workers.
+    order = np.random.default_rng([7, 3]).permutation(tiles).tolist()
+    assert _epoch_windows(tiles, window, True, 7, 3) == [
+        order[i:i + window] for i in range(0, tiles, window)]
