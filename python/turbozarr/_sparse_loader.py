@@ -5,9 +5,9 @@ tiles at a time, and deals the window's cells at random into batches, so
 that every cell comes exactly once per epoch. Each worker process takes
 every k-th tile, in windows of its own; within a process background
 threads fetch and decode the next `prefetch_tiles` tiles while the
-current window is served, two at
-once so that one tile's fetch overlaps another's decode (decoding releases
-the GIL and runs on the engine's threads). Batches leave the
+current window is served, two at once so that one tile's fetch overlaps
+another's decode (decoding releases the GIL and runs on the engine's
+threads). Batches leave the
 workers as plain tensors, which torch's DataLoader moves through shared
 memory; the main process wraps them as CSR tensors.
 
@@ -350,9 +350,10 @@ class CellLoader:
       `num_workers` give the same batches. Each pass over the loader is the
       next epoch (or set one with `set_epoch`).
     - `num_workers` processes (torch's DataLoader) each serve every k-th
-      tile of the epoch, in windows of their own; batches cross to the main process through shared memory. The
-      workers persist from epoch to epoch with their decode buffers (pass
-      ``persistent_workers=False`` to start them afresh each epoch).
+      tile of the epoch, in windows of their own; batches cross to the
+      main process through shared memory. The workers persist from epoch
+      to epoch with their decode buffers (pass ``persistent_workers=False``
+      to start them afresh each epoch).
     - `prefetch_tiles`: tiles each process reads ahead on background
       threads (two at once from 2 on, so that a tile's fetch overlaps
       another's decode), overlapping a slow store with the work on the

@@ -412,7 +412,8 @@ struct DecodeShape {
 };
 
 // What RebuildRows returns for damage: a gene number beyond the matrix
-// (corrupt deltas), or a gene twice in one row (found only when sorting).
+// (corrupt deltas), or a gene twice in one row (found by every sorted
+// read; an unsorted one hands the row on as it is stored).
 constexpr int64_t kGeneBeyond = -1;
 constexpr int64_t kRepeatedGene = -2;
 
@@ -643,6 +644,7 @@ int64_t RebuildRows(const DecodeShape& d, int64_t r0, int64_t r1, const Delta* d
         std::sort(indices + row_start, indices + w);
         for (int64_t i = row_start; i < w; ++i) {
           const int32_t column = indices[i];
+          if (i > row_start && column == indices[i - 1]) return kRepeatedGene;
           values[i] = dense[static_cast<size_t>(column)];
           bitmap[static_cast<size_t>(column) >> 6] = 0;
         }
@@ -659,6 +661,8 @@ int64_t RebuildRows(const DecodeShape& d, int64_t r0, int64_t r1, const Delta* d
             ++o;
           }
         }
+        // The bitmap holds a gene set twice once: the row came out short.
+        if (o != w) return kRepeatedGene;
       }
     }
     out_ptr[r + 1] = static_cast<int32_t>(w);

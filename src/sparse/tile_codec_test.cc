@@ -318,6 +318,38 @@ TEST(TileCodec, RowsTheLayoutCannotHoldAreRefusedNamingTheCell) {
   EXPECT_NE(s.message().find("row pointers go backwards"), std::string::npos) << s.message();
 }
 
+// Encodes `m`, sets to 0 the step to the second gene of the first row
+// with 2 to max_len - 1 entries whose step is not a delta exception (the
+// row now names one gene twice), and returns the status of a sorted decode.
+template <typename V>
+Status RepeatAGeneAndSort(const Csr<V>& m, int64_t genes, int64_t max_len, const char* where) {
+  std::vector<int32_t> order, rank;
+  Layout layout = LayoutFor(m, genes, order, rank);
+  TileArrays arrays;
+  Status s = EncodeTile(layout, rank, m.Rows(), 0, 1, arrays);
+  if (!s.ok()) return s;
+  const int64_t rows = static_cast<int64_t>(m.indptr.size()) - 1;
+  const uint32_t* exc = arrays.delta_exception_positions.data();
+  const uint32_t* exc_end = exc + arrays.size.delta_exceptions;
+  int64_t at = -1;
+  for (int64_t r = 0; r < rows && at < 0; ++r) {
+    const int64_t len = m.indptr[r + 1] - m.indptr[r];
+    const int64_t k = m.indptr[r] + 1;
+    if (len >= 2 && len < max_len && std::find(exc, exc_end, static_cast<uint32_t>(k)) == exc_end) {
+      at = k;
+    }
+  }
+  EXPECT_GE(at, 0) << "no row to damage";
+  if (at < 0) return Status::OK();
+  std::memset(arrays.gene_deltas.data() + at * arrays.size.delta_bytes, 0,
+              static_cast<size_t>(arrays.size.delta_bytes));
+  std::vector<int32_t> indptr(static_cast<size_t>(rows) + 1);
+  std::vector<int32_t> indices(static_cast<size_t>(arrays.size.nonzeros));
+  std::vector<V> values(indices.size());
+  TileTarget target{indptr.data(), indices.data(), values.data(), arrays.size.nonzeros};
+  return DecodeTile(layout, order, arrays, rows, target, {.sorted = true}, where).status();
+}
+
 TEST(TileCodec, BytesThatContradictTheLayoutAreCorruptionNotACrash) {
   auto value = [](std::mt19937& rng) -> int32_t { return 1 + static_cast<int32_t>(rng() % 3); };
   const Csr<int32_t> m = RandomCsr<int32_t>(100, 60, 0.2, 6, value);
@@ -362,34 +394,21 @@ TEST(TileCodec, BytesThatContradictTheLayoutAreCorruptionNotACrash) {
 
   // The same in a short row of a wide matrix, which is sorted as pairs.
   const Csr<int32_t> wide = RandomCsr<int32_t>(50, 5000, 0.0006, 7, value);
-  std::vector<int32_t> wide_order, wide_rank;
-  Layout wide_layout = LayoutFor(wide, 5000, wide_order, wide_rank);
-  TileArrays wide_arrays;
-  ASSERT_TRUE(EncodeTile(wide_layout, wide_rank, wide.Rows(), 0, 1, wide_arrays).ok());
-  const uint32_t* delta_exc = wide_arrays.delta_exception_positions.data();
-  const int64_t delta_excs = wide_arrays.size.delta_exceptions;
-  int64_t pos = -1;
-  for (int64_t r = 0; r < 50 && pos < 0; ++r) {
-    const int64_t len = wide.indptr[r + 1] - wide.indptr[r];
-    const int64_t at = wide.indptr[r] + 1;
-    // Short (under 5000 / 1024 genes), the step not a delta exception.
-    if (len >= 2 && len < 4 &&
-        std::find(delta_exc, delta_exc + delta_excs, static_cast<uint32_t>(at)) ==
-            delta_exc + delta_excs) {
-      pos = at;
-    }
+  Status repeated = RepeatAGeneAndSort(wide, 5000, 4, "tile 8");  // short: under 5000 / 1024
+  EXPECT_EQ(repeated.code(), StatusCode::kCorruption);
+  EXPECT_NE(repeated.message().find("tile 8: a gene appears twice"), std::string::npos);
+
+  // And where the values are too wide for a dense row of stored bytes
+  // (float32 here: the bitmap sort), in a dense and in a short row.
+  auto frac = [](std::mt19937& rng) { return static_cast<float>(rng() % 1000) / 8.0f + 0.125f; };
+  for (int64_t genes : {int64_t{60}, int64_t{5000}}) {
+    const Csr<float> f = RandomCsr<float>(50, genes, genes == 60 ? 0.3 : 0.0006, 9, frac);
+    std::vector<int32_t> f_order, f_rank;
+    ASSERT_EQ(LayoutFor(f, genes, f_order, f_rank).stored_values.id(), DataTypeId::kFloat32);
+    repeated = RepeatAGeneAndSort(f, genes, 1 << 20, "tile 9");
+    EXPECT_EQ(repeated.code(), StatusCode::kCorruption) << genes << " genes";
+    EXPECT_NE(repeated.message().find("tile 9: a gene appears twice"), std::string::npos);
   }
-  ASSERT_GE(pos, 0);
-  std::memset(wide_arrays.gene_deltas.data() + pos * wide_arrays.size.delta_bytes, 0,
-              static_cast<size_t>(wide_arrays.size.delta_bytes));
-  std::vector<int32_t> wide_indptr(51), wide_indices(static_cast<size_t>(wide_arrays.size.nonzeros));
-  std::vector<int32_t> wide_values(wide_indices.size());
-  TileTarget wide_target{wide_indptr.data(), wide_indices.data(), wide_values.data(),
-                         wide_arrays.size.nonzeros};
-  n = DecodeTile(wide_layout, wide_order, wide_arrays, 50, wide_target, {.sorted = true},
-                 "tile 8");
-  EXPECT_EQ(n.status().code(), StatusCode::kCorruption);
-  EXPECT_NE(n.status().message().find("tile 8: a gene appears twice"), std::string::npos);
 
   arrays.indptr.data()[50] = 100000;
   n = DecodeTile(layout, order, arrays, 100, target, {}, "tile 7");
