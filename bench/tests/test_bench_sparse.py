@@ -170,3 +170,23 @@ def test_the_csr_digest_is_of_the_matrix_not_its_storage():
     changed = m.copy()
     changed.data[0] = 4
     assert csr_digest(m) != csr_digest(changed)
+
+
+def test_a_turbozarr_fixture_in_an_older_layout_is_rewritten(write_toml, tmp_path):
+    import json
+
+    import turbozarr.sparse
+
+    code, lines, _ = _run(write_toml, tmp_path, ["read_tile"], ["turbozarr"])
+    assert code == 0, lines
+    (doc_path,) = (tmp_path / "data").glob("*/turbozarr/X/zarr.json")
+    doc = json.loads(doc_path.read_text())
+    assert doc["attributes"]["sparse_matrix"]["version"] == turbozarr.sparse.LAYOUT_VERSION
+    doc["attributes"]["sparse_matrix"]["version"] = 1  # as an older turbozarr left it
+    doc_path.write_text(json.dumps(doc))
+    code, lines, rows = _run(write_toml, tmp_path, ["read_tile"], ["turbozarr"])
+    assert code == 0, lines
+    assert any("older turbozarr layout; rewriting it" in line for line in lines), lines
+    doc = json.loads(doc_path.read_text())
+    assert doc["attributes"]["sparse_matrix"]["version"] == turbozarr.sparse.LAYOUT_VERSION
+    assert all(r["agrees"] == "True" for r in rows if r["operation"] == "read_tile")

@@ -101,6 +101,21 @@ def disk_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
+def _older_layout(fmt: str, target: Path) -> bool:
+    """Whether `target` is a turbozarr matrix in a layout older than the one
+    turbozarr writes now (its figures would be the old layout's)."""
+    if fmt != "turbozarr" or not target.exists():
+        return False
+    import turbozarr.sparse
+
+    try:
+        doc = json.loads((target / "X" / "zarr.json").read_text())
+        version = doc["attributes"]["sparse_matrix"]["version"]
+    except (OSError, KeyError, ValueError):
+        return True
+    return version != turbozarr.sparse.LAYOUT_VERSION
+
+
 def _place(target: Path, write: Callable[[Path], None]) -> None:
     """Runs write(tmp) into a temporary path beside target, then renames."""
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
@@ -153,6 +168,9 @@ def ensure(spec: DatasetSpec, data_dir: Path, formats=FORMATS, log=print) -> dic
         wanted.insert(0, "h5ad")  # the converters read it
     for fmt in FORMATS:
         target = root / PATHS[fmt]
+        if fmt in wanted and _older_layout(fmt, target):
+            log(f"  {spec.name}: {target} holds an older turbozarr layout; rewriting it")
+            shutil.rmtree(target)
         if fmt not in wanted or target.exists() or not installed(WRITER_MODULES[fmt]):
             continue
         log(f"  {spec.name}: writing {fmt} into {target}")

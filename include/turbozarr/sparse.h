@@ -3,11 +3,13 @@
 //
 // Per tile of `tile_cells` cells the group holds the row pointers, the gene
 // indices (genes renumbered by decreasing total counts over the whole matrix,
-// then delta-coded within each row) and the values; deltas and values each
-// take the narrowest unsigned type that holds most of them, the larger ones
-// in an exceptions list. Each is an array of its own cut into a few zstd
-// chunks, so that one tile decodes on all cores. The renumbering is stored, and readers hand genes back in their
-// original numbering.
+// then delta-coded within each row, the steps grouped into bands by how far
+// down the order they start) and the values (bitmaps of the 1s, 2s and 3s,
+// then the rest); steps and values take the narrowest unsigned type that
+// holds most of them, the larger ones kept aside. Each is an array of its
+// own cut into a few zstd chunks, so that one tile decodes on all cores. The
+// renumbering is stored, and readers hand genes back in their original
+// numbering.
 //
 // This header has what the Python package (turbozarr.sparse) and the command
 // line build on:
@@ -23,9 +25,11 @@
 // read from many threads at once.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,13 +44,16 @@
 
 namespace turbozarr::sparse {
 
-// The layout's version, written into every matrix and checked on open.
-inline constexpr int kFormatVersion = 1;
+// The layout's version written into new matrices, and the oldest a reader
+// still opens (docs/format/sparse.md has both).
+inline constexpr int kFormatVersion = 2;
+inline constexpr int kOldestFormatVersion = 1;
 // The attribute of the matrix group that holds Layout::ToJson().
 inline constexpr std::string_view kAttribute = "sparse_matrix";
 
 // The choices made once per matrix, before the first tile is written.
 struct Layout {
+  int version = kFormatVersion;
   int64_t cells = 0;
   int64_t genes = 0;
   int64_t tile_cells = 10000;
@@ -63,6 +70,10 @@ struct Layout {
   DataType exception_values{DataTypeId::kUInt32};
 
   int64_t tiles() const { return (cells + tile_cells - 1) / tile_cells; }
+  // Version 2's gene bands per row: bit_width(genes) + 1.
+  int64_t gene_bands() const;
+  // Version 2's band counts: uint16, or uint32 beyond 65,535 genes.
+  DataType band_count_type() const;
   int64_t TileCells(int64_t tile) const;
   bool integral() const { return stored_values.is_integer(); }
 
@@ -126,14 +137,25 @@ struct TileSize {
   int64_t exceptions = 0;  // values beyond the stored value type
   // The delta-coded genes' type in bytes (1, 2 or 4: uint8, uint16 or
   // uint32, the one that stores the tile in the fewest bytes), and the
-  // deltas beyond it.
+  // deltas beyond it (version 1: exceptions by position; version 2:
+  // escapes, in the order of the zeros that stand for them).
   int64_t delta_bytes = 2;
   int64_t delta_exceptions = 0;
+  // Version 2: the nonzeros of value 1, 2 and 3, which the value bitmaps
+  // hold (the values array holds the others).
+  std::array<int64_t, 3> value_levels{};
   DataType gene_deltas() const;
+  // The values array's length: every nonzero (version 1) or those not in
+  // the bitmaps (version 2).
+  int64_t stored_values() const {
+    return nonzeros - value_levels[0] - value_levels[1] - value_levels[2];
+  }
   bool operator==(const TileSize&) const = default;
 };
-// The columns of the group's tile index, one row per tile.
-inline constexpr int64_t kTileIndexColumns = 4;
+// The columns of the group's tile index, one row per tile: [nonzeros,
+// exceptions, delta bytes, delta exceptions] and, in version 2, the three
+// value levels.
+int64_t TileIndexColumns(int version);
 
 // The arrays of one tile (group "tiles/<t>"), as named in the store.
 enum class TileArray {
@@ -142,10 +164,17 @@ enum class TileArray {
   kValues,
   kExceptionPositions,
   kExceptionValues,
-  kDeltaExceptionPositions,
-  kDeltaExceptionValues,
+  kDeltaExceptionPositions,  // version 1
+  kDeltaExceptionValues,     // version 1 ("gene_delta_exception_values")
+  kGeneBands,                // version 2
+  kGeneDeltaEscapes,         // version 2
+  kValueBitmap1,             // version 2
+  kValueBitmap2,             // version 2
+  kValueBitmap3,             // version 2
 };
 std::string_view TileArrayName(TileArray which);
+// The arrays a tile of `version` holds.
+std::span<const TileArray> TileArraysOf(int version);
 // The metadata of one of a tile's arrays: its type from `layout`, its length
 // from `size`, chunks of about 1/chunks_per_tile of it, bytes + zstd.
 ArrayMetadata TileArrayMetadata(const Layout& layout, TileArray which, int64_t tile_cells,

@@ -271,22 +271,39 @@ def test_zarr_python_rebuilds_the_matrix_with_numpy_alone(tmp_path):
     cells, genes = layout["shape"]
     order = root["X/gene_order"][...]
     index = root["X/tile_index"][...]
+    assert index[:, 3].sum() > 0 and index[:, 4:].min() > 0  # escapes, all three levels
+    bands = int(genes).bit_length() + 1
     rows = []
     for t in range(len(index)):
         tile = root[f"X/tiles/{t}"]
         indptr = tile["indptr"][...].astype(np.int64)
-        deltas = tile["gene_deltas"][...].astype(np.int64)
-        deltas[tile["gene_delta_exception_positions"][...]] += \
-            tile["gene_delta_exception_values"][...]
-        values = tile["values"][...].astype(layout["counts"])
+        cells_here, nnz = len(indptr) - 1, int(indptr[-1])
+        # Steps, band after band, escapes put back; then each row's pieces
+        # (its band 0 steps, band 1 steps, ...) put back in row order.
+        steps = tile["gene_deltas"][...].astype(np.int64)
+        steps[steps == 0] = tile["gene_delta_escapes"][...]
+        in_band = tile["gene_bands"][...].astype(np.int64).reshape(bands, cells_here)
+        piece_start = np.concatenate([[0], np.cumsum(in_band.ravel())])[:-1].reshape(bands, -1)
+        lengths, starts = in_band.T.ravel(), piece_start.T.ravel()  # row by row
+        within = np.arange(nnz) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        steps = steps[np.repeat(starts, lengths) + within]
+        positions = np.cumsum(steps)
+        row_start = np.repeat(indptr[:-1], np.diff(indptr))
+        ranks = positions - np.concatenate([[0], positions])[row_start] - 1
+        # Values: the 1s, 2s and 3s from the bitmaps, the rest in order.
+        values = np.zeros(nnz, layout["counts"])
+        left = np.ones(nnz, bool)
+        for level in (1, 2, 3):
+            bits = np.unpackbits(tile[f"value_bitmap_{level}"][...], count=int(left.sum()),
+                                 bitorder="little").astype(bool)
+            at = np.flatnonzero(left)[bits]
+            values[at] = level
+            left[at] = False
+        values[left] = tile["values"][...]
         values[tile["exception_positions"][...]] = tile["exception_values"][...]
-        row_of = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
-        starts = np.repeat(indptr[:-1], np.diff(indptr))
-        running = np.cumsum(deltas)
-        before = np.concatenate([[0], running])[starts]
-        ranks = running - before
+        row_of = np.repeat(np.arange(cells_here), np.diff(indptr))
         rows.append(scipy_sparse.csr_matrix((values, (row_of, order[ranks])),
-                                            shape=(len(indptr) - 1, genes)))
+                                            shape=(cells_here, genes)))
     rebuilt = scipy_sparse.vstack(rows).tocsr()
     assert rebuilt.shape == (cells, genes)
     assert (rebuilt != X).nnz == 0
@@ -469,7 +486,7 @@ def test_the_layout_attribute_is_plain_json(tmp_path):
     sparse.write(tmp_path / "d.zarr", counts(10, 4, seed=20), tile_cells=4)
     doc = json.loads((tmp_path / "d.zarr" / "X" / "zarr.json").read_text())
     layout = doc["attributes"]["sparse_matrix"]
-    assert layout["version"] == 1 and layout["shape"] == [10, 4]
+    assert layout["version"] == 2 and layout["shape"] == [10, 4]
     assert layout["tile_cells"] == 4 and layout["counts"] == "int32"
     assert os.path.exists(tmp_path / "d.zarr" / "X" / "tiles" / "2" / "indptr" / "zarr.json")
 

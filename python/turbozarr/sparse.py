@@ -43,6 +43,9 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'turbozarr.sparse' has no attribute {name!r}")
 
 TILE_CELLS = 10_000
+# The layout version new matrices are written in (docs/format/sparse.md);
+# matrices of version 1 still open.
+LAYOUT_VERSION = 2
 _MATRIX = "X"
 _FORMATS = ("csr", "dense", "torch")
 
@@ -544,7 +547,7 @@ def _write_matrix(root: Any, source: _Source, *, tile_cells: int, chunks_per_til
                   _native(values), _type(values), a)
         if progress:
             progress("scan", t + 1, tiles)
-    layout = {"version": 1, "shape": [source.n_cells, source.n_genes], "tile_cells": tile_cells,
+    layout = {"version": LAYOUT_VERSION, "shape": [source.n_cells, source.n_genes], "tile_cells": tile_cells,
               "chunks_per_tile": chunks_per_tile, "zstd_level": zstd_level,
               "counts": np.dtype(source.dtype).name, "stored_values": "uint8",
               "exception_values": "uint32"}

@@ -20,7 +20,9 @@
 #include <utility>
 
 #include "count_types.h"
+#include "gene_bands.h"
 #include "tile_codec.h"
+#include "value_levels.h"
 #include "turbozarr/config.h"
 #include "turbozarr/group.h"
 #include "turbozarr/selection.h"
@@ -35,8 +37,14 @@ int64_t Layout::TileCells(int64_t tile) const {
   return std::max<int64_t>(0, std::min(tile_cells, cells - tile * tile_cells));
 }
 
+int64_t Layout::gene_bands() const { return internal::GeneBands(genes); }
+
+DataType Layout::band_count_type() const {
+  return DataType(genes <= 65535 ? DataTypeId::kUInt16 : DataTypeId::kUInt32);
+}
+
 json Layout::ToJson() const {
-  return json{{"version", kFormatVersion},
+  return json{{"version", version},
               {"shape", {cells, genes}},
               {"tile_cells", tile_cells},
               {"chunks_per_tile", chunks_per_tile},
@@ -74,9 +82,10 @@ Result<Layout> Layout::FromJson(const json& j, std::string_view where) {
     return t;
   };
   TZ_ASSIGN_OR_RETURN(int64_t version, integer("version", 0, std::numeric_limits<int>::max()));
-  if (version != kFormatVersion) {
+  if (version < kOldestFormatVersion || version > kFormatVersion) {
     return Status::InvalidArgument(at + ": version " + std::to_string(version) +
-                                   " is not one this reader knows (it reads version " +
+                                   " is not one this reader knows (it reads versions " +
+                                   std::to_string(kOldestFormatVersion) + " to " +
                                    std::to_string(kFormatVersion) + ")");
   }
   auto shape = j.find("shape");
@@ -87,6 +96,7 @@ Result<Layout> Layout::FromJson(const json& j, std::string_view where) {
     return Status::InvalidArgument(at + ": field 'shape' is not [cells, genes]");
   }
   Layout l;
+  l.version = static_cast<int>(version);
   l.cells = (*shape)[0].get<int64_t>();
   l.genes = (*shape)[1].get<int64_t>();
   TZ_ASSIGN_OR_RETURN(l.tile_cells, integer("tile_cells", 1, std::numeric_limits<int32_t>::max()));
@@ -247,17 +257,34 @@ std::string_view TileArrayName(TileArray which) {
     case TileArray::kExceptionValues: return "exception_values";
     case TileArray::kDeltaExceptionPositions: return "gene_delta_exception_positions";
     case TileArray::kDeltaExceptionValues: return "gene_delta_exception_values";
+    case TileArray::kGeneBands: return "gene_bands";
+    case TileArray::kGeneDeltaEscapes: return "gene_delta_escapes";
+    case TileArray::kValueBitmap1: return "value_bitmap_1";
+    case TileArray::kValueBitmap2: return "value_bitmap_2";
+    case TileArray::kValueBitmap3: return "value_bitmap_3";
   }
   return "";
 }
 
+int64_t TileIndexColumns(int version) { return version == 1 ? 4 : 7; }
+
+std::span<const TileArray> TileArraysOf(int version) {
+  static constexpr TileArray kVersion1[] = {
+      TileArray::kIndptr,           TileArray::kGeneDeltas,
+      TileArray::kValues,           TileArray::kExceptionPositions,
+      TileArray::kExceptionValues,  TileArray::kDeltaExceptionPositions,
+      TileArray::kDeltaExceptionValues};
+  static constexpr TileArray kVersion2[] = {
+      TileArray::kIndptr,          TileArray::kGeneBands,         TileArray::kGeneDeltas,
+      TileArray::kGeneDeltaEscapes, TileArray::kValueBitmap1,     TileArray::kValueBitmap2,
+      TileArray::kValueBitmap3,    TileArray::kValues,            TileArray::kExceptionPositions,
+      TileArray::kExceptionValues};
+  if (version == 1) return kVersion1;
+  return kVersion2;
+}
+
 namespace {
 
-constexpr TileArray kTileArrays[] = {
-    TileArray::kIndptr,           TileArray::kGeneDeltas,
-    TileArray::kValues,           TileArray::kExceptionPositions,
-    TileArray::kExceptionValues,  TileArray::kDeltaExceptionPositions,
-    TileArray::kDeltaExceptionValues};
 // No chunk of the nonzeros' arrays is cut smaller than this, so that small
 // tiles do not become many tiny objects.
 constexpr int64_t kMinChunkElements = 4096;
@@ -302,31 +329,105 @@ DataType TileSize::gene_deltas() const {
                                      : DataTypeId::kUInt32);
 }
 
+namespace {
+
+// The bits of value bitmap `level` (0-based): the values the levels before
+// it did not take.
+int64_t BitmapBits(const TileSize& size, int level) {
+  int64_t bits = size.nonzeros;
+  for (int l = 0; l < level; ++l) bits -= size.value_levels[static_cast<size_t>(l)];
+  return bits;
+}
+
+// Where each of a tile's arrays lives in TileArrays, and its length in bytes.
+std::pair<std::byte*, size_t> Place(internal::TileArrays& a, const Layout& layout, TileArray which,
+                                    int64_t cells, const TileSize& size) {
+  auto reserve = [](auto& grow, size_t items, size_t padding = 0) {
+    using T = std::remove_reference_t<decltype(*grow.data())>;
+    auto* p = reinterpret_cast<std::byte*>(grow.Reserve(items + padding / sizeof(T)));
+    std::memset(p + items * sizeof(T), 0, padding);
+    return std::pair{p, items * sizeof(T)};
+  };
+  const auto n = [](int64_t v) { return static_cast<size_t>(v); };
+  switch (which) {
+    case TileArray::kIndptr: return reserve(a.indptr, n(cells + 1));
+    case TileArray::kGeneDeltas: return reserve(a.gene_deltas, n(size.nonzeros * size.delta_bytes));
+    case TileArray::kValues:
+      return reserve(a.values, n(size.stored_values()) * layout.stored_values.size());
+    case TileArray::kExceptionPositions: return reserve(a.exception_positions, n(size.exceptions));
+    case TileArray::kExceptionValues:
+      return reserve(a.exception_values, n(size.exceptions) * layout.exception_values.size());
+    case TileArray::kDeltaExceptionPositions:
+      return reserve(a.delta_exception_positions, n(size.delta_exceptions));
+    case TileArray::kDeltaExceptionValues:
+    case TileArray::kGeneDeltaEscapes:
+      return reserve(a.delta_exception_values, n(size.delta_exceptions));
+    case TileArray::kGeneBands:
+      return reserve(a.gene_bands, n(layout.gene_bands() * cells) * layout.band_count_type().size());
+    case TileArray::kValueBitmap1:
+    case TileArray::kValueBitmap2:
+    case TileArray::kValueBitmap3: {
+      const int level = static_cast<int>(which) - static_cast<int>(TileArray::kValueBitmap1);
+      return reserve(a.value_bitmaps[static_cast<size_t>(level)],
+                     n(internal::BitmapBytes(BitmapBits(size, level))), internal::kBitmapPadding);
+    }
+  }
+  return {nullptr, 0};
+}
+
+// A filled tile's array, for the writer.
+const void* TileArrayData(const internal::TileArrays& a, TileArray which) {
+  switch (which) {
+    case TileArray::kIndptr: return a.indptr.data();
+    case TileArray::kGeneDeltas: return a.gene_deltas.data();
+    case TileArray::kValues: return a.values.data();
+    case TileArray::kExceptionPositions: return a.exception_positions.data();
+    case TileArray::kExceptionValues: return a.exception_values.data();
+    case TileArray::kDeltaExceptionPositions: return a.delta_exception_positions.data();
+    case TileArray::kDeltaExceptionValues:
+    case TileArray::kGeneDeltaEscapes: return a.delta_exception_values.data();
+    case TileArray::kGeneBands: return a.gene_bands.data();
+    case TileArray::kValueBitmap1: return a.value_bitmaps[0].data();
+    case TileArray::kValueBitmap2: return a.value_bitmaps[1].data();
+    case TileArray::kValueBitmap3: return a.value_bitmaps[2].data();
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 ArrayMetadata TileArrayMetadata(const Layout& layout, TileArray which, int64_t tile_cells,
                                 const TileSize& size) {
+  const DataType u32(DataTypeId::kUInt32), u8(DataTypeId::kUInt8);
+  // The nonzeros' arrays are cut into chunks_per_tile chunks (so that a tile
+  // decompresses on that many cores), the others kept whole.
+  auto spread = [&](const DataType& dtype, int64_t length) {
+    const int64_t chunk = std::max(
+        kMinChunkElements,
+        (length + layout.chunks_per_tile - 1) / std::max<int64_t>(1, layout.chunks_per_tile));
+    return VectorMetadata(dtype, length, std::min(chunk, std::max<int64_t>(1, length)),
+                          layout.zstd_level);
+  };
+  auto whole = [&](const DataType& dtype, int64_t length) {
+    return VectorMetadata(dtype, length, length, layout.zstd_level);
+  };
   switch (which) {
-    case TileArray::kIndptr:
-      return VectorMetadata(DataType(DataTypeId::kUInt32), tile_cells + 1, tile_cells + 1,
-                            layout.zstd_level);
-    case TileArray::kGeneDeltas:
-    case TileArray::kValues: {
-      const int64_t chunk = std::max(
-          kMinChunkElements,
-          (size.nonzeros + layout.chunks_per_tile - 1) / std::max<int64_t>(1, layout.chunks_per_tile));
-      return VectorMetadata(which == TileArray::kValues ? layout.stored_values : size.gene_deltas(),
-                            size.nonzeros, std::min(chunk, std::max<int64_t>(1, size.nonzeros)),
-                            layout.zstd_level);
-    }
-    case TileArray::kExceptionPositions:
-      return VectorMetadata(DataType(DataTypeId::kUInt32), size.exceptions, size.exceptions,
-                            layout.zstd_level);
-    case TileArray::kExceptionValues:
-      return VectorMetadata(layout.exception_values, size.exceptions, size.exceptions,
-                            layout.zstd_level);
+    case TileArray::kIndptr: return whole(u32, tile_cells + 1);
+    case TileArray::kGeneDeltas: return spread(size.gene_deltas(), size.nonzeros);
+    case TileArray::kValues: return spread(layout.stored_values, size.stored_values());
+    case TileArray::kExceptionPositions: return whole(u32, size.exceptions);
+    case TileArray::kExceptionValues: return whole(layout.exception_values, size.exceptions);
     case TileArray::kDeltaExceptionPositions:
     case TileArray::kDeltaExceptionValues:
-      return VectorMetadata(DataType(DataTypeId::kUInt32), size.delta_exceptions,
-                            size.delta_exceptions, layout.zstd_level);
+    case TileArray::kGeneDeltaEscapes: return whole(u32, size.delta_exceptions);
+    case TileArray::kGeneBands:
+      return whole(layout.band_count_type(), layout.gene_bands() * tile_cells);
+    case TileArray::kValueBitmap1:
+    case TileArray::kValueBitmap2:
+    case TileArray::kValueBitmap3: {
+      const int level = static_cast<int>(which) - static_cast<int>(TileArray::kValueBitmap1);
+      return spread(u8, internal::BitmapBytes(BitmapBits(size, level)));
+    }
   }
   return {};
 }
@@ -397,19 +498,13 @@ Status MatrixWriter::WriteTile(int64_t tile, const CsrRows& rows) {
   GroupCreateOptions replace;
   replace.overwrite = true;
   TZ_RETURN_NOT_OK(Group::Create(store_, tile_path, replace).status());
-  const void* data[] = {encoded.indptr.data(),
-                        encoded.gene_deltas.data(),
-                        encoded.values.data(),
-                        encoded.exception_positions.data(),
-                        encoded.exception_values.data(),
-                        encoded.delta_exception_positions.data(),
-                        encoded.delta_exception_values.data()};
-  for (size_t i = 0; i < std::size(kTileArrays); ++i) {
-    ArrayMetadata m = TileArrayMetadata(layout_, kTileArrays[i], rows.rows, encoded.size);
+  for (TileArray which : TileArraysOf(layout_.version)) {
+    ArrayMetadata m = TileArrayMetadata(layout_, which, rows.rows, encoded.size);
+    const void* data = TileArrayData(encoded, which);
     TZ_ASSIGN_OR_RETURN(std::shared_ptr<Array> array,
-                        Array::Create(store_, Join(tile_path, TileArrayName(kTileArrays[i])), m));
+                        Array::Create(store_, Join(tile_path, TileArrayName(which)), m));
     if (m.shape[0] > 0) {
-      TZ_RETURN_NOT_OK(array->Write(Selection::All(m.shape), data[i], StoreEveryChunk()));
+      TZ_RETURN_NOT_OK(array->Write(Selection::All(m.shape), data, StoreEveryChunk()));
     }
   }
   std::lock_guard<std::mutex> lock(mutex_);
@@ -431,13 +526,16 @@ Status MatrixWriter::Finish() {
       index.push_back(sizes_[t].exceptions);
       index.push_back(sizes_[t].delta_bytes);
       index.push_back(sizes_[t].delta_exceptions);
+      if (layout_.version >= 2) {
+        for (int64_t level : sizes_[t].value_levels) index.push_back(level);
+      }
     }
   }
+  const int64_t columns = TileIndexColumns(layout_.version);
   ArrayMetadata m = VectorMetadata(DataType(DataTypeId::kInt64), layout_.tiles(), 1,
                                    layout_.zstd_level);
-  m.shape = {layout_.tiles(), kTileIndexColumns};
-  m.chunk_shape = {std::max<int64_t>(1, std::min<int64_t>(layout_.tiles(), 1 << 16)),
-                   kTileIndexColumns};
+  m.shape = {layout_.tiles(), columns};
+  m.chunk_shape = {std::max<int64_t>(1, std::min<int64_t>(layout_.tiles(), 1 << 16)), columns};
   TZ_ASSIGN_OR_RETURN(std::shared_ptr<Array> array,
                       Array::Create(store_, Join(path_, "tile_index"), m));
   if (!index.empty()) {
@@ -500,28 +598,39 @@ Result<std::shared_ptr<Matrix>> Matrix::Open(std::shared_ptr<Store> store, std::
     }
     return index.status();
   }
-  if ((*index)->shape() != std::vector<int64_t>{l.tiles(), kTileIndexColumns} ||
+  const int64_t columns = TileIndexColumns(l.version);
+  if ((*index)->shape() != std::vector<int64_t>{l.tiles(), columns} ||
       (*index)->dtype().id() != DataTypeId::kInt64) {
     return Status::Corruption(where + ": tile_index is not int64 [" + std::to_string(l.tiles()) +
-                              ", " + std::to_string(kTileIndexColumns) + "]");
+                              ", " + std::to_string(columns) + "]");
   }
-  std::vector<int64_t> sizes(static_cast<size_t>(l.tiles() * kTileIndexColumns));
+  std::vector<int64_t> sizes(static_cast<size_t>(l.tiles() * columns));
   if (!sizes.empty()) {
     TZ_RETURN_NOT_OK((*index)->Read(Selection::All((*index)->shape()), std::span<int64_t>(sizes)));
   }
   m->offsets_.push_back(0);
   for (int64_t t = 0; t < l.tiles(); ++t) {
-    const int64_t* row = sizes.data() + t * kTileIndexColumns;
+    const int64_t* row = sizes.data() + t * columns;
     TileSize s{row[0], row[1], row[2], row[3]};
+    int64_t levels = 0;
+    bool levels_ok = true;
+    for (int64_t c = 4; c < columns; ++c) {
+      s.value_levels[static_cast<size_t>(c - 4)] = row[c];
+      levels_ok = levels_ok && row[c] >= 0 && row[c] <= s.nonzeros;
+      levels += row[c];
+    }
     if (s.nonzeros < 0 || s.nonzeros > std::numeric_limits<int32_t>::max() || s.exceptions < 0 ||
         s.exceptions > s.nonzeros || s.nonzeros > l.TileCells(t) * l.genes ||
         (s.delta_bytes != 1 && s.delta_bytes != 2 && s.delta_bytes != 4) ||
-        s.delta_exceptions < 0 || s.delta_exceptions > s.nonzeros) {
-      return Status::Corruption(where + ": tile_index row " + std::to_string(t) + " [" +
-                                std::to_string(row[0]) + ", " + std::to_string(row[1]) + ", " +
-                                std::to_string(row[2]) + ", " + std::to_string(row[3]) +
+        s.delta_exceptions < 0 || s.delta_exceptions > s.nonzeros || !levels_ok ||
+        levels > s.nonzeros) {
+      std::string cells;
+      for (int64_t c = 0; c < columns; ++c) cells += (c ? ", " : "") + std::to_string(row[c]);
+      return Status::Corruption(where + ": tile_index row " + std::to_string(t) + " [" + cells +
                                 "] is not [nonzeros, exceptions, delta bytes (1, 2 or 4), "
-                                "delta exceptions] of a tile");
+                                "delta exceptions" +
+                                std::string(columns > 4 ? ", values of 1, 2 and 3" : "") +
+                                "] of a tile");
     }
     m->sizes_.push_back(s);
     m->offsets_.push_back(m->offsets_.back() + s.nonzeros);
@@ -549,19 +658,6 @@ Status Matrix::FetchTile(int64_t tile, int threads_wanted, Stored& stored) const
   const std::string tile_path = TilePath(path_, tile);
   internal::TileArrays& a = stored.arrays;
   a.size = size;
-  std::byte* targets[] = {
-      reinterpret_cast<std::byte*>(a.indptr.Reserve(static_cast<size_t>(cells) + 1)),
-      a.gene_deltas.Reserve(static_cast<size_t>(size.nonzeros * size.delta_bytes)),
-      a.values.Reserve(static_cast<size_t>(size.nonzeros) * layout_.stored_values.size()),
-      reinterpret_cast<std::byte*>(
-          a.exception_positions.Reserve(static_cast<size_t>(size.exceptions))),
-      a.exception_values.Reserve(static_cast<size_t>(size.exceptions) *
-                                 layout_.exception_values.size()),
-      reinterpret_cast<std::byte*>(
-          a.delta_exception_positions.Reserve(static_cast<size_t>(size.delta_exceptions))),
-      reinterpret_cast<std::byte*>(
-          a.delta_exception_values.Reserve(static_cast<size_t>(size.delta_exceptions)))};
-
   // Every chunk of the tile's arrays, in one batch.
   struct Chunk {
     const Array* array;
@@ -572,17 +668,17 @@ Status Matrix::FetchTile(int64_t tile, int threads_wanted, Stored& stored) const
   };
   std::vector<std::shared_ptr<Array>> arrays;
   std::vector<Chunk> chunks;
-  for (size_t i = 0; i < std::size(kTileArrays); ++i) {
-    ArrayMetadata m = TileArrayMetadata(layout_, kTileArrays[i], cells, size);
+  for (TileArray which : TileArraysOf(layout_.version)) {
+    ArrayMetadata m = TileArrayMetadata(layout_, which, cells, size);
+    std::byte* target = Place(a, layout_, which, cells, size).first;
     TZ_ASSIGN_OR_RETURN(std::shared_ptr<Array> array,
-                        Array::FromMetadata(store_, Join(tile_path, TileArrayName(kTileArrays[i])),
-                                            m));
+                        Array::FromMetadata(store_, Join(tile_path, TileArrayName(which)), m));
     const int64_t length = m.shape[0], chunk = m.chunk_shape[0];
     const size_t item = m.dtype.size();
     for (int64_t c = 0; c * chunk < length; ++c) {
       const int64_t n = std::min(chunk, length - c * chunk);
       chunks.push_back({array.get(), array->ChunkKey({c}),
-                        targets[i] + static_cast<size_t>(c * chunk) * item,
+                        target + static_cast<size_t>(c * chunk) * item,
                         static_cast<size_t>(n) * item, static_cast<size_t>(chunk) * item});
     }
     arrays.push_back(std::move(array));

@@ -57,8 +57,9 @@ Source MakeSource(int64_t cells, int64_t genes, int64_t empty_from, int64_t empt
 }
 
 Status Write(const std::shared_ptr<Store>& store, const Source& s, int64_t tile_cells,
-             bool finish = true) {
+             bool finish = true, int version = kFormatVersion) {
   Layout layout;
+  layout.version = version;
   layout.cells = s.cells;
   layout.genes = s.genes;
   layout.tile_cells = tile_cells;
@@ -99,17 +100,24 @@ void ExpectSame(const Matrix& m, const Source& s) {
 }
 
 TEST(SparseMatrix, TilesRoundTripWithAnEmptyTileAndAPartialLastOne) {
-  auto store = MakeMemoryStore();
-  // 1,050 cells in tiles of 200: tile 2 empty, tile 5 holds 50 cells.
+  // 1,050 cells in tiles of 200: tile 2 empty, tile 5 holds 50 cells; in
+  // the layout written today and in the one before, which readers still
+  // open.
   const Source s = MakeSource(1050, 120, 400, 600);
-  ASSERT_TRUE(Write(store, s, 200).ok());
-  Result<std::shared_ptr<Matrix>> m = Matrix::Open(store, "X");
-  ASSERT_TRUE(m.ok()) << m.status().ToString();
-  EXPECT_EQ((*m)->layout().tiles(), 6);
-  EXPECT_EQ((*m)->tile_size(2).nonzeros, 0);
-  EXPECT_EQ((*m)->layout().stored_values.id(), DataTypeId::kUInt8);
-  EXPECT_GT((*m)->tile_size(0).exceptions, 0);
-  ExpectSame(**m, s);
+  for (int version : {kOldestFormatVersion, kFormatVersion}) {
+    SCOPED_TRACE("version " + std::to_string(version));
+    auto store = MakeMemoryStore();
+    ASSERT_TRUE(Write(store, s, 200, true, version).ok());
+    Result<std::shared_ptr<Matrix>> m = Matrix::Open(store, "X");
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    EXPECT_EQ((*m)->layout().version, version);
+    EXPECT_EQ((*m)->layout().tiles(), 6);
+    EXPECT_EQ((*m)->tile_size(2).nonzeros, 0);
+    EXPECT_EQ((*m)->layout().stored_values.id(), DataTypeId::kUInt8);
+    EXPECT_GT((*m)->tile_size(0).exceptions, 0);
+    if (version == 2) EXPECT_GT((*m)->tile_size(0).value_levels[0], 0);
+    ExpectSame(**m, s);
+  }
 }
 
 TEST(SparseMatrix, TheArraysArePlainZarrThatAnyReaderOpens) {

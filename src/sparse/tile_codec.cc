@@ -25,6 +25,8 @@
 
 #include "count_types.h"
 #include "dense_row.h"
+#include "gene_bands.h"
+#include "value_levels.h"
 #include "turbozarr/config.h"
 
 namespace turbozarr::sparse::internal {
@@ -230,6 +232,96 @@ void VisitStoredType(DataTypeId id, F&& f) {
   }
 }
 
+// Version 1's gene deltas: row order, in the width that stores the fewest
+// bytes (counting 8 per exception: its position and value), the deltas
+// beyond it as exceptions by position. Returns the exceptions.
+int64_t NarrowRowDeltas(const int64_t* ptr, const std::vector<int64_t>& cut,
+                        const std::vector<std::array<int64_t, 2>>& beyond,
+                        const uint32_t* deltas, int64_t nnz, TileArrays& out) {
+  const int parts = static_cast<int>(cut.size()) - 1;
+  int64_t beyond8 = 0, beyond16 = 0;
+  for (const auto& b : beyond) {
+    beyond8 += b[0];
+    beyond16 += b[1];
+  }
+  const int64_t cost1 = nnz + 8 * beyond8, cost2 = 2 * nnz + 8 * beyond16, cost4 = 4 * nnz;
+  const int64_t delta_bytes = cost1 <= std::min(cost2, cost4) ? 1 : cost2 <= cost4 ? 2 : 4;
+  std::byte* narrow_deltas = out.gene_deltas.Reserve(static_cast<size_t>(nnz * delta_bytes));
+  std::vector<std::vector<uint32_t>> delta_pos(static_cast<size_t>(parts));
+  std::vector<std::vector<uint32_t>> delta_val(static_cast<size_t>(parts));
+  VisitDeltaType(delta_bytes, [&](auto delta_tag) {
+    using Delta = decltype(delta_tag);
+    RunParts(parts, [&](int p) {
+      const int64_t j0 = ptr[(cut[static_cast<size_t>(p)])];
+      const int64_t j1 = ptr[(cut[static_cast<size_t>(p) + 1])];
+      auto* to = reinterpret_cast<Delta*>(narrow_deltas);
+      for (int64_t j = j0; j < j1; ++j) {
+        const uint32_t d = deltas[j];
+        if (d > std::numeric_limits<Delta>::max()) {
+          to[j] = 0;  // the exception holds the whole delta
+          delta_pos[static_cast<size_t>(p)].push_back(static_cast<uint32_t>(j));
+          delta_val[static_cast<size_t>(p)].push_back(d);
+        } else {
+          to[j] = static_cast<Delta>(d);
+        }
+      }
+    });
+  });
+  size_t delta_exceptions = 0;
+  for (const auto& v : delta_pos) delta_exceptions += v.size();
+  uint32_t* dpos = out.delta_exception_positions.Reserve(delta_exceptions);
+  uint32_t* dval = out.delta_exception_values.Reserve(delta_exceptions);
+  for (int p = 0; p < parts; ++p) {
+    dpos = std::copy(delta_pos[static_cast<size_t>(p)].begin(),
+                     delta_pos[static_cast<size_t>(p)].end(), dpos);
+    dval = std::copy(delta_val[static_cast<size_t>(p)].begin(),
+                     delta_val[static_cast<size_t>(p)].end(), dval);
+  }
+
+  out.size.delta_bytes = delta_bytes;
+  return static_cast<int64_t>(delta_exceptions);
+}
+
+// Version 2's gene steps (gene_bands.h): grouped by band, in the width that
+// stores the fewest bytes (counting 4 per escape), those beyond it escaped.
+// Returns the escapes.
+int64_t BandAndNarrowSteps(const Layout& layout, const int64_t* ptr, int64_t rows,
+                           const uint32_t* deltas, int64_t nnz, TileArrays& out) {
+  const int64_t bands = GeneBands(layout.genes);
+  std::vector<uint32_t> counts(static_cast<size_t>(bands * rows));
+  std::unique_ptr<uint32_t[]> steps(new uint32_t[static_cast<size_t>(std::max<int64_t>(nnz, 1))]);
+  int64_t beyond[2] = {0, 0};
+  BandSteps(ptr, rows, deltas, bands, counts.data(), steps.get(), beyond);
+  const int64_t cost1 = nnz + 4 * beyond[0], cost2 = 2 * nnz + 4 * beyond[1], cost4 = 4 * nnz;
+  const int64_t delta_bytes = cost1 <= std::min(cost2, cost4) ? 1 : cost2 <= cost4 ? 2 : 4;
+  std::vector<uint32_t> escapes;
+  VisitDeltaType(delta_bytes, [&](auto delta_tag) {
+    using Delta = decltype(delta_tag);
+    auto* to = reinterpret_cast<Delta*>(out.gene_deltas.Reserve(static_cast<size_t>(nnz * delta_bytes)));
+    for (int64_t j = 0; j < nnz; ++j) {
+      const uint32_t step = steps[j];
+      if (step > std::numeric_limits<Delta>::max()) {
+        to[j] = 0;
+        escapes.push_back(step);
+      } else {
+        to[j] = static_cast<Delta>(step);
+      }
+    }
+  });
+  std::copy(escapes.begin(), escapes.end(), out.delta_exception_values.Reserve(escapes.size()));
+  out.delta_exception_positions.Reserve(0);
+  std::byte* stored_counts =
+      out.gene_bands.Reserve(counts.size() * layout.band_count_type().size());
+  if (layout.band_count_type().id() == DataTypeId::kUInt16) {
+    auto* to = reinterpret_cast<uint16_t*>(stored_counts);
+    for (size_t i = 0; i < counts.size(); ++i) to[i] = static_cast<uint16_t>(counts[i]);
+  } else {
+    std::memcpy(stored_counts, counts.data(), counts.size() * 4);
+  }
+  out.size.delta_bytes = delta_bytes;
+  return static_cast<int64_t>(escapes.size());
+}
+
 }  // namespace
 
 Status EncodeTile(const Layout& layout, const std::vector<int32_t>& rank_of_gene,
@@ -322,45 +414,11 @@ Status EncodeTile(const Layout& layout, const std::vector<int32_t>& rank_of_gene
   }
   TZ_RETURN_NOT_OK(errors.First());
 
-  // The deltas' width: the one that stores the fewest bytes, counting 8 per
-  // exception (its position and value).
-  int64_t beyond8 = 0, beyond16 = 0;
-  for (const auto& b : beyond) {
-    beyond8 += b[0];
-    beyond16 += b[1];
-  }
-  const int64_t cost1 = nnz + 8 * beyond8, cost2 = 2 * nnz + 8 * beyond16, cost4 = 4 * nnz;
-  const int64_t delta_bytes = cost1 <= std::min(cost2, cost4) ? 1 : cost2 <= cost4 ? 2 : 4;
-  std::byte* narrow_deltas = out.gene_deltas.Reserve(static_cast<size_t>(nnz * delta_bytes));
-  std::vector<std::vector<uint32_t>> delta_pos(static_cast<size_t>(parts));
-  std::vector<std::vector<uint32_t>> delta_val(static_cast<size_t>(parts));
-  VisitDeltaType(delta_bytes, [&](auto delta_tag) {
-    using Delta = decltype(delta_tag);
-    RunParts(parts, [&](int p) {
-      const int64_t j0 = ptr[static_cast<size_t>(cut[static_cast<size_t>(p)])];
-      const int64_t j1 = ptr[static_cast<size_t>(cut[static_cast<size_t>(p) + 1])];
-      auto* to = reinterpret_cast<Delta*>(narrow_deltas);
-      for (int64_t j = j0; j < j1; ++j) {
-        const uint32_t d = deltas[j];
-        if (d > std::numeric_limits<Delta>::max()) {
-          to[j] = 0;  // the exception holds the whole delta
-          delta_pos[static_cast<size_t>(p)].push_back(static_cast<uint32_t>(j));
-          delta_val[static_cast<size_t>(p)].push_back(d);
-        } else {
-          to[j] = static_cast<Delta>(d);
-        }
-      }
-    });
-  });
-  size_t delta_exceptions = 0;
-  for (const auto& v : delta_pos) delta_exceptions += v.size();
-  uint32_t* dpos = out.delta_exception_positions.Reserve(delta_exceptions);
-  uint32_t* dval = out.delta_exception_values.Reserve(delta_exceptions);
-  for (int p = 0; p < parts; ++p) {
-    dpos = std::copy(delta_pos[static_cast<size_t>(p)].begin(),
-                     delta_pos[static_cast<size_t>(p)].end(), dpos);
-    dval = std::copy(delta_val[static_cast<size_t>(p)].begin(),
-                     delta_val[static_cast<size_t>(p)].end(), dval);
+  int64_t delta_exceptions = 0;
+  if (layout.version == 1) {
+    delta_exceptions = NarrowRowDeltas(ptr.data(), cut, beyond, deltas.get(), nnz, out);
+  } else {
+    delta_exceptions = BandAndNarrowSteps(layout, ptr.data(), n, deltas.get(), nnz, out);
   }
 
   size_t exceptions = 0;
@@ -386,8 +444,27 @@ Status EncodeTile(const Layout& layout, const std::vector<int32_t>& rank_of_gene
       }
     }
   }
-  out.size = TileSize{nnz, static_cast<int64_t>(exceptions), delta_bytes,
-                      static_cast<int64_t>(delta_exceptions)};
+  out.size.nonzeros = nnz;
+  out.size.exceptions = static_cast<int64_t>(exceptions);
+  out.size.delta_exceptions = delta_exceptions;
+  out.size.value_levels = {0, 0, 0};
+  if (layout.version >= 2) {
+    // The values as level bitmaps and the rest (value_levels.h).
+    std::array<uint8_t*, kValueLevels> bitmaps;
+    for (int l = 0; l < kValueLevels; ++l) {
+      bitmaps[static_cast<size_t>(l)] =
+          out.value_bitmaps[static_cast<size_t>(l)].Reserve(static_cast<size_t>(BitmapBytes(nnz)));
+    }
+    VisitStoredType(layout.stored_values.id(), [&](auto tag) {
+      using Stored = decltype(tag);
+      out.size.value_levels = SplitValueLevels(reinterpret_cast<Stored*>(stored), nnz, bitmaps);
+    });
+    int64_t reach = nnz;
+    for (int l = 0; l < kValueLevels; ++l) {
+      out.value_bitmaps[static_cast<size_t>(l)].Reserve(static_cast<size_t>(BitmapBytes(reach)));
+      reach -= out.size.value_levels[static_cast<size_t>(l)];
+    }
+  }
   return Status::OK();
 }
 
@@ -416,6 +493,25 @@ struct DecodeShape {
 // read; an unsorted one hands the row on as it is stored).
 constexpr int64_t kGeneBeyond = -1;
 constexpr int64_t kRepeatedGene = -2;
+constexpr int64_t kEscapedZero = -3;  // version 2: an escaped step of 0
+
+// What a thread's rows are rebuilt in, kept across the batches of a part.
+template <typename Stored, typename Out>
+struct RowScratch {
+  static constexpr bool kDense = std::is_integral_v<Stored> && sizeof(Stored) <= 2;
+  explicit RowScratch(int64_t columns) : columns(columns) {}
+  // The sorted rows of narrow values: built on first use (its row is
+  // `columns` cells, zeroed once).
+  auto& dense_row() {
+    if (!dense) dense.emplace(columns);
+    return *dense;
+  }
+  int64_t columns;
+  std::optional<std::conditional_t<kDense, DenseRow<Stored, Out>, int>> dense;
+  std::vector<std::pair<int32_t, Out>> pairs;
+  std::vector<uint64_t> bitmap;  // the other sorted rows' genes
+  std::vector<Out> values;       // ... and their values by gene
+};
 
 // RebuildRows for sorted rows of narrow stored values (dense_row.h): each
 // row scattered into a DenseRow and drained in gene order; a short row of
@@ -428,9 +524,10 @@ constexpr int64_t kRepeatedGene = -2;
 template <bool kMapped, typename Delta, typename Stored, typename Exc, typename Out>
 int64_t RebuildRowsSorted(const DecodeShape& d, int64_t r0, int64_t r1, const Delta* deltas,
                           const Stored* stored, const Exc* exc_val, int32_t* out_ptr,
-                          int32_t* indices, Out* values, int64_t e, int64_t de) {
-  DenseRow<Stored, Out> dense(d.columns);
-  std::vector<std::pair<int32_t, Out>> pairs;
+                          int32_t* indices, Out* values, int64_t e, int64_t de,
+                          RowScratch<Stored, Out>& scratch, int64_t w0) {
+  auto& dense = scratch.dense_row();
+  auto& pairs = scratch.pairs;
   const int64_t short_row = d.columns / 1024;
   const uint64_t genes = static_cast<uint64_t>(d.genes);
   const int32_t* const order = d.gene_order;
@@ -445,8 +542,7 @@ int64_t RebuildRowsSorted(const DecodeShape& d, int64_t r0, int64_t r1, const De
   };
   int64_t next_exc = e < d.exceptions ? d.exc_pos[e] : d.nnz;
   int64_t next_delta_exc = de < d.delta_exceptions ? d.delta_exc_pos[de] : d.nnz;
-  const int64_t first = d.ptr[r0];
-  int64_t w = first;
+  int64_t w = w0;
   for (int64_t r = r0; r < r1; ++r) {
     uint64_t run = 0;
     const int64_t a = d.ptr[r], b = d.ptr[r + 1];
@@ -521,17 +617,17 @@ int64_t RebuildRowsSorted(const DecodeShape& d, int64_t r0, int64_t r1, const De
     }
     out_ptr[r + 1] = static_cast<int32_t>(w);
   }
-  return w - first;
+  return w - w0;
 }
 
-// Rows [r0, r1) of a tile into `indices`/`values` from out_begin on (the
-// part's first stored position, or less after compaction never: parts write
-// where they read). Returns the nonzeros written, or -1 for a gene number
-// beyond the matrix (corrupt deltas).
+// Rows [r0, r1) of a tile into `indices`/`values` from w0 on (the rows'
+// first stored position, or less where a gene subset compacted the rows
+// before). `deltas` and `stored` are indexed by position in the tile.
+// Returns the nonzeros written, or kGeneBeyond / kRepeatedGene.
 template <typename Delta, typename Stored, typename Exc, typename Out>
 int64_t RebuildRows(const DecodeShape& d, int64_t r0, int64_t r1, const Delta* deltas,
                     const Stored* stored, const Exc* exc_val, int32_t* out_ptr,
-                    int32_t* indices, Out* values) {
+                    int32_t* indices, Out* values, RowScratch<Stored, Out>& scratch, int64_t w0) {
   const int64_t first = d.ptr[r0];
   // The next exception at or after this part's first nonzero.
   int64_t e = std::lower_bound(d.exc_pos, d.exc_pos + d.exceptions,
@@ -555,9 +651,9 @@ int64_t RebuildRows(const DecodeShape& d, int64_t r0, int64_t r1, const Delta* d
   if constexpr (std::is_integral_v<Stored> && sizeof(Stored) <= 2) {
     if (d.sorted) {
       return d.gene_map ? RebuildRowsSorted<true>(d, r0, r1, deltas, stored, exc_val, out_ptr,
-                                                  indices, values, e, de)
+                                                  indices, values, e, de, scratch, w0)
                         : RebuildRowsSorted<false>(d, r0, r1, deltas, stored, exc_val, out_ptr,
-                                                   indices, values, e, de);
+                                                   indices, values, e, de, scratch, w0);
     }
   }
   if (plain) {
@@ -594,9 +690,13 @@ int64_t RebuildRows(const DecodeShape& d, int64_t r0, int64_t r1, const Delta* d
 
   // A subset, a sort, or both: each row compacts (and sorts) in place.
   const size_t words = static_cast<size_t>((d.columns + 63) / 64);
-  std::vector<uint64_t> bitmap(d.sorted ? words : 0, 0);
-  std::vector<Out> dense(d.sorted ? static_cast<size_t>(d.columns) : 0);
-  int64_t w = first;
+  std::vector<uint64_t>& bitmap = scratch.bitmap;
+  std::vector<Out>& dense = scratch.values;
+  if (d.sorted && bitmap.size() < words) {
+    bitmap.assign(words, 0);
+    dense.resize(static_cast<size_t>(d.columns));
+  }
+  int64_t w = w0;
   for (int64_t r = r0; r < r1; ++r) {
     uint64_t run = 0;
     const int64_t row_start = w;
@@ -667,7 +767,62 @@ int64_t RebuildRows(const DecodeShape& d, int64_t r0, int64_t r1, const Delta* d
     }
     out_ptr[r + 1] = static_cast<int32_t>(w);
   }
-  return w - first;
+  return w - w0;
+}
+
+// Version 2's stored rows, beside what DecodeShape has of them.
+template <typename Delta, typename Stored>
+struct BandedTile {
+  const uint32_t* row_counts;  // [cells][bands]
+  int64_t bands;
+  const Delta* steps;
+  const uint32_t* escapes;
+  std::array<const uint8_t*, kValueLevels> bitmaps;
+  const Stored* rest;
+};
+
+// Rows [r0, r1) of a version 2 tile: in batches of rows that fit the
+// core's cache, the steps are put back in row order and the values
+// expanded, then rebuilt as version 1's rows are. Returns as RebuildRows,
+// or kEscapedZero.
+template <typename Delta, typename Stored, typename Exc, typename Out>
+int64_t RebuildBandedRows(const DecodeShape& d, const BandedTile<Delta, Stored>& tile,
+                          BandCursor cursor, int64_t r0, int64_t r1, const Exc* exc_val,
+                          int32_t* out_ptr, int32_t* indices, Out* values) {
+  constexpr int64_t kBatch = 16384;  // nonzeros: 16-64 KB of steps and values
+  RowScratch<Stored, Out> scratch(d.columns);
+  ValueCursor value_at = ValueCursor::At(tile.bitmaps, d.ptr[r0]);
+  std::vector<Delta> steps;
+  std::vector<Stored> stored;
+  std::vector<uint32_t> escape_pos, escape_val;
+  int64_t w = d.ptr[r0];
+  for (int64_t r = r0; r < r1;) {
+    int64_t end = r + 1;
+    while (end < r1 && d.ptr[end + 1] - d.ptr[r] <= kBatch) ++end;
+    const int64_t first = d.ptr[r], n = d.ptr[end] - first;
+    if (static_cast<int64_t>(steps.size()) < n) {
+      steps.resize(static_cast<size_t>(n));
+      stored.resize(static_cast<size_t>(n));
+    }
+    if (!UnbandRows(tile.row_counts, tile.bands, d.ptr, r, end, tile.steps, tile.escapes, cursor,
+                    steps.data(), escape_pos, escape_val)) {
+      return kEscapedZero;
+    }
+    ExpandValues(value_at, tile.rest, n, stored.data());
+    DecodeShape batch = d;
+    batch.delta_exc_pos = escape_pos.data();
+    batch.delta_exc_val = escape_val.data();
+    batch.delta_exceptions = static_cast<int64_t>(escape_pos.size());
+    // The batch's arrays indexed by position in the tile, as RebuildRows
+    // reads them (it reads only [first, first + n)).
+    const int64_t written =
+        RebuildRows<Delta, Stored>(batch, r, end, steps.data() - first, stored.data() - first,
+                                   exc_val, out_ptr, indices, values, scratch, w);
+    if (written < 0) return written;
+    w += written;
+    r = end;
+  }
+  return w - d.ptr[r0];
 }
 
 }  // namespace
@@ -690,17 +845,32 @@ Result<int64_t> DecodeTile(const Layout& layout, const std::vector<int32_t>& gen
     return corrupt("indptr ends at " + std::to_string(ptr[cells]) + ", but the tile holds " +
                    std::to_string(nnz) + " nonzeros");
   }
+  const bool banded = layout.version >= 2;
   const uint32_t* exc_pos = in.exception_positions.data();
   const uint32_t* delta_exc_pos = in.delta_exception_positions.data();
   for (auto [positions, n, what] :
        {std::tuple{exc_pos, in.size.exceptions, "exception"},
-        std::tuple{delta_exc_pos, in.size.delta_exceptions, "delta exception"}}) {
+        std::tuple{delta_exc_pos, banded ? 0 : in.size.delta_exceptions, "delta exception"}}) {
     for (int64_t e = 0; e < n; ++e) {
       if (static_cast<int64_t>(positions[e]) >= nnz ||
           (e > 0 && positions[e] <= positions[e - 1])) {
         return corrupt(std::string(what) + " position " + std::to_string(positions[e]) +
                        " is out of order or beyond the tile");
       }
+    }
+  }
+  if (banded) {
+    // Each bitmap holds the count of its level the index gives: then every
+    // cursor stays within the bitmaps and the rest.
+    int64_t reach = nnz;
+    for (int l = 0; l < kValueLevels; ++l) {
+      const int64_t set = CountBits(in.value_bitmaps[static_cast<size_t>(l)].data(), 0, reach);
+      if (set != in.size.value_levels[static_cast<size_t>(l)]) {
+        return corrupt("value_bitmap_" + std::to_string(l + 1) + " marks " + std::to_string(set) +
+                       " values, the tile index " +
+                       std::to_string(in.size.value_levels[static_cast<size_t>(l)]));
+      }
+      reach -= set;
     }
   }
   if (target.capacity < nnz) {
@@ -732,19 +902,56 @@ Result<int64_t> DecodeTile(const Layout& layout, const std::vector<int32_t>& gen
   const std::vector<int64_t> cut = SplitRows(ptr, cells, parts);
   std::vector<int64_t> written(static_cast<size_t>(parts), 0);
   target.indptr[0] = 0;
+  std::vector<uint32_t> row_counts;
+  std::vector<BandCursor> cursors;
+  const int64_t bands = GeneBands(layout.genes);
+  if (banded) {
+    std::string wrong;
+    VisitDeltaType(in.size.delta_bytes, [&](auto delta_tag) {
+      using Delta = decltype(delta_tag);
+      const auto* steps = reinterpret_cast<const Delta*>(in.gene_deltas.data());
+      if (layout.band_count_type().id() == DataTypeId::kUInt16) {
+        wrong = PlaceBandCursors(reinterpret_cast<const uint16_t*>(in.gene_bands.data()), bands,
+                                 cells, ptr, steps, in.size.delta_exceptions, cut, row_counts,
+                                 cursors);
+      } else {
+        wrong = PlaceBandCursors(reinterpret_cast<const uint32_t*>(in.gene_bands.data()), bands,
+                                 cells, ptr, steps, in.size.delta_exceptions, cut, row_counts,
+                                 cursors);
+      }
+    });
+    if (!wrong.empty()) return corrupt(wrong);
+  }
   VisitDeltaType(in.size.delta_bytes, [&](auto delta_tag) {
     using Delta = decltype(delta_tag);
     VisitStoredType(layout.stored_values.id(), [&](auto stored_tag) {
       using Stored = decltype(stored_tag);
       VisitCountType(layout.counts.id(), [&](auto out_tag) {
         using Out = decltype(out_tag);
+        const auto* deltas = reinterpret_cast<const Delta*>(in.gene_deltas.data());
+        const auto* stored = reinterpret_cast<const Stored*>(in.values.data());
         auto run = [&](const auto* exc_val) {
           RunParts(parts, [&](int p) {
-            written[static_cast<size_t>(p)] = RebuildRows<Delta, Stored>(
-                shape, cut[static_cast<size_t>(p)], cut[static_cast<size_t>(p) + 1],
-                reinterpret_cast<const Delta*>(in.gene_deltas.data()),
-                reinterpret_cast<const Stored*>(in.values.data()), exc_val, target.indptr,
-                target.indices, static_cast<Out*>(target.values));
+            const int64_t r0 = cut[static_cast<size_t>(p)], r1 = cut[static_cast<size_t>(p) + 1];
+            auto* out = static_cast<Out*>(target.values);
+            int64_t& n = written[static_cast<size_t>(p)];
+            if (banded) {
+              const BandedTile<Delta, Stored> tile{
+                  row_counts.data(),
+                  bands,
+                  deltas,
+                  in.delta_exception_values.data(),
+                  {in.value_bitmaps[0].data(), in.value_bitmaps[1].data(),
+                   in.value_bitmaps[2].data()},
+                  stored};
+              n = RebuildBandedRows(shape, tile, cursors[static_cast<size_t>(p)], r0, r1, exc_val,
+                                    target.indptr, target.indices, out);
+            } else {
+              RowScratch<Stored, Out> scratch(shape.columns);
+              n = RebuildRows<Delta, Stored>(shape, r0, r1, deltas, stored, exc_val,
+                                             target.indptr, target.indices, out, scratch,
+                                             ptr[r0]);
+            }
           });
         };
         if (layout.exception_values.id() == DataTypeId::kUInt64) {
@@ -761,6 +968,7 @@ Result<int64_t> DecodeTile(const Layout& layout, const std::vector<int32_t>& gen
                      " genes");
     }
     if (w == kRepeatedGene) return corrupt("a gene appears twice in one cell (a gene delta of 0)");
+    if (w == kEscapedZero) return corrupt("an escaped gene step is 0");
   }
   if (!options.gene_map) return nnz;  // parts wrote where they read
 

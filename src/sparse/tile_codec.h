@@ -6,6 +6,7 @@
 // over threads of its own.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -40,15 +41,21 @@ class GrowOnly {
   size_t size_ = 0;
 };
 
-// One tile's stored arrays, in memory.
+// One tile's stored arrays, in memory (docs/format/sparse.md).
 struct TileArrays {
   GrowOnly<uint32_t> indptr;                // cells + 1
   GrowOnly<std::byte> gene_deltas;          // nonzeros of size.gene_deltas()
-  GrowOnly<std::byte> values;               // nonzeros of Layout::stored_values
+  GrowOnly<std::byte> values;               // size.stored_values() of Layout::stored_values
   GrowOnly<uint32_t> exception_positions;   // ascending positions in the tile
   GrowOnly<std::byte> exception_values;     // of Layout::exception_values
-  GrowOnly<uint32_t> delta_exception_positions;  // ascending positions
-  GrowOnly<uint32_t> delta_exception_values;     // added to the stored delta
+  GrowOnly<uint32_t> delta_exception_positions;  // version 1: ascending positions
+  // Version 1: added to the stored delta; version 2: the escaped steps.
+  GrowOnly<uint32_t> delta_exception_values;
+  // Version 2: steps per band and row ([bands][cells] of
+  // Layout::band_count_type()), and the value level bitmaps, each followed
+  // by kBitmapPadding zero bytes when read.
+  GrowOnly<std::byte> gene_bands;
+  std::array<GrowOnly<uint8_t>, 3> value_bitmaps;
   TileSize size;
 };
 

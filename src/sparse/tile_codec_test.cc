@@ -67,8 +67,9 @@ std::vector<std::map<int32_t, V>> RowMaps(const P* indptr, const int32_t* indice
 
 template <typename V>
 Layout LayoutFor(const Csr<V>& m, int64_t genes, std::vector<int32_t>& order,
-                 std::vector<int32_t>& rank) {
+                 std::vector<int32_t>& rank, int version = kFormatVersion) {
   Layout layout;
+  layout.version = version;
   layout.cells = static_cast<int64_t>(m.indptr.size()) - 1;
   layout.genes = genes;
   layout.counts = DataType(*DataTypeIdOf<V>());
@@ -85,6 +86,19 @@ struct Decoded {
   std::vector<int32_t> indptr, indices;
   std::vector<std::byte> values;
   int64_t nnz = 0;
+};
+
+// Room for a decoded tile of `rows` rows and `nnz` nonzeros of V.
+template <typename V>
+struct Room {
+  Room(int64_t rows, int64_t nnz)
+      : indptr(static_cast<size_t>(rows) + 1), indices(static_cast<size_t>(nnz)),
+        values(static_cast<size_t>(nnz)) {}
+  TileTarget target() {
+    return {indptr.data(), indices.data(), values.data(), static_cast<int64_t>(indices.size())};
+  }
+  std::vector<int32_t> indptr, indices;
+  std::vector<V> values;
 };
 
 template <typename V>
@@ -110,9 +124,11 @@ TEST(TileCodec, WholeCountsRoundTripThroughANarrowTypeAndExceptions) {
   };
   const Csr<int32_t> m = RandomCsr<int32_t>(500, 300, 0.1, 1, value);
   std::vector<int32_t> order, rank;
-  Layout layout = LayoutFor(m, 300, order, rank);
-  EXPECT_EQ(layout.stored_values.id(), DataTypeId::kUInt8);
+  for (int version : {1, 2})
   for (int threads : {1, 3}) {
+    SCOPED_TRACE("version " + std::to_string(version));
+    Layout layout = LayoutFor(m, 300, order, rank, version);
+    EXPECT_EQ(layout.stored_values.id(), DataTypeId::kUInt8);
     TileArrays arrays;
     ASSERT_TRUE(EncodeTile(layout, rank, m.Rows(), 0, threads, arrays).ok());
     EXPECT_EQ(arrays.size.nonzeros, static_cast<int64_t>(m.values.size()));
@@ -145,7 +161,7 @@ TEST(TileCodec, StoredOrderIsByDecreasingTotalAndDeltaCoded) {
   m.values = {5, 1, 9, 5, 9};
   m.indptr = {0, 3, 5};
   std::vector<int32_t> order, rank;
-  Layout layout = LayoutFor(m, 3, order, rank);
+  Layout layout = LayoutFor(m, 3, order, rank, 1);
   EXPECT_EQ(order, (std::vector<int32_t>{2, 0, 1}));
   TileArrays arrays;
   ASSERT_TRUE(EncodeTile(layout, rank, m.Rows(), 0, 1, arrays).ok());
@@ -157,68 +173,96 @@ TEST(TileCodec, StoredOrderIsByDecreasingTotalAndDeltaCoded) {
   Decoded d = Decode<uint16_t>(layout, order, arrays, 2, {});
   EXPECT_EQ(std::vector<int32_t>(d.indices.begin(), d.indices.begin() + 5),
             (std::vector<int32_t>{2, 0, 1, 2, 0}));
+
+  // Version 2: positions (rank + 1) 1 2 3 and 1 2, each step in the band
+  // of the position it starts from (bit_width: 0 | 1 | 2), band after band;
+  // the values as bitmaps of 1s (then 2s, 3s among the rest) and the rest.
+  layout.version = 2;
+  ASSERT_TRUE(EncodeTile(layout, rank, m.Rows(), 0, 1, arrays).ok());
+  EXPECT_EQ(layout.gene_bands(), 3);
+  const auto* bands = reinterpret_cast<const uint16_t*>(arrays.gene_bands.data());
+  EXPECT_EQ(std::vector<uint16_t>(bands, bands + 6), (std::vector<uint16_t>{1, 1, 1, 1, 1, 0}));
+  deltas = reinterpret_cast<const uint8_t*>(arrays.gene_deltas.data());
+  EXPECT_EQ(std::vector<uint8_t>(deltas, deltas + 5), (std::vector<uint8_t>{1, 1, 1, 1, 1}));
+  EXPECT_EQ(arrays.size.value_levels, (std::array<int64_t, 3>{1, 0, 0}));
+  EXPECT_EQ(arrays.value_bitmaps[0].data()[0], 0b100);  // the third value is 1
+  EXPECT_EQ(arrays.value_bitmaps[1].data()[0], 0);
+  EXPECT_EQ(arrays.size.stored_values(), 4);
+  stored = reinterpret_cast<const uint8_t*>(arrays.values.data());
+  EXPECT_EQ(std::vector<uint8_t>(stored, stored + 4), (std::vector<uint8_t>{9, 5, 9, 5}));
+  d = Decode<uint16_t>(layout, order, arrays, 2, {.sorted = true});
+  EXPECT_EQ(std::vector<int32_t>(d.indices.begin(), d.indices.begin() + 5),
+            (std::vector<int32_t>{0, 1, 2, 0, 2}));
+  const auto* back = reinterpret_cast<const uint16_t*>(d.values.data());
+  EXPECT_EQ(std::vector<uint16_t>(back, back + 5), m.values);
 }
 
 TEST(TileCodec, FractionalCountsStayFloat32AndDoublesThatNeedItFloat64) {
-  auto frac = [](std::mt19937& rng) { return static_cast<float>(rng() % 1000) / 8.0f + 0.125f; };
-  const Csr<float> f = RandomCsr<float>(50, 40, 0.3, 2, frac);
-  std::vector<int32_t> order, rank;
-  Layout layout = LayoutFor(f, 40, order, rank);
-  EXPECT_EQ(layout.stored_values.id(), DataTypeId::kFloat32);
-  TileArrays arrays;
-  ASSERT_TRUE(EncodeTile(layout, rank, f.Rows(), 0, 2, arrays).ok());
-  EXPECT_EQ(arrays.size.exceptions, 0);
-  Decoded d = Decode<float>(layout, order, arrays, 50, {.sorted = true});
-  EXPECT_EQ(std::memcmp(d.values.data(), f.values.data(), f.values.size() * 4), 0);
+  for (int version : {1, 2}) {
+    SCOPED_TRACE("version " + std::to_string(version));
+    auto frac = [](std::mt19937& rng) { return static_cast<float>(rng() % 1000) / 8.0f + 0.125f; };
+    const Csr<float> f = RandomCsr<float>(50, 40, 0.3, 2, frac);
+    std::vector<int32_t> order, rank;
+    Layout layout = LayoutFor(f, 40, order, rank, version);
+    EXPECT_EQ(layout.stored_values.id(), DataTypeId::kFloat32);
+    TileArrays arrays;
+    ASSERT_TRUE(EncodeTile(layout, rank, f.Rows(), 0, 2, arrays).ok());
+    EXPECT_EQ(arrays.size.exceptions, 0);
+    Decoded d = Decode<float>(layout, order, arrays, 50, {.sorted = true});
+    EXPECT_EQ(std::memcmp(d.values.data(), f.values.data(), f.values.size() * 4), 0);
 
-  auto tenth = [](std::mt19937& rng) { return static_cast<double>(rng() % 100) * 0.1 + 0.1; };
-  const Csr<double> g = RandomCsr<double>(50, 40, 0.3, 3, tenth);
-  layout = LayoutFor(g, 40, order, rank);
-  EXPECT_EQ(layout.stored_values.id(), DataTypeId::kFloat64);
+    auto tenth = [](std::mt19937& rng) { return static_cast<double>(rng() % 100) * 0.1 + 0.1; };
+    const Csr<double> g = RandomCsr<double>(50, 40, 0.3, 3, tenth);
+    layout = LayoutFor(g, 40, order, rank, version);
+    EXPECT_EQ(layout.stored_values.id(), DataTypeId::kFloat64);
 
-  // Whole counts held as floats are narrowed like integers, and come back
-  // as the same floats.
-  auto whole = [](std::mt19937& rng) { return static_cast<float>(1 + rng() % 4); };
-  const Csr<float> w = RandomCsr<float>(50, 40, 0.3, 4, whole);
-  layout = LayoutFor(w, 40, order, rank);
-  EXPECT_EQ(layout.stored_values.id(), DataTypeId::kUInt8);
-  ASSERT_TRUE(EncodeTile(layout, rank, w.Rows(), 0, 1, arrays).ok());
-  d = Decode<float>(layout, order, arrays, 50, {.sorted = true});
-  EXPECT_EQ(std::memcmp(d.values.data(), w.values.data(), w.values.size() * 4), 0);
+    // Whole counts held as floats are narrowed like integers, and come back
+    // as the same floats.
+    auto whole = [](std::mt19937& rng) { return static_cast<float>(1 + rng() % 4); };
+    const Csr<float> w = RandomCsr<float>(50, 40, 0.3, 4, whole);
+    layout = LayoutFor(w, 40, order, rank, version);
+    EXPECT_EQ(layout.stored_values.id(), DataTypeId::kUInt8);
+    ASSERT_TRUE(EncodeTile(layout, rank, w.Rows(), 0, 1, arrays).ok());
+    d = Decode<float>(layout, order, arrays, 50, {.sorted = true});
+    EXPECT_EQ(std::memcmp(d.values.data(), w.values.data(), w.values.size() * 4), 0);
+  }
 }
 
 TEST(TileCodec, GeneSubsetsKeepTheirColumnsInEveryPart) {
-  auto value = [](std::mt19937& rng) -> int64_t { return rng() % 50 == 0 ? 1000 : 1 + rng() % 3; };
-  const Csr<int64_t> m = RandomCsr<int64_t>(2000, 100, 0.5, 5, value);
-  std::vector<int32_t> order, rank;
-  Layout layout = LayoutFor(m, 100, order, rank);
-  TileArrays arrays;
-  ASSERT_TRUE(EncodeTile(layout, rank, m.Rows(), 0, 2, arrays).ok());
-  // Genes 90, 3 and 40 as columns 0, 1, 2.
-  std::vector<int32_t> map(100, -1);
-  map[90] = 0;
-  map[3] = 1;
-  map[40] = 2;
-  for (bool sorted : {false, true}) {
-    for (int threads : {1, 4}) {
-      Decoded d = Decode<int64_t>(layout, order, arrays, 2000,
-                                  {.gene_map = map.data(), .sorted = sorted, .threads = threads});
-      auto got = RowMaps(d.indptr.data(), d.indices.data(),
-                         reinterpret_cast<const int64_t*>(d.values.data()), 2000);
-      auto all = RowMaps(m.indptr.data(), m.indices.data(), m.values.data(), 2000);
-      int64_t total = 0;
-      for (size_t r = 0; r < all.size(); ++r) {
-        std::map<int32_t, int64_t> want;
-        for (auto [gene, v] : all[r]) {
-          if (map[static_cast<size_t>(gene)] >= 0) want[map[static_cast<size_t>(gene)]] = v;
+  for (int version : {1, 2}) {
+    SCOPED_TRACE("version " + std::to_string(version));
+    auto value = [](std::mt19937& rng) -> int64_t { return rng() % 50 == 0 ? 1000 : 1 + rng() % 3; };
+    const Csr<int64_t> m = RandomCsr<int64_t>(2000, 100, 0.5, 5, value);
+    std::vector<int32_t> order, rank;
+    Layout layout = LayoutFor(m, 100, order, rank, version);
+    TileArrays arrays;
+    ASSERT_TRUE(EncodeTile(layout, rank, m.Rows(), 0, 2, arrays).ok());
+    // Genes 90, 3 and 40 as columns 0, 1, 2.
+    std::vector<int32_t> map(100, -1);
+    map[90] = 0;
+    map[3] = 1;
+    map[40] = 2;
+    for (bool sorted : {false, true}) {
+      for (int threads : {1, 4}) {
+        Decoded d = Decode<int64_t>(layout, order, arrays, 2000,
+                                    {.gene_map = map.data(), .sorted = sorted, .threads = threads});
+        auto got = RowMaps(d.indptr.data(), d.indices.data(),
+                           reinterpret_cast<const int64_t*>(d.values.data()), 2000);
+        auto all = RowMaps(m.indptr.data(), m.indices.data(), m.values.data(), 2000);
+        int64_t total = 0;
+        for (size_t r = 0; r < all.size(); ++r) {
+          std::map<int32_t, int64_t> want;
+          for (auto [gene, v] : all[r]) {
+            if (map[static_cast<size_t>(gene)] >= 0) want[map[static_cast<size_t>(gene)]] = v;
+          }
+          total += static_cast<int64_t>(want.size());
+          ASSERT_EQ(got[r], want) << "row " << r;
         }
-        total += static_cast<int64_t>(want.size());
-        ASSERT_EQ(got[r], want) << "row " << r;
-      }
-      EXPECT_EQ(d.nnz, total);
-      if (sorted) {
-        for (size_t r = 0; r + 1 < d.indptr.size(); ++r) {
-          EXPECT_TRUE(std::is_sorted(d.indices.begin() + d.indptr[r], d.indices.begin() + d.indptr[r + 1]));
+        EXPECT_EQ(d.nnz, total);
+        if (sorted) {
+          for (size_t r = 0; r + 1 < d.indptr.size(); ++r) {
+            EXPECT_TRUE(std::is_sorted(d.indices.begin() + d.indptr[r], d.indices.begin() + d.indptr[r + 1]));
+          }
         }
       }
     }
@@ -226,34 +270,37 @@ TEST(TileCodec, GeneSubsetsKeepTheirColumnsInEveryPart) {
 }
 
 TEST(TileCodec, WideSparseRowsTakeWiderDeltasWithExceptions) {
-  // 100,000 genes, a few dozen per cell: steps of thousands, a few beyond
-  // uint16 (the first gene of a row can sit anywhere).
-  auto value = [](std::mt19937& rng) -> int32_t { return 1 + static_cast<int32_t>(rng() % 5); };
-  const Csr<int32_t> m = RandomCsr<int32_t>(300, 100000, 0.0003, 8, value);
-  std::vector<int32_t> order, rank;
-  Layout layout = LayoutFor(m, 100000, order, rank);
-  TileArrays arrays;
-  ASSERT_TRUE(EncodeTile(layout, rank, m.Rows(), 0, 2, arrays).ok());
-  EXPECT_EQ(arrays.size.delta_bytes, 2);
-  for (bool sorted : {false, true}) {
-    Decoded d = Decode<int32_t>(layout, order, arrays, 300, {.sorted = sorted, .threads = 2});
-    EXPECT_EQ(RowMaps(d.indptr.data(), d.indices.data(),
-                      reinterpret_cast<const int32_t*>(d.values.data()), 300),
-              RowMaps(m.indptr.data(), m.indices.data(), m.values.data(), 300));
-  }
-  // A subset through rows whose deltas carry exceptions.
-  std::vector<int32_t> map(100000, -1);
-  for (int32_t g = 0; g < 100000; g += 3) map[static_cast<size_t>(g)] = g / 3;
-  Decoded d = Decode<int32_t>(layout, order, arrays, 300, {.gene_map = map.data(), .sorted = true});
-  auto all = RowMaps(m.indptr.data(), m.indices.data(), m.values.data(), 300);
-  auto got = RowMaps(d.indptr.data(), d.indices.data(),
-                     reinterpret_cast<const int32_t*>(d.values.data()), 300);
-  for (size_t r = 0; r < all.size(); ++r) {
-    std::map<int32_t, int32_t> want;
-    for (auto [gene, v] : all[r]) {
-      if (gene % 3 == 0) want[gene / 3] = v;
+  for (int version : {1, 2}) {
+    SCOPED_TRACE("version " + std::to_string(version));
+    // 100,000 genes, a few dozen per cell: steps of thousands, a few beyond
+    // uint16 (the first gene of a row can sit anywhere).
+    auto value = [](std::mt19937& rng) -> int32_t { return 1 + static_cast<int32_t>(rng() % 5); };
+    const Csr<int32_t> m = RandomCsr<int32_t>(300, 100000, 0.0003, 8, value);
+    std::vector<int32_t> order, rank;
+    Layout layout = LayoutFor(m, 100000, order, rank, version);
+    TileArrays arrays;
+    ASSERT_TRUE(EncodeTile(layout, rank, m.Rows(), 0, 2, arrays).ok());
+    EXPECT_EQ(arrays.size.delta_bytes, 2);
+    for (bool sorted : {false, true}) {
+      Decoded d = Decode<int32_t>(layout, order, arrays, 300, {.sorted = sorted, .threads = 2});
+      EXPECT_EQ(RowMaps(d.indptr.data(), d.indices.data(),
+                        reinterpret_cast<const int32_t*>(d.values.data()), 300),
+                RowMaps(m.indptr.data(), m.indices.data(), m.values.data(), 300));
     }
-    ASSERT_EQ(got[r], want) << "row " << r;
+    // A subset through rows whose deltas carry exceptions.
+    std::vector<int32_t> map(100000, -1);
+    for (int32_t g = 0; g < 100000; g += 3) map[static_cast<size_t>(g)] = g / 3;
+    Decoded d = Decode<int32_t>(layout, order, arrays, 300, {.gene_map = map.data(), .sorted = true});
+    auto all = RowMaps(m.indptr.data(), m.indices.data(), m.values.data(), 300);
+    auto got = RowMaps(d.indptr.data(), d.indices.data(),
+                       reinterpret_cast<const int32_t*>(d.values.data()), 300);
+    for (size_t r = 0; r < all.size(); ++r) {
+      std::map<int32_t, int32_t> want;
+      for (auto [gene, v] : all[r]) {
+        if (gene % 3 == 0) want[gene / 3] = v;
+      }
+      ASSERT_EQ(got[r], want) << "row " << r;
+    }
   }
 }
 
@@ -270,13 +317,30 @@ TEST(TileCodec, ARareGeneFarDownTheOrderIsADeltaException) {
   m.values.push_back(1);
   m.indptr.push_back(70001);
   std::vector<int32_t> order, rank;
-  Layout layout = LayoutFor(m, 100000, order, rank);
+  Layout layout = LayoutFor(m, 100000, order, rank, 1);
   TileArrays arrays;
   ASSERT_TRUE(EncodeTile(layout, rank, m.Rows(), 0, 2, arrays).ok());
   EXPECT_EQ(arrays.size.delta_bytes, 1);
   ASSERT_EQ(arrays.size.delta_exceptions, 1);
   EXPECT_EQ(arrays.delta_exception_positions.data()[0], 70000u);
   EXPECT_EQ(arrays.delta_exception_values.data()[0], 70000u);
+  // Version 2: the step to position 70,001 is escaped: a 0 among the steps
+  // of band 0 (the rows' first), its value in the escapes.
+  TileArrays banded;
+  Layout layout2 = layout;
+  layout2.version = 2;
+  ASSERT_TRUE(EncodeTile(layout2, rank, m.Rows(), 0, 2, banded).ok());
+  EXPECT_EQ(banded.size.delta_bytes, 1);
+  ASSERT_EQ(banded.size.delta_exceptions, 1);
+  EXPECT_EQ(banded.gene_deltas.data()[1], std::byte{0});
+  EXPECT_EQ(banded.delta_exception_values.data()[0], 70001u);
+  for (bool sorted : {false, true}) {
+    Decoded d = Decode<int32_t>(layout2, order, banded, 2, {.sorted = sorted, .threads = 2});
+    EXPECT_EQ(d.indices[70000], 99999);
+    EXPECT_EQ(RowMaps(d.indptr.data(), d.indices.data(),
+                      reinterpret_cast<const int32_t*>(d.values.data()), 2),
+              RowMaps(m.indptr.data(), m.indices.data(), m.values.data(), 2));
+  }
   for (bool sorted : {false, true}) {
     Decoded d = Decode<int32_t>(layout, order, arrays, 2, {.sorted = sorted, .threads = 2});
     EXPECT_EQ(d.indices[70000], 99999);
@@ -324,7 +388,7 @@ TEST(TileCodec, RowsTheLayoutCannotHoldAreRefusedNamingTheCell) {
 template <typename V>
 Status RepeatAGeneAndSort(const Csr<V>& m, int64_t genes, int64_t max_len, const char* where) {
   std::vector<int32_t> order, rank;
-  Layout layout = LayoutFor(m, genes, order, rank);
+  Layout layout = LayoutFor(m, genes, order, rank, 1);
   TileArrays arrays;
   Status s = EncodeTile(layout, rank, m.Rows(), 0, 1, arrays);
   if (!s.ok()) return s;
@@ -343,23 +407,19 @@ Status RepeatAGeneAndSort(const Csr<V>& m, int64_t genes, int64_t max_len, const
   if (at < 0) return Status::OK();
   std::memset(arrays.gene_deltas.data() + at * arrays.size.delta_bytes, 0,
               static_cast<size_t>(arrays.size.delta_bytes));
-  std::vector<int32_t> indptr(static_cast<size_t>(rows) + 1);
-  std::vector<int32_t> indices(static_cast<size_t>(arrays.size.nonzeros));
-  std::vector<V> values(indices.size());
-  TileTarget target{indptr.data(), indices.data(), values.data(), arrays.size.nonzeros};
-  return DecodeTile(layout, order, arrays, rows, target, {.sorted = true}, where).status();
+  Room<V> room(rows, arrays.size.nonzeros);
+  return DecodeTile(layout, order, arrays, rows, room.target(), {.sorted = true}, where).status();
 }
 
 TEST(TileCodec, BytesThatContradictTheLayoutAreCorruptionNotACrash) {
   auto value = [](std::mt19937& rng) -> int32_t { return 1 + static_cast<int32_t>(rng() % 3); };
   const Csr<int32_t> m = RandomCsr<int32_t>(100, 60, 0.2, 6, value);
   std::vector<int32_t> order, rank;
-  Layout layout = LayoutFor(m, 60, order, rank);
+  Layout layout = LayoutFor(m, 60, order, rank, 1);
   TileArrays arrays;
   ASSERT_TRUE(EncodeTile(layout, rank, m.Rows(), 0, 1, arrays).ok());
-  std::vector<int32_t> indptr(101), indices(static_cast<size_t>(arrays.size.nonzeros));
-  std::vector<int32_t> values(indices.size());
-  TileTarget target{indptr.data(), indices.data(), values.data(), arrays.size.nonzeros};
+  Room<int32_t> room(100, arrays.size.nonzeros);
+  const TileTarget target = room.target();
 
   auto* deltas = reinterpret_cast<uint8_t*>(arrays.gene_deltas.data());
   const uint8_t saved = deltas[5];
@@ -414,6 +474,70 @@ TEST(TileCodec, BytesThatContradictTheLayoutAreCorruptionNotACrash) {
   n = DecodeTile(layout, order, arrays, 100, target, {}, "tile 7");
   EXPECT_EQ(n.status().code(), StatusCode::kCorruption);
   EXPECT_NE(n.status().message().find("indptr"), std::string::npos);
+}
+
+TEST(TileCodec, Version2BytesThatContradictEachOtherAreCorruption) {
+  auto value = [](std::mt19937& rng) -> int32_t { return 1 + static_cast<int32_t>(rng() % 6); };
+  // 5,000 genes at 1%: steps beyond uint8 (escaped) in every row.
+  const Csr<int32_t> m = RandomCsr<int32_t>(100, 5000, 0.01, 10, value);
+  std::vector<int32_t> order, rank;
+  Layout layout = LayoutFor(m, 5000, order, rank, 2);
+  TileArrays arrays;
+  ASSERT_TRUE(EncodeTile(layout, rank, m.Rows(), 0, 1, arrays).ok());
+  ASSERT_EQ(arrays.size.delta_bytes, 1);
+  ASSERT_GT(arrays.size.delta_exceptions, 0);
+  Room<int32_t> room(100, arrays.size.nonzeros);
+  const TileTarget target = room.target();
+  auto expect = [&](const char* message) {
+    for (bool sorted : {false, true}) {
+      Result<int64_t> n = DecodeTile(layout, order, arrays, 100, target,
+                                     {.sorted = sorted, .threads = 2}, "tile 3");
+      EXPECT_EQ(n.status().code(), StatusCode::kCorruption) << message;
+      EXPECT_NE(n.status().message().find(std::string("tile 3: ") + message), std::string::npos)
+          << n.status().message();
+    }
+  };
+  ASSERT_TRUE(DecodeTile(layout, order, arrays, 100, target, {}, "tile 3").ok());
+
+  auto fresh = [&] { ASSERT_TRUE(EncodeTile(layout, rank, m.Rows(), 0, 1, arrays).ok()); };
+  auto* steps = reinterpret_cast<uint8_t*>(arrays.gene_deltas.data());
+  uint32_t* escapes = arrays.delta_exception_values.data();
+  const int64_t escaped = arrays.size.delta_exceptions;
+  int64_t plain = 0;  // a step that is not escaped
+  while (steps[plain] == 0) ++plain;
+
+  // A zero the index does not count as an escape.
+  steps[plain] = 0;
+  expect("gene_deltas holds");
+  fresh();
+  // An escaped step that runs past the genes.
+  escapes[escaped - 1] = 100000;
+  expect("a gene delta runs beyond");
+  fresh();
+  // An escaped step of 0.
+  escapes[0] = 0;
+  expect("an escaped gene step is 0");
+  fresh();
+
+  // A step moved from one row's band to the next row's.
+  auto* bands = reinterpret_cast<uint16_t*>(arrays.gene_bands.data());
+  int64_t at = -1;
+  for (int64_t i = 100; i + 1 < 2 * 100 && at < 0; ++i) {  // band 1
+    if (bands[i] > 0) at = i;
+  }
+  ASSERT_GE(at, 0);
+  --bands[at];
+  ++bands[at + 1];
+  expect("gene_bands gives cell");
+  ++bands[at];
+  --bands[at + 1];
+
+  // A 1 the bitmap no longer marks.
+  uint8_t* ones = arrays.value_bitmaps[0].data();
+  int64_t bit = 0;
+  while (!((ones[bit >> 3] >> (bit & 7)) & 1)) ++bit;
+  ones[bit >> 3] = static_cast<uint8_t>(ones[bit >> 3] & ~(1u << (bit & 7)));
+  expect("value_bitmap_1 marks");
 }
 
 }  // namespace
