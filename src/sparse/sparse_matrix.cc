@@ -399,8 +399,11 @@ const void* TileArrayData(const internal::TileArrays& a, TileArray which) {
 ArrayMetadata TileArrayMetadata(const Layout& layout, TileArray which, int64_t tile_cells,
                                 const TileSize& size) {
   const DataType u32(DataTypeId::kUInt32), u8(DataTypeId::kUInt8);
-  // The nonzeros' arrays are cut into chunks_per_tile chunks (so that a tile
-  // decompresses on that many cores), the others kept whole.
+  // The gene steps (and version 1's values) are cut into chunks_per_tile
+  // chunks, so that a tile decompresses on that many cores; the others are
+  // kept whole: they are small, and every chunk is a request to a remote
+  // store (at 50 ms a round, 8 requests a round, version 2's bitmaps cut
+  // the same way would add two rounds per tile).
   auto spread = [&](const DataType& dtype, int64_t length) {
     const int64_t chunk = std::max(
         kMinChunkElements,
@@ -414,7 +417,9 @@ ArrayMetadata TileArrayMetadata(const Layout& layout, TileArray which, int64_t t
   switch (which) {
     case TileArray::kIndptr: return whole(u32, tile_cells + 1);
     case TileArray::kGeneDeltas: return spread(size.gene_deltas(), size.nonzeros);
-    case TileArray::kValues: return spread(layout.stored_values, size.stored_values());
+    case TileArray::kValues:
+      return layout.version == 1 ? spread(layout.stored_values, size.stored_values())
+                                 : whole(layout.stored_values, size.stored_values());
     case TileArray::kExceptionPositions: return whole(u32, size.exceptions);
     case TileArray::kExceptionValues: return whole(layout.exception_values, size.exceptions);
     case TileArray::kDeltaExceptionPositions:
@@ -426,7 +431,7 @@ ArrayMetadata TileArrayMetadata(const Layout& layout, TileArray which, int64_t t
     case TileArray::kValueBitmap2:
     case TileArray::kValueBitmap3: {
       const int level = static_cast<int>(which) - static_cast<int>(TileArray::kValueBitmap1);
-      return spread(u8, internal::BitmapBytes(BitmapBits(size, level)));
+      return whole(u8, internal::BitmapBytes(BitmapBits(size, level)));
     }
   }
   return {};
