@@ -339,12 +339,15 @@ int64_t BitmapBits(const TileSize& size, int level) {
   return bits;
 }
 
-// Where each of a tile's arrays lives in TileArrays, and its length in bytes.
+// Where each of a tile's arrays lives in TileArrays, and its length in
+// bytes; the memory holds at least `room` bytes (whole chunks, the last one
+// decompressed in place though the array ends within it).
 std::pair<std::byte*, size_t> Place(internal::TileArrays& a, const Layout& layout, TileArray which,
-                                    int64_t cells, const TileSize& size) {
-  auto reserve = [](auto& grow, size_t items, size_t padding = 0) {
+                                    int64_t cells, const TileSize& size, size_t room) {
+  auto reserve = [room](auto& grow, size_t items, size_t padding = 0) {
     using T = std::remove_reference_t<decltype(*grow.data())>;
-    auto* p = reinterpret_cast<std::byte*>(grow.Reserve(items + padding / sizeof(T)));
+    const size_t bytes = std::max(items * sizeof(T) + padding, room);
+    auto* p = reinterpret_cast<std::byte*>(grow.Reserve((bytes + sizeof(T) - 1) / sizeof(T)));
     std::memset(p + items * sizeof(T), 0, padding);
     return std::pair{p, items * sizeof(T)};
   };
@@ -555,7 +558,6 @@ Status MatrixWriter::Finish() {
 struct Matrix::Stored {
   internal::TileArrays arrays;
   std::vector<Buffer> compressed;
-  std::vector<Buffer> partial;  // the last chunk of each array, decoded whole
 };
 
 Matrix::~Matrix() = default;
@@ -668,46 +670,50 @@ Status Matrix::FetchTile(int64_t tile, int threads_wanted, Stored& stored) const
     const Array* array;
     std::string key;
     std::byte* out;      // where its elements go
-    size_t out_bytes;    // the elements of it that the array holds
     size_t full_bytes;   // a whole chunk's bytes
   };
   std::vector<std::shared_ptr<Array>> arrays;
   std::vector<Chunk> chunks;
   for (TileArray which : TileArraysOf(layout_.version)) {
     ArrayMetadata m = TileArrayMetadata(layout_, which, cells, size);
-    std::byte* target = Place(a, layout_, which, cells, size).first;
-    TZ_ASSIGN_OR_RETURN(std::shared_ptr<Array> array,
-                        Array::FromMetadata(store_, Join(tile_path, TileArrayName(which)), m));
     const int64_t length = m.shape[0], chunk = m.chunk_shape[0];
     const size_t item = m.dtype.size();
+    const size_t room = static_cast<size_t>((length + chunk - 1) / chunk * chunk) * item;
+    std::byte* target = Place(a, layout_, which, cells, size, room).first;
+    TZ_ASSIGN_OR_RETURN(std::shared_ptr<Array> array,
+                        Array::FromMetadata(store_, Join(tile_path, TileArrayName(which)), m));
     for (int64_t c = 0; c * chunk < length; ++c) {
-      const int64_t n = std::min(chunk, length - c * chunk);
       chunks.push_back({array.get(), array->ChunkKey({c}),
                         target + static_cast<size_t>(c * chunk) * item,
-                        static_cast<size_t>(n) * item, static_cast<size_t>(chunk) * item});
+                        static_cast<size_t>(chunk) * item});
     }
     arrays.push_back(std::move(array));
   }
   if (stored.compressed.size() < chunks.size()) stored.compressed.resize(chunks.size());
-  if (stored.partial.size() < chunks.size()) stored.partial.resize(chunks.size());
   std::vector<ReadRequest> requests;
   requests.reserve(chunks.size());
   for (size_t i = 0; i < chunks.size(); ++i) {
     requests.push_back(ReadRequest::Reusing(chunks[i].key, ByteRange::Full(),
                                             stored.compressed[i]));
   }
+  auto missing = [&](size_t i) {
+    return Status::Corruption(Describe() + ", tile " + std::to_string(tile) + ": chunk '" +
+                              chunks[i].key + "' is missing");
+  };
+  // A remote store gets every request at once (it keeps them in flight
+  // together); from a local one each thread reads the chunk it decompresses
+  // next, so that the reads overlap the decompression.
+  const bool batch = store_->Capabilities().requests_in_flight > 0;
   std::vector<ReadAnswer> answers(requests.size());
-  if (!requests.empty()) TZ_RETURN_NOT_OK(store_->Read(requests, answers));
-  for (size_t i = 0; i < chunks.size(); ++i) {
-    if (!answers[i].found) {
-      return Status::Corruption(Describe() + ", tile " + std::to_string(tile) + ": chunk '" +
-                                chunks[i].key +
-                                "' is missing");
+  if (batch && !requests.empty()) {
+    TZ_RETURN_NOT_OK(store_->Read(requests, answers));
+    for (size_t i = 0; i < chunks.size(); ++i) {
+      if (!answers[i].found) return missing(i);
     }
   }
 
   // Decompress on the threads asked for (0: all), each chunk straight into
-  // its place.
+  // its place (whole chunks: the memory has room for the last one's tail).
   const int threads = static_cast<int>(
       std::clamp<int64_t>(static_cast<int64_t>(chunks.size()), 1,
                           threads_wanted > 0 ? threads_wanted : Threads()));
@@ -716,16 +722,15 @@ Status Matrix::FetchTile(int64_t tile, int threads_wanted, Stored& stored) const
   auto work = [&] {
     for (size_t i = next++; i < chunks.size(); i = next++) {
       const Chunk& c = chunks[i];
-      const CodecChain& chain = c.array->codec_chain();
-      Status s;
-      if (c.out_bytes == c.full_bytes) {
-        s = chain.DecodeInto(stored.compressed[i].view(), MutableByteView(c.out, c.out_bytes));
-      } else {
-        Buffer& whole = stored.partial[i];
-        whole.Resize(c.full_bytes);
-        s = chain.DecodeInto(stored.compressed[i].view(), whole.mutable_view());
-        if (s.ok()) std::memcpy(c.out, whole.data(), c.out_bytes);
+      if (!batch) {
+        Status read = store_->Read(std::span(&requests[i], 1), std::span(&answers[i], 1));
+        if (!read.ok() || !answers[i].found) {
+          failures[i] = read.ok() ? missing(i) : read;
+          continue;
+        }
       }
+      const CodecChain& chain = c.array->codec_chain();
+      Status s = chain.DecodeInto(stored.compressed[i].view(), MutableByteView(c.out, c.full_bytes));
       if (!s.ok()) {
         failures[i] = Status(s.code(), Describe() + ", tile " + std::to_string(tile) +
                                            ": chunk '" + c.key +
