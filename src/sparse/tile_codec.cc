@@ -232,28 +232,35 @@ void VisitStoredType(DataTypeId id, F&& f) {
   }
 }
 
-// Version 1's gene deltas: row order, in the width that stores the fewest
-// bytes (counting 8 per exception: its position and value), the deltas
-// beyond it as exceptions by position. Returns the exceptions.
+// The width (1, 2 or 4 bytes) that stores n steps in the fewest bytes, of
+// which `beyond` do not fit one and two bytes, each costing `aside` bytes
+// more kept aside.
+int64_t NarrowestWidth(int64_t n, const int64_t (&beyond)[2], int64_t aside) {
+  const int64_t cost1 = n + aside * beyond[0], cost2 = 2 * n + aside * beyond[1], cost4 = 4 * n;
+  return cost1 <= std::min(cost2, cost4) ? 1 : cost2 <= cost4 ? 2 : 4;
+}
+
+// Version 1's gene deltas: row order, in the narrowest width (counting 8
+// bytes per exception: its position and value), the deltas beyond it as
+// exceptions by position. Returns the exceptions.
 int64_t NarrowRowDeltas(const int64_t* ptr, const std::vector<int64_t>& cut,
                         const std::vector<std::array<int64_t, 2>>& beyond,
                         const uint32_t* deltas, int64_t nnz, TileArrays& out) {
   const int parts = static_cast<int>(cut.size()) - 1;
-  int64_t beyond8 = 0, beyond16 = 0;
+  int64_t beyond_all[2] = {0, 0};
   for (const auto& b : beyond) {
-    beyond8 += b[0];
-    beyond16 += b[1];
+    beyond_all[0] += b[0];
+    beyond_all[1] += b[1];
   }
-  const int64_t cost1 = nnz + 8 * beyond8, cost2 = 2 * nnz + 8 * beyond16, cost4 = 4 * nnz;
-  const int64_t delta_bytes = cost1 <= std::min(cost2, cost4) ? 1 : cost2 <= cost4 ? 2 : 4;
+  const int64_t delta_bytes = NarrowestWidth(nnz, beyond_all, 8);
   std::byte* narrow_deltas = out.gene_deltas.Reserve(static_cast<size_t>(nnz * delta_bytes));
   std::vector<std::vector<uint32_t>> delta_pos(static_cast<size_t>(parts));
   std::vector<std::vector<uint32_t>> delta_val(static_cast<size_t>(parts));
   VisitDeltaType(delta_bytes, [&](auto delta_tag) {
     using Delta = decltype(delta_tag);
     RunParts(parts, [&](int p) {
-      const int64_t j0 = ptr[(cut[static_cast<size_t>(p)])];
-      const int64_t j1 = ptr[(cut[static_cast<size_t>(p) + 1])];
+      const int64_t j0 = ptr[cut[static_cast<size_t>(p)]];
+      const int64_t j1 = ptr[cut[static_cast<size_t>(p) + 1]];
       auto* to = reinterpret_cast<Delta*>(narrow_deltas);
       for (int64_t j = j0; j < j1; ++j) {
         const uint32_t d = deltas[j];
@@ -282,18 +289,16 @@ int64_t NarrowRowDeltas(const int64_t* ptr, const std::vector<int64_t>& cut,
   return static_cast<int64_t>(delta_exceptions);
 }
 
-// Version 2's gene steps (gene_bands.h): grouped by band, in the width that
-// stores the fewest bytes (counting 4 per escape), those beyond it escaped.
-// Returns the escapes.
+// Version 2's gene steps (gene_bands.h): grouped by band (into `steps`, nnz
+// of scratch), in the narrowest width (counting 4 bytes per escape), those
+// beyond it escaped. Returns the escapes.
 int64_t BandAndNarrowSteps(const Layout& layout, const int64_t* ptr, int64_t rows,
-                           const uint32_t* deltas, int64_t nnz, TileArrays& out) {
+                           const uint32_t* deltas, int64_t nnz, uint32_t* steps, TileArrays& out) {
   const int64_t bands = GeneBands(layout.genes);
   std::vector<uint32_t> counts(static_cast<size_t>(bands * rows));
-  std::unique_ptr<uint32_t[]> steps(new uint32_t[static_cast<size_t>(std::max<int64_t>(nnz, 1))]);
   int64_t beyond[2] = {0, 0};
-  BandSteps(ptr, rows, deltas, bands, counts.data(), steps.get(), beyond);
-  const int64_t cost1 = nnz + 4 * beyond[0], cost2 = 2 * nnz + 4 * beyond[1], cost4 = 4 * nnz;
-  const int64_t delta_bytes = cost1 <= std::min(cost2, cost4) ? 1 : cost2 <= cost4 ? 2 : 4;
+  BandSteps(ptr, rows, deltas, bands, counts.data(), steps, beyond);
+  const int64_t delta_bytes = NarrowestWidth(nnz, beyond, 4);
   std::vector<uint32_t> escapes;
   VisitDeltaType(delta_bytes, [&](auto delta_tag) {
     using Delta = decltype(delta_tag);
@@ -418,7 +423,10 @@ Status EncodeTile(const Layout& layout, const std::vector<int32_t>& rank_of_gene
   if (layout.version == 1) {
     delta_exceptions = NarrowRowDeltas(ptr.data(), cut, beyond, deltas.get(), nnz, out);
   } else {
-    delta_exceptions = BandAndNarrowSteps(layout, ptr.data(), n, deltas.get(), nnz, out);
+    // The source permutation was last needed by the values: its memory holds
+    // the banded steps.
+    delta_exceptions =
+        BandAndNarrowSteps(layout, ptr.data(), n, deltas.get(), nnz, perm.get(), out);
   }
 
   size_t exceptions = 0;
@@ -450,10 +458,13 @@ Status EncodeTile(const Layout& layout, const std::vector<int32_t>& rank_of_gene
   out.size.value_levels = {0, 0, 0};
   if (layout.version >= 2) {
     // The values as level bitmaps and the rest (value_levels.h).
+    // Sized for every value, with the zero padding a reader keeps after a
+    // bitmap (the arrays decode in memory too).
     std::array<uint8_t*, kValueLevels> bitmaps;
+    const size_t room = static_cast<size_t>(BitmapBytes(nnz)) + kBitmapPadding;
     for (int l = 0; l < kValueLevels; ++l) {
-      bitmaps[static_cast<size_t>(l)] =
-          out.value_bitmaps[static_cast<size_t>(l)].Reserve(static_cast<size_t>(BitmapBytes(nnz)));
+      bitmaps[static_cast<size_t>(l)] = out.value_bitmaps[static_cast<size_t>(l)].Reserve(room);
+      std::memset(bitmaps[static_cast<size_t>(l)], 0, room);
     }
     VisitStoredType(layout.stored_values.id(), [&](auto tag) {
       using Stored = decltype(tag);

@@ -123,7 +123,6 @@ int64_t CountWords(const uint8_t* p, int64_t words) {
 template <typename Stored>
 std::array<int64_t, kValueLevels> SplitValueLevels(Stored* values, int64_t n,
                                                    const std::array<uint8_t*, kValueLevels>& bitmaps) {
-  for (uint8_t* b : bitmaps) std::memset(b, 0, static_cast<size_t>(BitmapBytes(n)));
   std::array<int64_t, kValueLevels> bit{}, level{};
   int64_t rest = 0;
   for (int64_t i = 0; i < n; ++i) {

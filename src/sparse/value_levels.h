@@ -33,10 +33,9 @@ inline constexpr size_t kBitmapPadding = 16;
 // The bitmaps' lengths in bytes for `levels` (the values at each level).
 inline int64_t BitmapBytes(int64_t bits) { return (bits + 7) / 8; }
 
-// Splits n stored values into the level bitmaps (each sized for the values
-// that reach it: BitmapBytes(n), ... ; the caller sizes them for n) and the
-// rest, which it writes over `values` from the front. Returns the values at
-// each level.
+// Splits n stored values into the level bitmaps (zeroed by the caller, each
+// BitmapBytes(n) bytes at least) and the rest, which it writes over `values`
+// from the front. Returns the values at each level.
 template <typename Stored>
 std::array<int64_t, kValueLevels> SplitValueLevels(Stored* values, int64_t n,
                                                    const std::array<uint8_t*, kValueLevels>& bitmaps);
