@@ -348,7 +348,7 @@ std::pair<std::byte*, size_t> Place(internal::TileArrays& a, const Layout& layou
     using T = std::remove_reference_t<decltype(*grow.data())>;
     const size_t bytes = std::max(items * sizeof(T) + padding, room);
     auto* p = reinterpret_cast<std::byte*>(grow.Reserve((bytes + sizeof(T) - 1) / sizeof(T)));
-    std::memset(p + items * sizeof(T), 0, padding);
+    if (padding > 0) std::memset(p + items * sizeof(T), 0, padding);
     return std::pair{p, items * sizeof(T)};
   };
   const auto n = [](int64_t v) { return static_cast<size_t>(v); };
