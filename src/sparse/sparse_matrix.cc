@@ -717,10 +717,18 @@ Status Matrix::FetchTile(int64_t tile, int threads_wanted, Stored& stored) const
   const int threads = static_cast<int>(
       std::clamp<int64_t>(static_cast<int64_t>(chunks.size()), 1,
                           threads_wanted > 0 ? threads_wanted : Threads()));
+  // Largest chunks first, so that the small ones fill in at the end and
+  // the threads finish together.
+  std::vector<size_t> order(chunks.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    return chunks[x].full_bytes > chunks[y].full_bytes;
+  });
   std::atomic<size_t> next{0};
   std::vector<Status> failures(chunks.size());
   auto work = [&] {
-    for (size_t i = next++; i < chunks.size(); i = next++) {
+    for (size_t taken = next++; taken < chunks.size(); taken = next++) {
+      const size_t i = order[taken];
       const Chunk& c = chunks[i];
       if (!batch) {
         Status read = store_->Read(std::span(&requests[i], 1), std::span(&answers[i], 1));
