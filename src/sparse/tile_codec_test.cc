@@ -1,6 +1,7 @@
 // The tile codec alone: rows encoded and decoded back in memory, every
 // stored type, gene subsets, sorting, and the rows and bytes it must refuse.
 #include "sparse/tile_codec.h"
+#include "sparse/value_levels.h"
 
 #include <gtest/gtest.h>
 
@@ -538,6 +539,67 @@ TEST(TileCodec, Version2BytesThatContradictEachOtherAreCorruption) {
   while (!((ones[bit >> 3] >> (bit & 7)) & 1)) ++bit;
   ones[bit >> 3] = static_cast<uint8_t>(ones[bit >> 3] & ~(1u << (bit & 7)));
   expect("value_bitmap_1 marks");
+}
+
+TEST(TileCodec, Version2TilesWithRandomDamageDecodeOrAreCorruption) {
+  // Any bytes of any array: a decode either succeeds (the damage still
+  // reads as some matrix) or is Corruption, and never reads or writes
+  // outside its arrays (the sanitizer builds run this too).
+  auto value = [](std::mt19937& rng) -> int32_t {
+    return rng() % 40 == 0 ? 300 + static_cast<int32_t>(rng() % 1000) : 1 + static_cast<int32_t>(rng() % 5);
+  };
+  const Csr<int32_t> m = RandomCsr<int32_t>(120, 3000, 0.03, 11, value);
+  std::vector<int32_t> order, rank;
+  const Layout layout = LayoutFor(m, 3000, order, rank, 2);
+  std::vector<int32_t> map(3000, -1);
+  for (int32_t g = 0; g < 3000; g += 7) map[static_cast<size_t>(g)] = g / 7;
+  std::mt19937 rng(12);
+  int corrupt = 0, decoded = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    TileArrays arrays;
+    ASSERT_TRUE(EncodeTile(layout, rank, m.Rows(), 0, 1, arrays).ok());
+    const TileSize& size = arrays.size;
+    ASSERT_GT(size.delta_exceptions, 0);
+    ASSERT_GT(size.exceptions, 0);
+    int64_t bits = size.nonzeros;
+    std::vector<std::pair<std::byte*, size_t>> targets = {
+        {arrays.gene_bands.data(), static_cast<size_t>(layout.gene_bands() * 120 * 2)},
+        {arrays.gene_deltas.data(), static_cast<size_t>(size.nonzeros * size.delta_bytes)},
+        {reinterpret_cast<std::byte*>(arrays.delta_exception_values.data()),
+         static_cast<size_t>(size.delta_exceptions * 4)},
+        {arrays.values.data(), static_cast<size_t>(size.stored_values())},
+        {reinterpret_cast<std::byte*>(arrays.exception_positions.data()),
+         static_cast<size_t>(size.exceptions * 4)}};
+    for (int l = 0; l < 3; ++l) {
+      targets.emplace_back(reinterpret_cast<std::byte*>(arrays.value_bitmaps[static_cast<size_t>(l)].data()),
+                           static_cast<size_t>(BitmapBytes(bits)));
+      bits -= size.value_levels[static_cast<size_t>(l)];
+    }
+    auto [bytes, length] = targets[rng() % targets.size()];
+    if (length == 0) continue;
+    for (uint32_t k = 0, n = 1 + rng() % 3; k < n; ++k) {
+      bytes[rng() % length] = static_cast<std::byte>(rng());
+    }
+    Room<int32_t> room(120, size.nonzeros);
+    for (bool sorted : {false, true}) {
+      for (const int32_t* gene_map : {static_cast<const int32_t*>(nullptr), static_cast<const int32_t*>(map.data())}) {
+        Result<int64_t> n = DecodeTile(layout, order, arrays, 120, room.target(),
+                                       {.gene_map = gene_map, .sorted = sorted, .threads = 2},
+                                       "tile 4");
+        if (n.ok()) {
+          ++decoded;
+          EXPECT_LE(*n, size.nonzeros);
+        } else {
+          ++corrupt;
+          ASSERT_EQ(n.status().code(), StatusCode::kCorruption) << n.status().ToString();
+          EXPECT_EQ(n.status().message().rfind("tile 4: ", 0), 0u) << n.status().message();
+        }
+      }
+    }
+  }
+  // Both outcomes happen: the trials reach the checks and the decode.
+  EXPECT_GT(corrupt, 100);
+  EXPECT_GT(decoded, 100);
 }
 
 }  // namespace
