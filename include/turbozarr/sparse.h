@@ -57,8 +57,8 @@ struct Layout {
   int64_t cells = 0;
   int64_t genes = 0;
   int64_t tile_cells = 10000;
-  // Each tile's index and value arrays are cut into this many chunks (fewer
-  // for tiles with fewer nonzeros than chunks).
+  // Each tile's gene steps (version 1: and values) are cut into this many
+  // chunks (fewer for tiles with fewer nonzeros than chunks).
   int64_t chunks_per_tile = 8;
   int zstd_level = 9;
   // The values' type as the source had it, and as readers hand them back.
