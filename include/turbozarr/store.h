@@ -20,6 +20,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "turbozarr/buffer.h"
@@ -46,9 +47,28 @@ struct ByteRange {
   bool suffix = false;
 };
 
+// What a reader knows of a read beyond its range, for stores that fetch
+// over a link of limited speed per connection (HTTP): a large value read
+// with few other reads in flight may then be fetched in several ranged
+// parts at once over connections that would otherwise idle. Stores that
+// read local files ignore it.
+struct ReadHint {
+  // About how long the value is, when the reader can tell (a shard's or a
+  // chunk's decoded size: an upper bound for most codecs); 0: unknown.
+  uint64_t expected_bytes = 0;
+  // How many reads are in flight together with this one, itself included
+  // (a window of chunks or shards); 0: unknown.
+  uint32_t reads_in_flight = 0;
+};
+
 struct KeyRange {
+  KeyRange() = default;
+  KeyRange(std::string key, ByteRange range, ReadHint hint = {})  // NOLINT: {key, range}
+      : key(std::move(key)), range(range), hint(hint) {}
+
   std::string key;
   ByteRange range;
+  ReadHint hint;
 };
 
 // The direct children of a prefix: keys stored right under it and the
@@ -87,15 +107,16 @@ struct ReadRequest {
   ReadTarget target = ReadTarget::kNewBuffer;
   Buffer* buffer = nullptr;  // kNewBuffer, kReuseBuffer
   MutableByteView memory;    // kCallerMemory
+  ReadHint hint;             // only whole-value reads use it
 
   static ReadRequest NewBuffer(std::string_view key, ByteRange range, Buffer& out) {
-    return {key, range, ReadTarget::kNewBuffer, &out, {}};
+    return {key, range, ReadTarget::kNewBuffer, &out, {}, {}};
   }
   static ReadRequest Reusing(std::string_view key, ByteRange range, Buffer& into) {
-    return {key, range, ReadTarget::kReuseBuffer, &into, {}};
+    return {key, range, ReadTarget::kReuseBuffer, &into, {}, {}};
   }
   static ReadRequest Into(std::string_view key, ByteRange range, MutableByteView out) {
-    return {key, range, ReadTarget::kCallerMemory, nullptr, out};
+    return {key, range, ReadTarget::kCallerMemory, nullptr, out, {}};
   }
 };
 

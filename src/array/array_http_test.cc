@@ -222,6 +222,29 @@ void ServeAll(Store& from, FaultHttpServer& server) {
   }
 }
 
+// The fault-injecting server (with no faults) serving every key of a store,
+// recording the Range header of every request by path.
+struct RangeRecordingServer {
+  FaultHttpServer server;
+  std::mutex mu;
+  std::map<std::string, std::vector<std::string>> ranges_by_path;  // guarded by mu
+
+  void Serve(Store& from) {
+    ASSERT_TRUE(server.Start().ok());
+    ServeAll(from, server);
+    server.SetPolicy([this](uint64_t, const std::string& path, const std::string& range) {
+      std::lock_guard<std::mutex> lock(mu);
+      ranges_by_path[path].push_back(range);
+      return HttpFault::kNone;
+    });
+  }
+  Result<std::shared_ptr<Store>> Connect() {
+    HttpOptions o;
+    o.idle_timeout = std::chrono::milliseconds(5000);
+    return MakeHttpStore(server.url(), o);
+  }
+};
+
 // Through the fault-injecting server (with no faults), which sees every
 // request: a sharded read asks for each shard's index once, then for merged
 // ranges only, all in two GetMany calls; a shard read whole is fetched whole,
@@ -239,19 +262,9 @@ TEST(ShardedReadOverHttpTest, OneIndexRequestPerShardThenMergedRanges) {
   for (int64_t i = 0; i < n; ++i) values[i] = static_cast<int32_t>(i * 7 + 3);
   ASSERT_TRUE((*a)->Write(Selection::All({n}), values.data()).ok());
 
-  FaultHttpServer server;
-  ASSERT_TRUE(server.Start().ok());
-  ServeAll(*memory, server);
-  std::mutex mu;
-  std::map<std::string, std::vector<std::string>> ranges_by_path;
-  server.SetPolicy([&](uint64_t, const std::string& path, const std::string& range) {
-    std::lock_guard<std::mutex> lock(mu);
-    ranges_by_path[path].push_back(range);
-    return HttpFault::kNone;
-  });
-  HttpOptions o;
-  o.idle_timeout = std::chrono::milliseconds(5000);
-  auto http = MakeHttpStore(server.url(), o);
+  RangeRecordingServer server;
+  ASSERT_NO_FATAL_FAILURE(server.Serve(*memory));
+  auto http = server.Connect();
   ASSERT_TRUE(http.ok()) << http.status().ToString();
   auto metrics = MakeMetricsStore(*http);
   auto remote = Array::Open(metrics, "s");
@@ -277,8 +290,8 @@ TEST(ShardedReadOverHttpTest, OneIndexRequestPerShardThenMergedRanges) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);
     {
-      std::lock_guard<std::mutex> lock(mu);
-      ranges_by_path.clear();
+      std::lock_guard<std::mutex> lock(server.mu);
+      server.ranges_by_path.clear();
     }
     metrics->ResetMetrics();
     std::vector<int32_t> got(static_cast<size_t>(c.sel.num_elements()));
@@ -289,12 +302,54 @@ TEST(ShardedReadOverHttpTest, OneIndexRequestPerShardThenMergedRanges) {
     EXPECT_EQ(got, want);
     EXPECT_EQ(metrics->metrics().get_many_calls, c.get_many_calls);
     EXPECT_EQ(metrics->metrics().gets, c.reads);
-    std::lock_guard<std::mutex> lock(mu);
-    EXPECT_EQ(ranges_by_path.size(), 4u);
-    for (auto& [path, ranges] : ranges_by_path) {
+    std::lock_guard<std::mutex> lock(server.mu);
+    EXPECT_EQ(server.ranges_by_path.size(), 4u);
+    for (auto& [path, ranges] : server.ranges_by_path) {
       EXPECT_NE(path.find("s/c/"), std::string::npos) << path;
       std::sort(ranges.begin(), ranges.end());
       EXPECT_EQ(ranges, c.ranges) << path;
+    }
+  }
+}
+
+// Chunks and shards large enough to come in parts (16 MiB, two of them:
+// each read gets half of the connections), read whole with few other reads
+// in flight: each is fetched as two ranged parts at once, and the values
+// are exact.
+TEST(ShardedReadOverHttpTest, LargeChunksAndShardsReadWithFewOthersComeInParts) {
+  ASSERT_TRUE(SetThreads(2).ok());
+  constexpr int64_t kChunk = int64_t{4} << 20;  // int32: 16 MiB
+  const int64_t n = 2 * kChunk;
+  auto memory = MakeMemoryStore();
+  std::vector<int32_t> values(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) values[i] = static_cast<int32_t>(i * 7 + 3);
+  for (const bool sharded : {false, true}) {
+    auto a = Array::Create(
+        memory, sharded ? "sharded" : "plain",
+        Int32Metadata(3, {n}, {kChunk},
+                      sharded ? Sharded({kChunk / 8}, json::array({kBytes}))
+                              : json::array({kBytes})));
+    ASSERT_TRUE(a.ok()) << a.status().ToString();
+    ASSERT_TRUE((*a)->Write(Selection::All({n}), values.data()).ok());
+  }
+  RangeRecordingServer server;
+  ASSERT_NO_FATAL_FAILURE(server.Serve(*memory));
+  auto http = server.Connect();
+  ASSERT_TRUE(http.ok()) << http.status().ToString();
+  for (const char* name : {"plain", "sharded"}) {
+    SCOPED_TRACE(name);
+    auto remote = Array::Open(*http, name);
+    ASSERT_TRUE(remote.ok()) << remote.status().ToString();
+    std::vector<int32_t> got(static_cast<size_t>(n));
+    ASSERT_TRUE((*remote)->Read(Selection::All({n}), got).ok());
+    EXPECT_TRUE(got == values);
+    std::lock_guard<std::mutex> lock(server.mu);
+    for (const char* chunk : {"/c/0", "/c/1"}) {
+      std::vector<std::string> ranges = server.ranges_by_path["/" + std::string(name) + chunk];
+      ASSERT_EQ(ranges.size(), 2u) << chunk;
+      std::sort(ranges.begin(), ranges.end());
+      EXPECT_EQ(ranges[0].rfind("bytes=0-", 0), 0u) << ranges[0];
+      EXPECT_EQ(ranges[1].back(), '-') << ranges[1];  // the open-ended last part
     }
   }
 }

@@ -61,12 +61,16 @@ Status ReadRemotely(const Array& array, std::span<const BoxToRead> boxes, Thread
     }
     return done.ok() ? done : done.WithContext(array.Describe() + ", chunk '" + key + "'");
   };
+  const uint64_t chunk_bytes =
+      static_cast<uint64_t>(array.codec_chain().spec().num_elements()) * m.dtype.size();
   const size_t window = WindowFor(
-      static_cast<size_t>(array.store()->Capabilities().requests_in_flight),
-      static_cast<uint64_t>(array.codec_chain().spec().num_elements()) * m.dtype.size());
+      static_cast<size_t>(array.store()->Capabilities().requests_in_flight), chunk_bytes);
+  // A remote store may fetch a large chunk in parts when few are in flight.
+  const ReadHint hint{m.dtype.is_variable_length() ? 0 : chunk_bytes,
+                      static_cast<uint32_t>(std::min(keys.size(), window))};
   return FetchInWindows(
       *array.store(), keys.size(), window,
-      [&](size_t i) { return KeyRange{keys[i], ByteRange::Full()}; },
+      [&](size_t i) { return KeyRange{keys[i], ByteRange::Full(), hint}; },
       [&](size_t first, const std::vector<KeyRange>& reads,
           std::vector<std::optional<Buffer>>& answers, const std::vector<uint64_t>&) {
         std::vector<std::pair<size_t, const Share*>> items;  // (answer, share)

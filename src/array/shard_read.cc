@@ -249,14 +249,21 @@ class ShardedRead {
     const size_t in_flight =
         std::max<size_t>({static_cast<size_t>(in_flight_),
                           static_cast<size_t>(pool_.concurrency()), size_t{1}});
+    const size_t window = WindowFor(
+        in_flight, whole_fits || whole_shards_
+                       ? DecodedBytes(sharding.shard_shape()) + index_size
+                       : index_size);
+    // A remote store may fetch a whole shard in parts when few are in flight.
+    const ReadHint whole_hint{
+        m_.dtype.is_variable_length() ? 0 : DecodedBytes(sharding.shard_shape()) + index_size,
+        static_cast<uint32_t>(std::min(level.size(), window))};
     return FetchInWindows(
-        *array_.store(), level.size(),
-        WindowFor(in_flight, whole_fits || whole_shards_
-                                 ? DecodedBytes(sharding.shard_shape()) + index_size
-                                 : index_size),
+        *array_.store(), level.size(), window,
         [&](size_t s) {
-          return whole(s) ? ShardStore::WholeRead(level[s].where)
-                          : ShardStore::IndexRead(level[s].where, sharding);
+          if (!whole(s)) return ShardStore::IndexRead(level[s].where, sharding);
+          KeyRange read = ShardStore::WholeRead(level[s].where);
+          read.hint = whole_hint;
+          return read;
         },
         [&](size_t first, const std::vector<KeyRange>& reads,
             std::vector<std::optional<Buffer>>& answers,

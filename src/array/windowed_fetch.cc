@@ -29,6 +29,7 @@ Result<Fetched> Fetch(Store& store, const std::vector<KeyRange>& reads) {
   std::vector<ReadRequest> requests(reads.size());
   for (size_t i = 0; i < reads.size(); ++i) {
     requests[i] = ReadRequest::NewBuffer(reads[i].key, reads[i].range, buffers[i]);
+    requests[i].hint = reads[i].hint;
   }
   std::vector<ReadAnswer> answers(reads.size());
   TZ_RETURN_NOT_OK(store.Read(requests, answers));

@@ -115,7 +115,9 @@ TEST(SparseMatrix, TilesRoundTripWithAnEmptyTileAndAPartialLastOne) {
     EXPECT_EQ((*m)->tile_size(2).nonzeros, 0);
     EXPECT_EQ((*m)->layout().stored_values.id(), DataTypeId::kUInt8);
     EXPECT_GT((*m)->tile_size(0).exceptions, 0);
-    if (version == 2) EXPECT_GT((*m)->tile_size(0).value_levels[0], 0);
+    if (version == 2) {
+      EXPECT_GT((*m)->tile_size(0).value_levels[0], 0);
+    }
     ExpectSame(**m, s);
   }
 }

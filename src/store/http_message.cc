@@ -131,7 +131,7 @@ std::string CheckResponse(const HttpRequest& request, HttpResponse& response,
     return why;
   }
   if (request.method == "HEAD") return "";
-  const uint64_t size = response.body.size();
+  const uint64_t size = response.body_size();
   if (content_length && *content_length != size) {
     return "body of " + std::to_string(size) + " bytes where Content-Length announced " +
            std::to_string(*content_length);

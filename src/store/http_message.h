@@ -27,6 +27,13 @@ struct HttpRequest {
   ByteView body;
   // Sent as a Range header; a 206 answer is checked against it.
   std::optional<ByteRange> range;
+  // Where the body of a successful answer (2xx) lands while it fits: bytes
+  // are written here as they arrive, with no buffer of their own, and
+  // HttpResponse::placed counts them. A body that outgrows it (a server
+  // that ignored the Range and sent the whole value) moves to
+  // HttpResponse::body, whole. REQUIRES: stays valid until the request
+  // completes; only for GET.
+  MutableByteView into;
 };
 
 // "Content-Range: bytes first-last/total" of a 206 answer.
@@ -42,11 +49,16 @@ struct HttpResponse {
   // Names in lower case, in the order received, of the final response only.
   std::vector<std::pair<std::string, std::string>> headers;
   Buffer body;
+  // How many bytes of the body were written to HttpRequest::into (`body`
+  // is then empty); nullopt when the body is in `body`.
+  std::optional<uint64_t> placed;
   std::optional<ContentRange> content_range;  // parsed, for a 206
   int attempts = 0;                           // 1 when the first try succeeded
 
   // The value of the first header called `name` (lower case), if any.
   std::optional<std::string_view> Header(std::string_view name) const;
+  // The body's length, wherever it landed.
+  uint64_t body_size() const { return placed ? *placed : body.size(); }
 };
 
 // Parses "bytes 0-99/1000" or "bytes 0-99/*"; nullopt if malformed.

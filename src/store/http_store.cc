@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "store/http_parted_fetch.h"
 #include "store/http_read_plan.h"
 #include "store/store_internal.h"
 #include "store/url_encoding.h"
@@ -64,19 +65,38 @@ Status HttpStore::NoListing() const {
 
 namespace {
 
+// Whether `result` is an answer a read can use: a 2xx, 404, 410 or 416.
+Status Usable(const std::string& url, const HttpRequest& req,
+              const Result<HttpResponse>& result) {
+  if (!result.ok()) return result.status();
+  const HttpResponse& r = *result;
+  if (r.status == 404 || r.status == 410 || r.status == 416) return Status::OK();
+  if (r.status < 200 || r.status > 299) {
+    return Status::IOError(req.method + " " + url + ": HTTP " + std::to_string(r.status) +
+                           Attempts(r));
+  }
+  return Status::OK();
+}
+
 // What a GET or HEAD of `key` tells: absent, or (part of) its value.
 Result<std::optional<internal::FetchedBytes>> Interpret(const std::string& url,
                                                         const HttpRequest& req,
                                                         Result<HttpResponse> result) {
-  if (!result.ok()) return result.status();
+  TZ_RETURN_NOT_OK(Usable(url, req, result));
   HttpResponse& r = *result;
   if (r.status == 404 || r.status == 410) return std::optional<internal::FetchedBytes>();
-  if (r.status != 416 && (r.status < 200 || r.status > 299)) {
-    return Status::IOError(req.method + " " + url + ": HTTP " + std::to_string(r.status) +
-                           Attempts(r));
-  }
   return std::optional<internal::FetchedBytes>(
       internal::FetchedFromResponse(req, std::move(r)));
+}
+
+// Whether `r` shows that its server answers ranges: a 206, or
+// "Accept-Ranges: bytes" (RFC 9110 14.3), which servers that serve ranges
+// send with their answers and servers that ignore them (Python's
+// http.server) do not.
+bool AnswersRanges(const HttpResponse& r) {
+  if (r.status == 206) return true;
+  const std::optional<std::string_view> v = r.Header("accept-ranges");
+  return v && v->find("bytes") != std::string_view::npos;
 }
 
 }  // namespace
@@ -109,21 +129,83 @@ Status HttpStore::Fetch(std::span<const ReadRequest> requests,
   const HttpOptions& opt = transport_->options();
   auto fetch = [&](std::span<const internal::PlannedRead> plan,
                    std::span<std::optional<internal::FetchedBytes>> out) -> Status {
-    std::vector<HttpRequest> reqs(plan.size());
+    // Whole values cut into parts (http_parted_fetch.h), once the server
+    // has shown that it answers ranges.
+    struct Parted {
+      std::vector<ByteRange> ranges;
+      Buffer joint;
+    };
+    const bool split = ranges_.load(std::memory_order_relaxed) == kRangesAnswered;
+    std::vector<std::optional<Parted>> parted(plan.size());
+    std::vector<size_t> first(plan.size() + 1);  // plan[p]'s requests in reqs
+    std::vector<HttpRequest> reqs;
     for (size_t p = 0; p < plan.size(); ++p) {
-      reqs[p].method = internal::PlannedMethod(plan[p]);
-      reqs[p].url = Url(plan[p].key);
-      reqs[p].range = internal::PlannedRange(plan[p]);
+      first[p] = reqs.size();
+      const uint32_t parts = split && !plan[p].head && plan[p].range.IsFull()
+                                 ? internal::PartsFor(plan[p].hint, opt.max_connections)
+                                 : 1;
+      if (parts == 1) {
+        HttpRequest& r = reqs.emplace_back();
+        r.method = internal::PlannedMethod(plan[p]);
+        r.url = Url(plan[p].key);
+        r.range = internal::PlannedRange(plan[p]);
+        continue;
+      }
+      Parted& x = parted[p].emplace();
+      x.ranges = internal::PartRanges(plan[p].hint.expected_bytes, parts);
+      x.joint = Buffer(static_cast<size_t>(plan[p].hint.expected_bytes));
+      for (size_t i = 0; i < x.ranges.size(); ++i) {
+        HttpRequest& r = reqs.emplace_back();
+        r.url = Url(plan[p].key);
+        r.range = x.ranges[i];
+        r.into = internal::PartTarget(x.ranges, i, x.joint.mutable_view());
+      }
     }
+    first[plan.size()] = reqs.size();
     std::vector<Result<HttpResponse>> responses;
     if (reqs.size() == 1) {
       responses.push_back(transport_->Fetch(reqs[0]));
     } else {
       responses = transport_->FetchMany(reqs);
     }
+    for (size_t r = 0; r < responses.size() && !split; ++r) {
+      if (responses[r].ok() && AnswersRanges(*responses[r])) {
+        int unknown = kRangesUnknown;
+        ranges_.compare_exchange_strong(unknown, kRangesAnswered, std::memory_order_relaxed);
+      }
+    }
     for (size_t p = 0; p < plan.size(); ++p) {
-      TZ_ASSIGN_OR_RETURN(out[p], Interpret(base_ + "/" + std::string(plan[p].key),
-                                            reqs[p], std::move(responses[p])));
+      const std::string where = base_ + "/" + std::string(plan[p].key);
+      const size_t r0 = first[p];
+      if (!parted[p]) {
+        TZ_ASSIGN_OR_RETURN(out[p], Interpret(where, reqs[r0], std::move(responses[r0])));
+        continue;
+      }
+      std::vector<HttpResponse> parts;
+      for (size_t r = r0; r < first[p + 1]; ++r) {
+        TZ_RETURN_NOT_OK(Usable(where, reqs[r], responses[r]));
+        const long status = responses[r]->status;
+        if (status >= 200 && status <= 299 && status != 206) {
+          ranges_.store(kRangesIgnored, std::memory_order_relaxed);
+        }
+        parts.push_back(std::move(*responses[r]));
+      }
+      internal::FetchedBytes joined;
+      switch (internal::JoinParts(parted[p]->ranges, std::move(parted[p]->joint), parts,
+                                  joined)) {
+        case internal::JoinedParts::kValue:
+          out[p] = std::move(joined);
+          break;
+        case internal::JoinedParts::kAbsent:
+          out[p].reset();
+          break;
+        case internal::JoinedParts::kDisagree: {  // changed meanwhile: once more, whole
+          HttpRequest whole;
+          whole.url = Url(plan[p].key);
+          TZ_ASSIGN_OR_RETURN(out[p], Interpret(where, whole, transport_->Fetch(whole)));
+          break;
+        }
+      }
     }
     return Status::OK();
   };

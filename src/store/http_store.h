@@ -16,6 +16,7 @@
 // Thread safety: safe from many threads; all state is in the transport.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -69,6 +70,11 @@ class HttpStore final : public Store {
   std::unique_ptr<HttpTransport> transport_;
   mutable std::mutex absent_mutex_;
   std::set<std::string, std::less<>> absent_;  // guarded by absent_mutex_
+  // What the server has shown of ranges (http_parted_fetch.h): once it
+  // answers them, whole values are fetched in parts when the reader's hint
+  // allows; once it answered a ranged part with the whole value, never.
+  enum Ranges : int { kRangesUnknown, kRangesAnswered, kRangesIgnored };
+  std::atomic<int> ranges_{kRangesUnknown};
 };
 
 }  // namespace turbozarr

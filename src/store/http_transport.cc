@@ -8,6 +8,7 @@
 #include <atomic>
 #include <charconv>
 #include <chrono>
+#include <cstring>
 #include <condition_variable>
 #include <cstdlib>
 #include <deque>
@@ -185,6 +186,13 @@ std::unique_ptr<Transfer> NewTransfer(const HttpOptions& options, const void* ow
   return t;
 }
 
+// Whether the answer now arriving for `t` is written to its request's
+// `into` (HttpRequest::into): a successful answer to a GET that asked so.
+bool PlacesBody(const Transfer& t) {
+  return !t.request.into.empty() && t.request.method == "GET" &&
+         t.response.status >= 200 && t.response.status <= 299;
+}
+
 size_t OnHeader(char* data, size_t size, size_t count, void* user) {
   Transfer& t = *static_cast<Transfer*>(user);
   const size_t bytes = size * count;
@@ -199,6 +207,7 @@ size_t OnHeader(char* data, size_t size, size_t count, void* user) {
     // A new response (after a redirect or a 100 Continue): start over.
     t.response.headers.clear();
     t.response.body.Clear();
+    t.response.placed.reset();
     t.content_length.reset();
     const size_t sp = line.find(' ');
     long status = 0;
@@ -214,6 +223,7 @@ size_t OnHeader(char* data, size_t size, size_t count, void* user) {
       t.abort_reason = std::move(why);
       return 0;  // fails the transfer and closes its connection
     }
+    if (PlacesBody(t)) t.response.placed = 0;
     return bytes;
   }
   const size_t colon = line.find(':');
@@ -225,7 +235,9 @@ size_t OnHeader(char* data, size_t size, size_t count, void* user) {
     auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
     if (ec == std::errc() && end == value.data() + value.size()) {
       t.content_length = n;
-      t.response.body.Reserve(static_cast<size_t>(std::min(n, kMaxReserve)));
+      if (!PlacesBody(t) || n > t.request.into.size()) {
+        t.response.body.Reserve(static_cast<size_t>(std::min(n, kMaxReserve)));
+      }
     }
   }
   t.response.headers.emplace_back(std::move(name), std::string(value));
@@ -236,10 +248,24 @@ size_t OnBody(char* data, size_t size, size_t count, void* user) {
   Transfer& t = *static_cast<Transfer*>(user);
   const size_t bytes = size * count;
   t.last_activity = Clock::now();
-  if (t.content_length && t.response.body.size() + bytes > *t.content_length) {
+  const uint64_t have = t.response.body_size();
+  if (t.content_length && have + bytes > *t.content_length) {
     t.abort_reason = "body longer than the " + std::to_string(*t.content_length) +
                      " bytes Content-Length announced";
     return 0;  // makes curl fail the transfer
+  }
+  if (t.response.placed) {
+    const MutableByteView into = t.request.into;
+    if (have + bytes <= into.size()) {
+      std::memcpy(into.data() + have, data, bytes);
+      t.response.placed = have + bytes;
+      return bytes;
+    }
+    // Outgrown: the body moves to a buffer of its own.
+    t.response.body.Reserve(static_cast<size_t>(
+        std::min(std::max(t.content_length.value_or(0), have + bytes), kMaxReserve)));
+    t.response.body.Append(ByteView(into.data(), have));
+    t.response.placed.reset();
   }
   t.response.body.Append(ByteView(reinterpret_cast<const std::byte*>(data), bytes));
   return bytes;

@@ -52,6 +52,9 @@ std::vector<PlannedRead> PlanReads(std::span<const ReadRequest> reads,
       planned.key = reads[bounded[run.first]].key;
       planned.range = ByteRange::Of(run.begin, run.end - run.begin);
       planned.members.assign(bounded.begin() + run.first, bounded.begin() + run.last);
+      if (planned.members.size() == 1 && planned.range.IsFull()) {
+        planned.hint = reads[planned.members[0]].hint;
+      }
     }
   }
   return plan;

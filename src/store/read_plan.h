@@ -36,6 +36,7 @@ struct PlannedRead {
   ByteRange range;              // what to fetch (Full: the whole value)
   bool head = false;            // only whether the key exists
   std::vector<size_t> members;  // indices of the reads it serves
+  ReadHint hint;                // a whole-value fetch's: its read's hint
 };
 
 // The fetches that serve `reads`, keys in order of first appearance.

@@ -220,6 +220,7 @@ Result<std::vector<std::optional<Buffer>>> Store::GetMany(
   std::vector<ReadRequest> requests(reads.size());
   for (size_t i = 0; i < reads.size(); ++i) {
     requests[i] = ReadRequest::NewBuffer(reads[i].key, reads[i].range, values[i]);
+    requests[i].hint = reads[i].hint;
   }
   std::vector<ReadAnswer> answers(reads.size());
   TZ_RETURN_NOT_OK(Read(requests, answers));

@@ -1,0 +1,103 @@
+#include "store/http_parted_fetch.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "store/http_read_plan.h"
+
+namespace turbozarr::internal {
+
+uint32_t PartsFor(const ReadHint& hint, int capacity) {
+  if (hint.reads_in_flight == 0 || capacity <= 0 || hint.expected_bytes > kMaxPartedBytes) {
+    return 1;
+  }
+  const uint64_t share = static_cast<uint64_t>(capacity) / hint.reads_in_flight;
+  const uint64_t by_size = hint.expected_bytes / kMinPartBytes;
+  return static_cast<uint32_t>(std::max<uint64_t>(1, std::min(share, by_size)));
+}
+
+std::vector<ByteRange> PartRanges(uint64_t expected, uint32_t parts) {
+  parts = std::max<uint32_t>(parts, 1);
+  const uint64_t step = (expected + parts - 1) / parts;
+  std::vector<ByteRange> ranges;
+  for (uint32_t i = 0; i + 1 < parts; ++i) ranges.push_back(ByteRange::Of(i * step, step));
+  ranges.push_back(ByteRange::Of(uint64_t{parts - 1} * step, ByteRange::kToEnd));
+  return ranges;
+}
+
+MutableByteView PartTarget(std::span<const ByteRange> ranges, size_t i,
+                           MutableByteView joint) {
+  const uint64_t begin = std::min<uint64_t>(ranges[i].offset, joint.size());
+  const uint64_t end = i + 1 == ranges.size()
+                           ? joint.size()
+                           : std::min<uint64_t>(begin + ranges[i].length, joint.size());
+  return joint.subspan(begin, end - begin);
+}
+
+namespace {
+
+bool Absent(const HttpResponse& a) { return a.status == 404 || a.status == 410; }
+
+// The bytes of an answer that carries the whole value (a server that
+// ignored the Range), placed at `at` in the joint buffer or in its body.
+Buffer WholeBody(HttpResponse& a, const Buffer& joint, uint64_t at) {
+  if (!a.placed) return std::move(a.body);
+  return Buffer(ByteView(joint.data() + at, *a.placed));
+}
+
+}  // namespace
+
+JoinedParts JoinParts(std::span<const ByteRange> ranges, Buffer&& joint,
+                      std::span<HttpResponse> answers, FetchedBytes& out) {
+  const size_t absent = std::count_if(answers.begin(), answers.end(), Absent);
+  if (absent == answers.size()) return JoinedParts::kAbsent;
+  if (absent > 0) return JoinedParts::kDisagree;
+  const uint64_t version = VersionOf(answers[0]);
+  for (const HttpResponse& a : answers) {
+    if (VersionOf(a) != version) return JoinedParts::kDisagree;
+  }
+  out = FetchedBytes{};
+  out.version = version;
+  out.whole = true;
+  for (size_t i = 0; i < answers.size(); ++i) {
+    if (answers[i].status != 206 && answers[i].status != 416) {
+      out.body = WholeBody(answers[i], joint, ranges[i].offset);
+      return JoinedParts::kValue;
+    }
+  }
+  // Whole parts, then the one the value ends in (short, or the last), then
+  // parts past its end (416).
+  uint64_t end = 0;
+  bool ended = false;
+  for (size_t i = 0; i < answers.size(); ++i) {
+    const HttpResponse& a = answers[i];
+    if (a.status == 416) {
+      ended = true;  // the value ends where this part begins
+      continue;
+    }
+    if (ended || ranges[i].offset != end) return JoinedParts::kDisagree;
+    const uint64_t got = a.body_size();
+    end += got;
+    bool ends_here = i + 1 == answers.size() || got < ranges[i].length;
+    if (a.content_range && a.content_range->total) {  // the value's length, as it was
+      const uint64_t total = *a.content_range->total;
+      if (total < end || (ends_here && total != end)) return JoinedParts::kDisagree;
+      ends_here = total == end;
+    }
+    ended = ends_here;
+  }
+  // A body that outgrew its place (only the open-ended last part can) is
+  // copied in after the others.
+  for (size_t i = 0; i < answers.size(); ++i) {
+    const HttpResponse& a = answers[i];
+    if (a.status != 206 || a.placed) continue;
+    const uint64_t at = ranges[i].offset;
+    if (joint.size() < at + a.body.size()) joint.Resize(at + a.body.size());
+    std::memcpy(joint.data() + at, a.body.data(), a.body.size());
+  }
+  joint.Resize(end);
+  out.body = std::move(joint);
+  return JoinedParts::kValue;
+}
+
+}  // namespace turbozarr::internal

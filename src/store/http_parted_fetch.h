@@ -1,0 +1,69 @@
+// Fetching a whole value in parts: a value read with few other reads in
+// flight (ReadHint) is asked for as several ranged GETs at once, of about
+// equal size, whose bodies land side by side in one buffer
+// (HttpRequest::into), so that a link of limited speed per connection (a
+// distant server, an object store) carries it over several connections
+// instead of one, with no copy to join them.
+//
+// The value's length is not known before the answers come, so the parts are
+// cut from the reader's expectation (a shard's or chunk's decoded size):
+// equal bounded ranges, the last one open-ended, so that a longer value is
+// still fetched whole and a shorter one leaves the parts past its end
+// answered 416. The answers must then make one value: all found or all
+// absent, one ETag, every part but the one the value ends in full. A
+// server that ignored the Range sent the whole value in one of them, which
+// is taken as it is. Answers that disagree (the value changed between the
+// parts) are not joined: the caller fetches the value whole instead.
+//
+// Thread safety: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "store/http_message.h"
+#include "store/read_plan.h"
+
+namespace turbozarr::internal {
+
+// Parts are at least this large: about a round trip's transfer at 150 MB/s
+// per connection. Smaller parts gain less than their requests cost the
+// client and the server (a 4 MiB shard in two parts read slower, not
+// faster, from a throttled server on loopback that shares the client's
+// cores).
+inline constexpr uint64_t kMinPartBytes = uint64_t{8} << 20;
+
+// Values expected larger than this are fetched whole: the parts' buffer is
+// made at the expected size before any byte arrives, and a chunk's decoded
+// size this large may be far from its stored one.
+inline constexpr uint64_t kMaxPartedBytes = uint64_t{4} << 30;
+
+// How many parts a whole-value fetch with `hint` is cut into when the store
+// keeps at most `capacity` requests in flight to the server: its share of
+// the capacity among the reads in flight with it, at most one part per
+// kMinPartBytes expected. 1 (one fetch) when the hint tells too little.
+uint32_t PartsFor(const ReadHint& hint, int capacity);
+
+// The ranges of `parts` (>= 1) parts of a value expected to be `expected`
+// bytes: equal bounded ranges, the last one open-ended.
+std::vector<ByteRange> PartRanges(uint64_t expected, uint32_t parts);
+
+// Where part `i` of `ranges` lands in a buffer of `joint` bytes (the
+// expected size): its range's bytes, the last part up to the buffer's end.
+MutableByteView PartTarget(std::span<const ByteRange> ranges, size_t i,
+                           MutableByteView joint);
+
+enum class JoinedParts {
+  kValue,     // the value, in `out`
+  kAbsent,    // every part answered 404 or 410
+  kDisagree,  // the answers do not make one value: fetch it whole
+};
+
+// Joins the answers to the parts `ranges` (each a 2xx, 404, 410 or 416;
+// the 206s checked by the transport against their ranges), whose placed
+// bodies are in `joint` (PartTarget), into the whole value.
+JoinedParts JoinParts(std::span<const ByteRange> ranges, Buffer&& joint,
+                      std::span<HttpResponse> answers, FetchedBytes& out);
+
+}  // namespace turbozarr::internal
