@@ -100,4 +100,57 @@ JoinedParts JoinParts(std::span<const ByteRange> ranges, Buffer&& joint,
   return JoinedParts::kValue;
 }
 
+PartedWindow CutIntoParts(std::span<const PlannedRead> plan, std::vector<HttpRequest> made,
+                          bool split, int capacity) {
+  PartedWindow w;
+  w.first.resize(plan.size() + 1);
+  w.parts.resize(plan.size());
+  for (size_t p = 0; p < plan.size(); ++p) {
+    w.first[p] = w.requests.size();
+    const uint32_t parts = split && !plan[p].head && plan[p].range.IsFull()
+                               ? PartsFor(plan[p].hint, capacity)
+                               : 1;
+    if (parts == 1) {
+      w.requests.push_back(std::move(made[p]));
+      continue;
+    }
+    PartedWindow::Parts& x = w.parts[p].emplace();
+    x.ranges = PartRanges(plan[p].hint.expected_bytes, parts);
+    x.joint = Buffer(static_cast<size_t>(plan[p].hint.expected_bytes));
+    for (size_t i = 0; i < x.ranges.size(); ++i) {
+      HttpRequest& r = w.requests.emplace_back(made[p]);
+      r.range = x.ranges[i];
+      r.into = PartTarget(x.ranges, i, x.joint.mutable_view());
+    }
+  }
+  w.first[plan.size()] = w.requests.size();
+  return w;
+}
+
+Result<std::optional<FetchedBytes>> CollectParts(PartedWindow& w, size_t p,
+                                                 std::vector<Result<HttpResponse>>& answers,
+                                                 const InterpretAnswer& interpret,
+                                                 const CheckAnswer& usable,
+                                                 const FetchWhole& refetch) {
+  const size_t r0 = w.first[p];
+  if (!w.parts[p]) return interpret(w.requests[r0], std::move(answers[r0]));
+  std::vector<HttpResponse> parts;
+  for (size_t r = r0; r < w.first[p + 1]; ++r) {
+    TZ_RETURN_NOT_OK(usable(w.requests[r], answers[r]));
+    const long status = answers[r]->status;
+    if (status >= 200 && status <= 299 && status != 206) w.whole_answer_seen = true;
+    parts.push_back(std::move(*answers[r]));
+  }
+  FetchedBytes joined;
+  switch (JoinParts(w.parts[p]->ranges, std::move(w.parts[p]->joint), parts, joined)) {
+    case JoinedParts::kValue:
+      return std::optional<FetchedBytes>(std::move(joined));
+    case JoinedParts::kAbsent:
+      return std::optional<FetchedBytes>();
+    case JoinedParts::kDisagree:  // changed meanwhile: once more, whole
+      break;
+  }
+  return refetch();
+}
+
 }  // namespace turbozarr::internal

@@ -19,6 +19,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -65,5 +67,45 @@ enum class JoinedParts {
 // bodies are in `joint` (PartTarget), into the whole value.
 JoinedParts JoinParts(std::span<const ByteRange> ranges, Buffer&& joint,
                       std::span<HttpResponse> answers, FetchedBytes& out);
+
+// A window of planned fetches as HTTP requests, whole values cut into parts:
+// what the HTTP and S3 stores send for one ReadPlanned window.
+struct PartedWindow {
+  struct Parts {
+    std::vector<ByteRange> ranges;
+    Buffer joint;  // the expected size; the parts' bodies land here
+  };
+  std::vector<HttpRequest> requests;        // to send, in order
+  std::vector<size_t> first;                // plan[p]'s: [first[p], first[p + 1])
+  std::vector<std::optional<Parts>> parts;  // plan[p]'s parts, when cut
+
+  // Whether an answer to a part brought the whole value (200): the server
+  // ignores ranges.
+  bool whole_answer_seen = false;
+};
+
+// The requests for `plan`, from each fetch's request as the store makes it
+// (made[p]: method, URL, headers and the planned range, signed if need
+// be; a Range header is not signed). A whole-value fetch whose hint gives
+// it more than one part (PartsFor, when `split`) becomes as many copies
+// with the parts' ranges and targets.
+PartedWindow CutIntoParts(std::span<const PlannedRead> plan, std::vector<HttpRequest> made,
+                          bool split, int capacity);
+
+// What plan[p] fetched, from the answers to w.requests: `interpret` reads an
+// answer to a fetch that was not cut; a cut one's answers are each checked
+// by `usable` (an error unless 2xx, 404, 410 or 416, as the store words
+// it) and joined, and when they disagree the value is fetched once more,
+// whole, by `refetch`.
+using InterpretAnswer = std::function<Result<std::optional<FetchedBytes>>(
+    const HttpRequest& request, Result<HttpResponse> answer)>;
+using CheckAnswer =
+    std::function<Status(const HttpRequest& request, const Result<HttpResponse>& answer)>;
+using FetchWhole = std::function<Result<std::optional<FetchedBytes>>()>;
+Result<std::optional<FetchedBytes>> CollectParts(PartedWindow& w, size_t p,
+                                                 std::vector<Result<HttpResponse>>& answers,
+                                                 const InterpretAnswer& interpret,
+                                                 const CheckAnswer& usable,
+                                                 const FetchWhole& refetch);
 
 }  // namespace turbozarr::internal

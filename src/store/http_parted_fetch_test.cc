@@ -323,5 +323,24 @@ TEST(HttpStoreParts, AValueReplacedBetweenItsPartsIsReadAgainWhole) {
   EXPECT_TRUE((*got)->chars() == new_value);
 }
 
+// The S3 store cuts the same way, signing each part as the whole object,
+// without waiting for a sign that the server answers ranges.
+TEST(HttpStoreParts, AnS3ObjectReadAloneComesInPartsToo) {
+  FaultHttpServer server;
+  ASSERT_TRUE(server.Start().ok());
+  const std::string value = Value(4 * kMinPartBytes + 3, 8);
+  server.Put("bucket/data/big", value);
+  auto store = MakeS3Store("bucket", "data", S3OptionsFor(server, FastOptions()));
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  const uint64_t before = server.requests();
+  auto got = ReadWhole(**store, "big", {4 * kMinPartBytes, 1});
+  ASSERT_TRUE(got.ok() && got->has_value()) << got.status().ToString();
+  EXPECT_TRUE((*got)->chars() == value);
+  EXPECT_EQ(server.requests() - before, 4u);
+  got = ReadWhole(**store, "none", {4 * kMinPartBytes, 1});
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_FALSE(got->has_value());
+}
+
 }  // namespace
 }  // namespace turbozarr

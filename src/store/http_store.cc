@@ -129,44 +129,22 @@ Status HttpStore::Fetch(std::span<const ReadRequest> requests,
   const HttpOptions& opt = transport_->options();
   auto fetch = [&](std::span<const internal::PlannedRead> plan,
                    std::span<std::optional<internal::FetchedBytes>> out) -> Status {
-    // Whole values cut into parts (http_parted_fetch.h), once the server
+    // Whole values are cut into parts (http_parted_fetch.h) once the server
     // has shown that it answers ranges.
-    struct Parted {
-      std::vector<ByteRange> ranges;
-      Buffer joint;
-    };
     const bool split = ranges_.load(std::memory_order_relaxed) == kRangesAnswered;
-    std::vector<std::optional<Parted>> parted(plan.size());
-    std::vector<size_t> first(plan.size() + 1);  // plan[p]'s requests in reqs
-    std::vector<HttpRequest> reqs;
+    std::vector<HttpRequest> made(plan.size());
     for (size_t p = 0; p < plan.size(); ++p) {
-      first[p] = reqs.size();
-      const uint32_t parts = split && !plan[p].head && plan[p].range.IsFull()
-                                 ? internal::PartsFor(plan[p].hint, opt.max_connections)
-                                 : 1;
-      if (parts == 1) {
-        HttpRequest& r = reqs.emplace_back();
-        r.method = internal::PlannedMethod(plan[p]);
-        r.url = Url(plan[p].key);
-        r.range = internal::PlannedRange(plan[p]);
-        continue;
-      }
-      Parted& x = parted[p].emplace();
-      x.ranges = internal::PartRanges(plan[p].hint.expected_bytes, parts);
-      x.joint = Buffer(static_cast<size_t>(plan[p].hint.expected_bytes));
-      for (size_t i = 0; i < x.ranges.size(); ++i) {
-        HttpRequest& r = reqs.emplace_back();
-        r.url = Url(plan[p].key);
-        r.range = x.ranges[i];
-        r.into = internal::PartTarget(x.ranges, i, x.joint.mutable_view());
-      }
+      made[p].method = internal::PlannedMethod(plan[p]);
+      made[p].url = Url(plan[p].key);
+      made[p].range = internal::PlannedRange(plan[p]);
     }
-    first[plan.size()] = reqs.size();
+    internal::PartedWindow w =
+        internal::CutIntoParts(plan, std::move(made), split, opt.max_connections);
     std::vector<Result<HttpResponse>> responses;
-    if (reqs.size() == 1) {
-      responses.push_back(transport_->Fetch(reqs[0]));
+    if (w.requests.size() == 1) {
+      responses.push_back(transport_->Fetch(w.requests[0]));
     } else {
-      responses = transport_->FetchMany(reqs);
+      responses = transport_->FetchMany(w.requests);
     }
     for (size_t r = 0; r < responses.size() && !split; ++r) {
       if (responses[r].ok() && AnswersRanges(*responses[r])) {
@@ -176,37 +154,21 @@ Status HttpStore::Fetch(std::span<const ReadRequest> requests,
     }
     for (size_t p = 0; p < plan.size(); ++p) {
       const std::string where = base_ + "/" + std::string(plan[p].key);
-      const size_t r0 = first[p];
-      if (!parted[p]) {
-        TZ_ASSIGN_OR_RETURN(out[p], Interpret(where, reqs[r0], std::move(responses[r0])));
-        continue;
-      }
-      std::vector<HttpResponse> parts;
-      for (size_t r = r0; r < first[p + 1]; ++r) {
-        TZ_RETURN_NOT_OK(Usable(where, reqs[r], responses[r]));
-        const long status = responses[r]->status;
-        if (status >= 200 && status <= 299 && status != 206) {
-          ranges_.store(kRangesIgnored, std::memory_order_relaxed);
-        }
-        parts.push_back(std::move(*responses[r]));
-      }
-      internal::FetchedBytes joined;
-      switch (internal::JoinParts(parted[p]->ranges, std::move(parted[p]->joint), parts,
-                                  joined)) {
-        case internal::JoinedParts::kValue:
-          out[p] = std::move(joined);
-          break;
-        case internal::JoinedParts::kAbsent:
-          out[p].reset();
-          break;
-        case internal::JoinedParts::kDisagree: {  // changed meanwhile: once more, whole
-          HttpRequest whole;
-          whole.url = Url(plan[p].key);
-          TZ_ASSIGN_OR_RETURN(out[p], Interpret(where, whole, transport_->Fetch(whole)));
-          break;
-        }
-      }
+      auto interpret = [&](const HttpRequest& req, Result<HttpResponse> answer) {
+        return Interpret(where, req, std::move(answer));
+      };
+      auto usable = [&](const HttpRequest& req, const Result<HttpResponse>& answer) {
+        return Usable(where, req, answer);
+      };
+      auto refetch = [&] {
+        HttpRequest whole;
+        whole.url = Url(plan[p].key);
+        return Interpret(where, whole, transport_->Fetch(whole));
+      };
+      TZ_ASSIGN_OR_RETURN(out[p], internal::CollectParts(w, p, responses, interpret, usable,
+                                                         refetch));
     }
+    if (w.whole_answer_seen) ranges_.store(kRangesIgnored, std::memory_order_relaxed);
     return Status::OK();
   };
   // One window: the transport keeps at most max_concurrency in flight and

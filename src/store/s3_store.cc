@@ -4,6 +4,7 @@
 #include <charconv>
 #include <future>
 
+#include "store/http_parted_fetch.h"
 #include "store/http_read_plan.h"
 #include "store/s3_multipart.h"
 #include "store/store_internal.h"
@@ -42,22 +43,30 @@ StoreCapabilities S3Store::Capabilities() const {
 
 namespace {
 
+// Whether a GET or HEAD of an object was answered as a read can use: a
+// 2xx, 416, or 404 for a missing key (a missing bucket is a broken store).
+Status Usable(const S3Client& client, std::string_view object_key, const HttpRequest& req,
+              const Result<HttpResponse>& result) {
+  if (!result.ok()) return result.status();
+  const HttpResponse& r = *result;
+  if (r.status == 404) {
+    if (S3Client::ErrorCode(r) == "NoSuchBucket")
+      return client.Error(req.method, object_key, r);
+    return Status::OK();
+  }
+  if (r.status != 416 && !Is2xx(r.status)) return client.Error(req.method, object_key, r);
+  return Status::OK();
+}
+
 // What a GET or HEAD of an object tells: absent, or (part of) its value.
 Result<std::optional<internal::FetchedBytes>> Interpret(const S3Client& client,
                                                         std::string_view object_key,
                                                         const HttpRequest& req,
                                                         Result<HttpResponse> result) {
-  if (!result.ok()) return result.status();
-  HttpResponse& r = *result;
-  if (r.status == 404) {
-    // A missing bucket is a broken store, not a missing key.
-    if (S3Client::ErrorCode(r) == "NoSuchBucket")
-      return client.Error(req.method, object_key, r);
-    return std::optional<internal::FetchedBytes>();
-  }
-  if (r.status != 416 && !Is2xx(r.status)) return client.Error(req.method, object_key, r);
+  TZ_RETURN_NOT_OK(Usable(client, object_key, req, result));
+  if (result->status == 404) return std::optional<internal::FetchedBytes>();
   return std::optional<internal::FetchedBytes>(
-      internal::FetchedFromResponse(req, std::move(r)));
+      internal::FetchedFromResponse(req, std::move(*result)));
 }
 
 }  // namespace
@@ -69,23 +78,37 @@ Status S3Store::Read(std::span<const ReadRequest> requests,
   auto fetch = [&](std::span<const internal::PlannedRead> plan,
                    std::span<std::optional<internal::FetchedBytes>> out) -> Status {
     std::vector<std::string> objects;
-    std::vector<HttpRequest> reqs;
+    std::vector<HttpRequest> made;
     objects.reserve(plan.size());
-    reqs.reserve(plan.size());
+    made.reserve(plan.size());
     for (const internal::PlannedRead& p : plan) {
       objects.push_back(ObjectKey(p.key));
-      reqs.push_back(client_->Request(internal::PlannedMethod(p), objects.back()));
-      reqs.back().range = internal::PlannedRange(p);
+      made.push_back(client_->Request(internal::PlannedMethod(p), objects.back()));
+      made.back().range = internal::PlannedRange(p);
     }
+    // Object stores answer ranges: a whole object read with few others in
+    // flight comes in parts (http_parted_fetch.h), each signed as the whole.
+    internal::PartedWindow w = internal::CutIntoParts(
+        plan, std::move(made), /*split=*/true, client_->transport().options().max_connections);
     std::vector<Result<HttpResponse>> responses;
-    if (reqs.size() == 1) {
-      responses.push_back(client_->transport().Fetch(reqs[0]));
+    if (w.requests.size() == 1) {
+      responses.push_back(client_->transport().Fetch(w.requests[0]));
     } else {
-      responses = client_->transport().FetchMany(reqs);
+      responses = client_->transport().FetchMany(w.requests);
     }
     for (size_t k = 0; k < plan.size(); ++k) {
-      TZ_ASSIGN_OR_RETURN(
-          out[k], Interpret(*client_, objects[k], reqs[k], std::move(responses[k])));
+      auto interpret = [&](const HttpRequest& req, Result<HttpResponse> answer) {
+        return Interpret(*client_, objects[k], req, std::move(answer));
+      };
+      auto usable = [&](const HttpRequest& req, const Result<HttpResponse>& answer) {
+        return Usable(*client_, objects[k], req, answer);
+      };
+      auto refetch = [&] {
+        const HttpRequest whole = client_->Request("GET", objects[k]);
+        return Interpret(*client_, objects[k], whole, client_->transport().Fetch(whole));
+      };
+      TZ_ASSIGN_OR_RETURN(out[k], internal::CollectParts(w, k, responses, interpret, usable,
+                                                         refetch));
     }
     return Status::OK();
   };
