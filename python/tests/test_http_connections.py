@@ -32,6 +32,8 @@ class _CountingServer(http.server.ThreadingHTTPServer):
         self.open = 0
         self.peak_open = 0
         self.requests = 0
+        self.paths = []  # of the GETs answered whole
+        self.ranged = {}  # path -> Range headers (_RangeHandler)
         self.lock = threading.Lock()
         handler = functools.partial(handler_class or _SlowHandler, directory=str(root))
         super().__init__(("127.0.0.1", 0), handler)
@@ -55,11 +57,51 @@ class _SlowHandler(http.server.SimpleHTTPRequestHandler):
     def do_GET(self):  # noqa: N802
         with self.server.lock:
             self.server.requests += 1
+            self.server.paths.append(self.path)
         time.sleep(0.03)
         super().do_GET()
 
     def log_message(self, *args):
         pass
+
+
+class _RangeHandler(_SlowHandler):
+    """Answers "Range: bytes=first-[last]" with 206 and says so with
+    "Accept-Ranges: bytes", as nginx and object stores do; counts the
+    ranged GETs of each path."""
+
+    def do_GET(self):  # noqa: N802
+        asked = self.headers.get("Range", "")
+        if not asked.startswith("bytes="):
+            return super().do_GET()
+        with self.server.lock:
+            self.server.requests += 1
+            self.server.ranged.setdefault(self.path, []).append(asked)
+        time.sleep(0.03)
+        path = self.translate_path(self.path)
+        with open(path, "rb") as f:
+            data = f.read()
+        first, _, last = asked[len("bytes="):].partition("-")
+        first = int(first)
+        last = min(int(last), len(data) - 1) if last else len(data) - 1
+        if first >= len(data):
+            self.send_response(416)
+            self.send_header("Content-Range", f"bytes */{len(data)}")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        body = data[first:last + 1]
+        self.send_response(206)
+        self.send_header("Accept-Ranges", "bytes")
+        self.send_header("Content-Range", f"bytes {first}-{last}/{len(data)}")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def end_headers(self):
+        if self.command == "GET" and not self.headers.get("Range"):
+            self.send_header("Accept-Ranges", "bytes")
+        super().end_headers()
 
 
 class _ClosingHandler(_SlowHandler):
@@ -134,6 +176,31 @@ def test_a_server_that_closes_every_connection_gets_more_than_a_few_at_once(tmp_
     assert server.requests >= 256
     assert server.connections == server.requests
     assert 8 < server.peak_open <= 32
+
+
+@pytest.mark.parametrize("answers_ranges", [False, True])
+def test_a_large_chunk_comes_in_parts_only_from_a_server_that_answers_ranges(
+        tmp_path, answers_ranges):
+    """One 16 MiB chunk: from a server that answers ranges it is fetched as
+    ranged parts at once over several connections, the last one open-ended;
+    Python's http.server ignores Range and says nothing of it, so there the
+    chunk is asked for once, whole."""
+    values = (np.arange(1024 * 4096, dtype="<i4") * 13).reshape(1024, 4096)
+    _write_array(tmp_path, values, values.shape)
+    server = _CountingServer(tmp_path, _RangeHandler if answers_ranges else None)
+    with _serving(server) as url:
+        got = tz.open_array(tz.open_store(url))[...]
+    np.testing.assert_array_equal(got, values)
+    if answers_ranges:
+        parts = sorted(server.ranged["/a/0.0"])
+        assert len(parts) == 2, parts
+        assert parts[0].startswith("bytes=0-")
+        assert sum(p.endswith("-") for p in parts) == 1
+        assert "/a/0.0" not in server.paths
+        assert server.peak_open >= 2
+    else:
+        assert server.ranged == {}
+        assert server.paths.count("/a/0.0") == 1
 
 
 def _listen_overflows() -> int:
