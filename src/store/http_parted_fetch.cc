@@ -52,9 +52,14 @@ JoinedParts JoinParts(std::span<const ByteRange> ranges, Buffer&& joint,
   const size_t absent = std::count_if(answers.begin(), answers.end(), Absent);
   if (absent == answers.size()) return JoinedParts::kAbsent;
   if (absent > 0) return JoinedParts::kDisagree;
+  // One version: the same ETag, and the same Last-Modified (what tells a
+  // replaced value from a server that sends no ETag).
   const uint64_t version = VersionOf(answers[0]);
+  const std::optional<std::string_view> modified = answers[0].Header("last-modified");
   for (const HttpResponse& a : answers) {
-    if (VersionOf(a) != version) return JoinedParts::kDisagree;
+    if (VersionOf(a) != version || a.Header("last-modified") != modified) {
+      return JoinedParts::kDisagree;
+    }
   }
   out = FetchedBytes{};
   out.version = version;

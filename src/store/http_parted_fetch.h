@@ -10,7 +10,8 @@
 // equal bounded ranges, the last one open-ended, so that a longer value is
 // still fetched whole and a shorter one leaves the parts past its end
 // answered 416. The answers must then make one value: all found or all
-// absent, one ETag, every part but the one the value ends in full. A
+// absent, one ETag and Last-Modified, every part but the one the value ends
+// in full. A
 // server that ignored the Range sent the whole value in one of them, which
 // is taken as it is. Answers that disagree (the value changed between the
 // parts) are not joined: the caller fetches the value whole instead.

@@ -127,6 +127,25 @@ TEST(PartedFetch, AnswersThatDoNotMakeOneValueAreNotJoined) {
     a[2].headers[0].second = "\"f\"";
     EXPECT_EQ(internal::JoinParts(ranges, std::move(joint), a, out), JoinedParts::kDisagree);
   }
+  {  // no ETag, and Last-Modified tells the versions apart
+    auto dated = [](std::vector<HttpResponse>& answers, const char* when) {
+      for (HttpResponse& r : answers) {
+        r.headers.clear();
+        r.headers.emplace_back("last-modified", when);
+      }
+    };
+    Buffer joint(300);
+    std::vector<HttpResponse> a = answers_for(joint);
+    dated(a, "Mon, 07 Dec 2026 10:00:00 GMT");
+    a[1].headers[0].second = "Mon, 07 Dec 2026 10:00:01 GMT";
+    EXPECT_EQ(internal::JoinParts(ranges, std::move(joint), a, out), JoinedParts::kDisagree);
+    Buffer again(300);
+    std::vector<HttpResponse> same = answers_for(again);
+    dated(same, "Mon, 07 Dec 2026 10:00:00 GMT");
+    ASSERT_EQ(internal::JoinParts(ranges, std::move(again), same, out), JoinedParts::kValue);
+    EXPECT_TRUE(out.body.chars() == value);
+    EXPECT_EQ(out.version, 0u);
+  }
   {  // found and absent at once
     Buffer joint(300);
     std::vector<HttpResponse> a = answers_for(joint);
