@@ -1,17 +1,11 @@
 #include "store/http_transport.h"
 
 #include <curl/curl.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
-#include <charconv>
 #include <chrono>
-#include <cstring>
 #include <condition_variable>
-#include <cstdlib>
-#include <deque>
 #include <map>
 #include <mutex>
 #include <random>
@@ -21,20 +15,19 @@
 
 #include "store/http_host_policy.h"
 #include "store/http_options.h"
+#include "store/http_transfer.h"
 #include "store/url_origin.h"
 #include "store/store_internal.h"
 #include "util/thread_annotations.h"
 
 namespace turbozarr {
 
-namespace {
-
-using Clock = std::chrono::steady_clock;
+using internal::Clock;
+using internal::HostQueue;
+using internal::Transfer;
 using std::chrono::milliseconds;
 
-// A Content-Length is trusted this far for reserving the body up front; a
-// larger one (or a lying one) grows the buffer as bytes arrive.
-constexpr uint64_t kMaxReserve = uint64_t{256} << 20;
+namespace {
 
 // Under a fork-safe lock rather than a once_flag, which a fork in the
 // middle of the first call would copy as "running" forever. Of rank kInner:
@@ -49,238 +42,7 @@ void InitCurlOnce() {
   done.store(true, std::memory_order_release);
 }
 
-// A failure that says the server or the path to it is overloaded.
-bool IsConnectionFailure(CURLcode code) {
-  switch (code) {
-    case CURLE_COULDNT_CONNECT:
-    case CURLE_OPERATION_TIMEDOUT:
-    case CURLE_SEND_ERROR:
-    case CURLE_RECV_ERROR:
-    case CURLE_GOT_NOTHING:
-    case CURLE_SSL_CONNECT_ERROR:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// The start of the abort reason of an attempt that stalled.
-constexpr std::string_view kNoDataReceived = "no data received";
-
-bool IsRetryableCurlCode(CURLcode code) {
-  switch (code) {
-    case CURLE_PARTIAL_FILE:
-    case CURLE_WEIRD_SERVER_REPLY:
-    case CURLE_HTTP2:
-    case CURLE_HTTP2_STREAM:
-      return true;
-    default:
-      return IsConnectionFailure(code);
-  }
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() &&
-         (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) {
-    s.remove_suffix(1);
-  }
-  return s;
-}
-
 constexpr int kMaxRedirects = 8;
-
-
-struct HostQueue;
-
-// One request across its attempts.
-struct Transfer {
-  HttpRequest request;
-  HttpTransport::Callback done;
-  // The transport that sent it: its destructor cancels what it sent.
-  const void* owner = nullptr;
-  // Where the next attempt goes: request.url, or where redirects led.
-  std::string url;
-  // The server `url` points at: its policy and its queue of requests.
-  HostQueue* host = nullptr;
-  int attempts = 0;   // redirects included
-  int redirects = 0;  // followed so far
-  // When the request must have its answer (HttpOptions::deadline).
-  Clock::time_point deadline = Clock::time_point::max();
-  curl_slist* header_list = nullptr;
-  // State of the current attempt.
-  HttpResponse response;
-  std::optional<uint64_t> content_length;
-  Clock::time_point last_activity;
-  std::string abort_reason;  // set when this side cut the attempt short
-  char error[CURL_ERROR_SIZE] = {};
-  Clock::time_point started;
-  bool new_connection = false;  // started when no connection to the host was idle
-  bool answered = false;        // a first byte of this attempt's answer came
-  // Why the previous attempt failed, kept while a retry waits its turn.
-  std::string last_failure;
-
-  ~Transfer() { curl_slist_free_all(header_list); }
-
-  void BeginAttempt(bool opens_connection) {
-    ++attempts;
-    started = Clock::now();
-    new_connection = opens_connection;
-    answered = false;
-    response = HttpResponse();
-    content_length.reset();
-    abort_reason.clear();
-    error[0] = '\0';
-    last_activity = started;
-  }
-};
-
-// What the driver keeps per server (scheme, host and port): the policy that
-// paces requests to it, and the requests waiting their turn.
-struct HostQueue {
-  explicit HostQueue(internal::HostPolicy::Limits limits) : policy(limits) {}
-  internal::HostPolicy policy;
-  std::deque<std::unique_ptr<Transfer>> ready;
-};
-
-// Sockets are opened and closed here so that each host's policy knows how
-// many connections it has (curl keeps a connection's close callback from
-// the transfer that opened it, so `host` is never a transfer, which dies
-// first).
-curl_socket_t OnOpenSocket(void* host, curlsocktype, curl_sockaddr* address) {
-  const curl_socket_t fd =
-      ::socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
-  if (fd != CURL_SOCKET_BAD) static_cast<HostQueue*>(host)->policy.SocketOpened();
-  return fd;
-}
-
-int OnCloseSocket(void* host, curl_socket_t fd) {
-  static_cast<HostQueue*>(host)->policy.SocketClosed();
-  return ::close(fd);
-}
-
-// The first byte of an answer: the server took the request (and, on a new
-// connection, the connection).
-void NoteAnswered(Transfer& t) {
-  if (t.answered) return;
-  t.answered = true;
-  // A request that sent a body waited for its upload too: not a sample of
-  // the server's latency.
-  std::optional<std::chrono::microseconds> first_byte;
-  if (t.request.body.empty()) {
-    first_byte =
-        std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t.started);
-  }
-  t.host->policy.Answered(t.new_connection, first_byte);
-}
-
-// `request` as a transfer due by options.deadline from now.
-std::unique_ptr<Transfer> NewTransfer(const HttpOptions& options, const void* owner,
-                                      HttpRequest request, HttpTransport::Callback done) {
-  auto t = std::make_unique<Transfer>();
-  t->owner = owner;
-  t->request = std::move(request);
-  t->url = t->request.url;
-  t->done = std::move(done);
-  if (options.deadline.count() > 0) t->deadline = Clock::now() + options.deadline;
-  return t;
-}
-
-// Whether the answer now arriving for `t` is written to its request's
-// `into` (HttpRequest::into): a successful answer to a GET that asked so.
-bool PlacesBody(const Transfer& t) {
-  return !t.request.into.empty() && t.request.method == "GET" &&
-         t.response.status >= 200 && t.response.status <= 299;
-}
-
-size_t OnHeader(char* data, size_t size, size_t count, void* user) {
-  Transfer& t = *static_cast<Transfer*>(user);
-  const size_t bytes = size * count;
-  t.last_activity = Clock::now();
-  NoteAnswered(t);
-  std::string_view line(data, bytes);
-  if (line.starts_with("HTTP/")) {
-    // Streams of one connection: the host needs no more connections.
-    if (line.starts_with("HTTP/2") || line.starts_with("HTTP/3")) {
-      t.host->policy.SetMultiplexed();
-    }
-    // A new response (after a redirect or a 100 Continue): start over.
-    t.response.headers.clear();
-    t.response.body.Clear();
-    t.response.placed.reset();
-    t.content_length.reset();
-    const size_t sp = line.find(' ');
-    long status = 0;
-    if (sp != std::string_view::npos) {
-      std::from_chars(line.data() + sp + 1, line.data() + line.size(), status);
-    }
-    t.response.status = status;
-    return bytes;
-  }
-  if (Trim(line).empty()) {  // the end of this response's headers
-    std::string why = CheckHeaders(t.request, t.response, t.content_length);
-    if (!why.empty()) {
-      t.abort_reason = std::move(why);
-      return 0;  // fails the transfer and closes its connection
-    }
-    if (PlacesBody(t)) t.response.placed = 0;
-    return bytes;
-  }
-  const size_t colon = line.find(':');
-  if (colon == std::string_view::npos) return bytes;
-  std::string name = internal::AsciiLower(Trim(line.substr(0, colon)));
-  std::string_view value = Trim(line.substr(colon + 1));
-  if (name == "content-length" && t.request.method != "HEAD") {
-    uint64_t n = 0;
-    auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
-    if (ec == std::errc() && end == value.data() + value.size()) {
-      t.content_length = n;
-      if (!PlacesBody(t) || n > t.request.into.size()) {
-        t.response.body.Reserve(static_cast<size_t>(std::min(n, kMaxReserve)));
-      }
-    }
-  }
-  t.response.headers.emplace_back(std::move(name), std::string(value));
-  return bytes;
-}
-
-size_t OnBody(char* data, size_t size, size_t count, void* user) {
-  Transfer& t = *static_cast<Transfer*>(user);
-  const size_t bytes = size * count;
-  t.last_activity = Clock::now();
-  const uint64_t have = t.response.body_size();
-  if (t.content_length && have + bytes > *t.content_length) {
-    t.abort_reason = "body longer than the " + std::to_string(*t.content_length) +
-                     " bytes Content-Length announced";
-    return 0;  // makes curl fail the transfer
-  }
-  if (t.response.placed) {
-    const MutableByteView into = t.request.into;
-    if (have + bytes <= into.size()) {
-      std::memcpy(into.data() + have, data, bytes);
-      t.response.placed = have + bytes;
-      return bytes;
-    }
-    // Outgrown: the body moves to a buffer of its own.
-    t.response.body.Reserve(static_cast<size_t>(
-        std::min(std::max(t.content_length.value_or(0), have + bytes), kMaxReserve)));
-    t.response.body.Append(ByteView(into.data(), have));
-    t.response.placed.reset();
-  }
-  t.response.body.Append(ByteView(reinterpret_cast<const std::byte*>(data), bytes));
-  return bytes;
-}
-
-std::optional<milliseconds> RetryAfter(const HttpResponse& response) {
-  std::optional<std::string_view> v = response.Header("retry-after");
-  if (!v) return std::nullopt;
-  uint64_t seconds = 0;
-  auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), seconds);
-  if (ec != std::errc() || end != v->data() + v->size()) return std::nullopt;  // a date
-  return milliseconds(std::min<uint64_t>(seconds, 3600) * 1000);
-}
-
-
 
 }  // namespace
 
@@ -554,13 +316,13 @@ void HttpTransport::Driver::Start(std::unique_ptr<Transfer> t) {
   // Fewer, larger deliveries from curl's receive buffer.
   curl_easy_setopt(easy, CURLOPT_BUFFERSIZE, 256L * 1024);
   curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, t->error);
-  curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, &OnHeader);
+  curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, &internal::OnHeader);
   curl_easy_setopt(easy, CURLOPT_HEADERDATA, t.get());
-  curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &OnBody);
+  curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &internal::OnBody);
   curl_easy_setopt(easy, CURLOPT_WRITEDATA, t.get());
-  curl_easy_setopt(easy, CURLOPT_OPENSOCKETFUNCTION, &OnOpenSocket);
+  curl_easy_setopt(easy, CURLOPT_OPENSOCKETFUNCTION, &internal::OnOpenSocket);
   curl_easy_setopt(easy, CURLOPT_OPENSOCKETDATA, t->host);
-  curl_easy_setopt(easy, CURLOPT_CLOSESOCKETFUNCTION, &OnCloseSocket);
+  curl_easy_setopt(easy, CURLOPT_CLOSESOCKETFUNCTION, &internal::OnCloseSocket);
   curl_easy_setopt(easy, CURLOPT_CLOSESOCKETDATA, t->host);
 
   if (t->header_list == nullptr) {  // built once, kept across attempts
@@ -639,7 +401,7 @@ void HttpTransport::Driver::Complete(CURL* easy, CURLcode code) {
     // most likely the surplus of a previous reply that overran its length.
     long new_connections = 0;
     curl_easy_getinfo(easy, CURLINFO_NUM_CONNECTS, &new_connections);
-    retryable = IsRetryableCurlCode(code) ||
+    retryable = internal::IsRetryableCurlCode(code) ||
                 (code == CURLE_UNSUPPORTED_PROTOCOL && new_connections == 0);
   } else {
     failure = CheckResponse(t->request, response, t->content_length);
@@ -650,13 +412,13 @@ void HttpTransport::Driver::Complete(CURL* easy, CURLcode code) {
     using Outcome = internal::HostPolicy::Outcome;
     Outcome outcome = Outcome::kAnswered;
     if (code != CURLE_OK && t->abort_reason.empty()) {
-      outcome = IsConnectionFailure(code) ? Outcome::kConnectionFailed : Outcome::kAbandoned;
-    } else if (t->abort_reason.starts_with(kNoDataReceived)) {
+      outcome = internal::IsConnectionFailure(code) ? Outcome::kConnectionFailed : Outcome::kAbandoned;
+    } else if (t->abort_reason.starts_with(internal::kNoDataReceived)) {
       outcome = Outcome::kConnectionFailed;  // a stalled server
     } else if (failure.empty() && (status == 429 || status == 503)) {
       outcome = Outcome::kOverloaded;
       // The server's own word on when to come back holds for every request.
-      if (std::optional<milliseconds> after = RetryAfter(response)) {
+      if (std::optional<milliseconds> after = internal::RetryAfter(response)) {
         t->host->policy.PauseUntil(now + std::min(*after, options_.backoff_max));
       }
     }
@@ -692,7 +454,7 @@ void HttpTransport::Driver::Complete(CURL* easy, CURLcode code) {
   if ((status_failure || (!failure.empty() && retryable)) &&
       t->attempts - t->redirects <= options_.max_retries) {
     const std::optional<milliseconds> after =
-        status_failure ? RetryAfter(response) : std::nullopt;
+        status_failure ? internal::RetryAfter(response) : std::nullopt;
     const Clock::time_point when = now + Backoff(t->attempts - t->redirects, after);
     if (when >= t->deadline) {
       FailAtDeadline(*t, status_failure ? "HTTP " + std::to_string(status) : failure);
@@ -733,7 +495,7 @@ void HttpTransport::Driver::AbortIdle(Clock::time_point now) {
     if (now - t->last_activity > options_.idle_timeout) stalled.push_back(easy);
   }
   for (CURL* easy : stalled) {
-    active_[easy]->abort_reason = std::string(kNoDataReceived) + " for " +
+    active_[easy]->abort_reason = std::string(internal::kNoDataReceived) + " for " +
                                   std::to_string(options_.idle_timeout.count()) + " ms";
     Complete(easy, CURLE_OPERATION_TIMEDOUT);
   }
@@ -959,7 +721,7 @@ HttpTransport::Driver& HttpTransport::driver() {
 }
 
 void HttpTransport::Submit(HttpRequest request, Callback done) {
-  std::unique_ptr<Transfer> t = NewTransfer(options_, this, std::move(request), std::move(done));
+  std::unique_ptr<Transfer> t = internal::NewTransfer(options_, this, std::move(request), std::move(done));
   std::vector<std::unique_ptr<Transfer>> one;
   one.push_back(std::move(t));
   driver().Enqueue(std::move(one));
@@ -986,7 +748,7 @@ std::vector<Result<HttpResponse>> HttpTransport::FetchMany(
   transfers.reserve(requests.size());
   for (size_t i = 0; i < requests.size(); ++i) {
     transfers.push_back(
-        NewTransfer(options_, this, std::move(requests[i]), [batch, i](Result<HttpResponse> r) {
+        internal::NewTransfer(options_, this, std::move(requests[i]), [batch, i](Result<HttpResponse> r) {
           std::lock_guard<std::mutex> lock(batch->mu);
           batch->out[i].emplace(std::move(r));
           if (--batch->left == 0) batch->cv.notify_all();

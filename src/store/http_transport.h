@@ -7,6 +7,8 @@
 // each. Transports made with equal options share one driver, kept a minute
 // after its last transport goes, so stores opened one after the other on
 // the same server reuse its connections.
+// Each request is a Transfer (store/http_transfer.h), whose curl callbacks
+// check its answer as it arrives.
 // Connections are kept open in the multi handle's cache and reused;
 // finished easy handles go back to a pool. At most
 // HttpOptions::max_concurrency transfers run at once; the rest queue, per
