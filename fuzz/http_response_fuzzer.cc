@@ -41,17 +41,6 @@ using turbozarr::HttpResponse;
   std::abort();
 }
 
-// As the transport trims header lines: spaces and tabs in front, and line
-// ends behind.
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() &&
-         (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) {
-    s.remove_suffix(1);
-  }
-  return s;
-}
-
 std::string Lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) {
@@ -71,7 +60,7 @@ std::optional<uint64_t> Decimal(std::string_view s) {
 // The request line: "METHOD", "METHOD O+L" or "METHOD -L"; nullopt when the
 // range part is not one of those.
 std::optional<HttpRequest> ParseRequest(std::string_view line) {
-  line = Trim(line);
+  line = turbozarr::TrimHeaderLine(line);
   HttpRequest request;
   const size_t sp = line.find(' ');
   request.method = std::string(line.substr(0, sp));
@@ -213,7 +202,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (sp != std::string_view::npos) {
         std::from_chars(line.data() + sp + 1, line.data() + line.size(), response.status);
       }
-    } else if (Trim(line).empty()) {
+    } else if (turbozarr::TrimHeaderLine(line).empty()) {
       const std::string why = turbozarr::CheckHeaders(request, response, content_length);
       const bool partial =
           why.empty() && request.method != "HEAD" && response.status == 206;
@@ -225,8 +214,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       in_head = rest.starts_with("HTTP/");  // another response follows
       continue;
     } else if (const size_t colon = line.find(':'); colon != std::string_view::npos) {
-      std::string name = Lower(Trim(line.substr(0, colon)));
-      const std::string_view value = Trim(line.substr(colon + 1));
+      std::string name = Lower(turbozarr::TrimHeaderLine(line.substr(0, colon)));
+      const std::string_view value = turbozarr::TrimHeaderLine(line.substr(colon + 1));
       if (name == "content-length" && request.method != "HEAD") {
         if (std::optional<uint64_t> n = Decimal(value)) content_length = n;
       }

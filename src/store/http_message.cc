@@ -16,11 +16,6 @@ std::optional<uint64_t> ParseDecimal(std::string_view s) {
   return v;
 }
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
 
 std::string Describe(const ContentRange& cr) {
   return "bytes " + std::to_string(cr.first) + "-" + std::to_string(cr.last) + "/" +
@@ -65,11 +60,20 @@ std::optional<std::string_view> HttpResponse::Header(std::string_view name) cons
   return std::nullopt;
 }
 
+std::string_view TrimHeaderLine(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() &&
+         (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) {
+    s.remove_suffix(1);
+  }
+  return s;
+}
+
 std::optional<ContentRange> ParseContentRange(std::string_view value) {
-  value = Trim(value);
+  value = TrimHeaderLine(value);
   if (!value.starts_with("bytes ")) return std::nullopt;
   value.remove_prefix(6);
-  value = Trim(value);
+  value = TrimHeaderLine(value);
   const size_t dash = value.find('-');
   const size_t slash = value.find('/');
   if (dash == std::string_view::npos || slash == std::string_view::npos || dash > slash) {

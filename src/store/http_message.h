@@ -61,6 +61,10 @@ struct HttpResponse {
   uint64_t body_size() const { return placed ? *placed : body.size(); }
 };
 
+// A header line or value without the spaces and tabs around it and the
+// line end behind it, as curl hands header lines over.
+std::string_view TrimHeaderLine(std::string_view s);
+
 // Parses "bytes 0-99/1000" or "bytes 0-99/*"; nullopt if malformed.
 std::optional<ContentRange> ParseContentRange(std::string_view value);
 

@@ -20,15 +20,6 @@ namespace {
 // larger one (or a lying one) grows the buffer as bytes arrive.
 constexpr uint64_t kMaxReserve = uint64_t{256} << 20;
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() &&
-         (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) {
-    s.remove_suffix(1);
-  }
-  return s;
-}
-
 // The first byte of an answer: the server took the request (and, on a new
 // connection, the connection).
 void NoteAnswered(Transfer& t) {
@@ -88,7 +79,7 @@ size_t OnHeader(char* data, size_t size, size_t count, void* user) {
     t.response.status = status;
     return bytes;
   }
-  if (Trim(line).empty()) {  // the end of this response's headers
+  if (TrimHeaderLine(line).empty()) {  // the end of this response's headers
     std::string why = CheckHeaders(t.request, t.response, t.content_length);
     if (!why.empty()) {
       t.abort_reason = std::move(why);
@@ -99,8 +90,8 @@ size_t OnHeader(char* data, size_t size, size_t count, void* user) {
   }
   const size_t colon = line.find(':');
   if (colon == std::string_view::npos) return bytes;
-  std::string name = internal::AsciiLower(Trim(line.substr(0, colon)));
-  std::string_view value = Trim(line.substr(colon + 1));
+  std::string name = internal::AsciiLower(TrimHeaderLine(line.substr(0, colon)));
+  std::string_view value = TrimHeaderLine(line.substr(colon + 1));
   if (name == "content-length" && t.request.method != "HEAD") {
     uint64_t n = 0;
     auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
