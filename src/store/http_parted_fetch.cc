@@ -134,13 +134,10 @@ PartedWindow CutIntoParts(std::span<const PlannedRead> plan, std::vector<HttpReq
 
 Result<std::optional<FetchedBytes>> CollectParts(PartedWindow& w, size_t p,
                                                  std::vector<Result<HttpResponse>>& answers,
-                                                 const InterpretAnswer& interpret,
                                                  const CheckAnswer& usable,
                                                  const FetchWhole& refetch) {
-  const size_t r0 = w.first[p];
-  if (!w.parts[p]) return interpret(w.requests[r0], std::move(answers[r0]));
   std::vector<HttpResponse> parts;
-  for (size_t r = r0; r < w.first[p + 1]; ++r) {
+  for (size_t r = w.first[p]; r < w.first[p + 1]; ++r) {
     TZ_RETURN_NOT_OK(usable(w.requests[r], answers[r]));
     const long status = answers[r]->status;
     if (status >= 200 && status <= 299 && status != 206) w.whole_answer_seen = true;

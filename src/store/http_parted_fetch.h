@@ -93,19 +93,17 @@ struct PartedWindow {
 PartedWindow CutIntoParts(std::span<const PlannedRead> plan, std::vector<HttpRequest> made,
                           bool split, int capacity);
 
-// What plan[p] fetched, from the answers to w.requests: `interpret` reads an
-// answer to a fetch that was not cut; a cut one's answers are each checked
-// by `usable` (an error unless 2xx, 404, 410 or 416, as the store words
-// it) and joined, and when they disagree the value is fetched once more,
-// whole, by `refetch`.
-using InterpretAnswer = std::function<Result<std::optional<FetchedBytes>>(
-    const HttpRequest& request, Result<HttpResponse> answer)>;
+// What a cut fetch plan[p] (w.parts[p] set) fetched, from the answers to
+// w.requests: each part's answer is checked by `usable` (an error unless
+// 2xx, 404, 410 or 416, as the store words it), the parts are joined, and
+// when they disagree the value is fetched once more, whole, by `refetch`.
+// A fetch that was not cut is the store's to read (one answer, at
+// w.first[p]), with no callbacks made per chunk.
 using CheckAnswer =
     std::function<Status(const HttpRequest& request, const Result<HttpResponse>& answer)>;
 using FetchWhole = std::function<Result<std::optional<FetchedBytes>>()>;
 Result<std::optional<FetchedBytes>> CollectParts(PartedWindow& w, size_t p,
                                                  std::vector<Result<HttpResponse>>& answers,
-                                                 const InterpretAnswer& interpret,
                                                  const CheckAnswer& usable,
                                                  const FetchWhole& refetch);
 

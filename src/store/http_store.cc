@@ -154,9 +154,11 @@ Status HttpStore::Fetch(std::span<const ReadRequest> requests,
     }
     for (size_t p = 0; p < plan.size(); ++p) {
       const std::string where = base_ + "/" + std::string(plan[p].key);
-      auto interpret = [&](const HttpRequest& req, Result<HttpResponse> answer) {
-        return Interpret(where, req, std::move(answer));
-      };
+      const size_t r0 = w.first[p];
+      if (!w.parts[p]) {
+        TZ_ASSIGN_OR_RETURN(out[p], Interpret(where, w.requests[r0], std::move(responses[r0])));
+        continue;
+      }
       auto usable = [&](const HttpRequest& req, const Result<HttpResponse>& answer) {
         return Usable(where, req, answer);
       };
@@ -165,8 +167,7 @@ Status HttpStore::Fetch(std::span<const ReadRequest> requests,
         whole.url = Url(plan[p].key);
         return Interpret(where, whole, transport_->Fetch(whole));
       };
-      TZ_ASSIGN_OR_RETURN(out[p], internal::CollectParts(w, p, responses, interpret, usable,
-                                                         refetch));
+      TZ_ASSIGN_OR_RETURN(out[p], internal::CollectParts(w, p, responses, usable, refetch));
     }
     if (w.whole_answer_seen) ranges_.store(kRangesIgnored, std::memory_order_relaxed);
     return Status::OK();

@@ -97,9 +97,12 @@ Status S3Store::Read(std::span<const ReadRequest> requests,
       responses = client_->transport().FetchMany(w.requests);
     }
     for (size_t k = 0; k < plan.size(); ++k) {
-      auto interpret = [&](const HttpRequest& req, Result<HttpResponse> answer) {
-        return Interpret(*client_, objects[k], req, std::move(answer));
-      };
+      const size_t r0 = w.first[k];
+      if (!w.parts[k]) {
+        TZ_ASSIGN_OR_RETURN(out[k], Interpret(*client_, objects[k], w.requests[r0],
+                                              std::move(responses[r0])));
+        continue;
+      }
       auto usable = [&](const HttpRequest& req, const Result<HttpResponse>& answer) {
         return Usable(*client_, objects[k], req, answer);
       };
@@ -107,8 +110,7 @@ Status S3Store::Read(std::span<const ReadRequest> requests,
         const HttpRequest whole = client_->Request("GET", objects[k]);
         return Interpret(*client_, objects[k], whole, client_->transport().Fetch(whole));
       };
-      TZ_ASSIGN_OR_RETURN(out[k], internal::CollectParts(w, k, responses, interpret, usable,
-                                                         refetch));
+      TZ_ASSIGN_OR_RETURN(out[k], internal::CollectParts(w, k, responses, usable, refetch));
     }
     return Status::OK();
   };
