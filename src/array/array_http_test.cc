@@ -70,6 +70,9 @@ class CountingStore final : public Store {
   explicit CountingStore(std::shared_ptr<Store> inner) : inner_(std::move(inner)) {}
   Status Read(std::span<const ReadRequest> requests,
               std::span<ReadAnswer> answers) override {
+    for (const ReadRequest& r : requests) {
+      into_ += r.target == ReadTarget::kCallerMemory ? 1 : 0;
+    }
     Status s = inner_->Read(requests, answers);
     if (s.ok()) {
       for (const ReadAnswer& a : answers) bytes_ += a.found ? a.length : 0;
@@ -86,11 +89,17 @@ class CountingStore final : public Store {
   StoreCapabilities Capabilities() const override { return inner_->Capabilities(); }
   std::string Describe() const override { return inner_->Describe(); }
   int64_t bytes() const { return bytes_; }
-  void Reset() { bytes_ = 0; }
+  // Reads into the caller's memory (ReadTarget::kCallerMemory).
+  int64_t into_caller_memory() const { return into_; }
+  void Reset() {
+    bytes_ = 0;
+    into_ = 0;
+  }
 
  private:
   std::shared_ptr<Store> inner_;
   std::atomic<int64_t> bytes_{0};
+  std::atomic<int64_t> into_{0};
 };
 
 class ArrayOverHttpTest : public ::testing::Test {
@@ -156,6 +165,54 @@ TEST_F(ArrayOverHttpTest, ReadsTheSameValuesAsTheLocalDirectory) {
       ASSERT_FALSE(want.empty());
       EXPECT_TRUE(Read(http_, path, sel) == want) << sel.ToString();
     }
+  }
+}
+
+// Uncompressed chunks of whole rows are written into the result as they
+// arrive; chunks that are not (compressed, columns, another byte order) are
+// decoded from buffers as before. Both give the local directory's values,
+// and a stored chunk of the wrong length is an error naming it, whichever
+// way it is read.
+TEST_F(ArrayOverHttpTest, RawChunksOfWholeRowsReadIntoTheResult) {
+  const json big_endian = {{"name", "bytes"}, {"configuration", {{"endian", "big"}}}};
+  WriteArray("rows", Int32Metadata(3, {300, 64}, {32, 64}, json::array({kBytes})));
+  WriteArray("rows-v2", Int32Metadata(2, {300, 64}, {32, 64}, json()));
+  WriteArray("rows-be", Int32Metadata(3, {300, 64}, {32, 64}, json::array({big_endian})));
+  WriteArray("columns", Int32Metadata(3, {300, 64}, {32, 16}, json::array({kBytes})));
+  for (const std::string path : {"rows", "rows-v2", "rows-be", "columns"}) {
+    SCOPED_TRACE(path);
+    http_->Reset();
+    for (const Selection& sel :
+         {Selection::All({300, 64}), Selection({{32, 96, 1}, {0, 64, 1}}),
+          Selection({{5, 290, 1}, {0, 64, 1}}), Selection({{0, 300, 3}, {1, 64, 2}})}) {
+      std::vector<int32_t> want = Read(local_, path, sel);
+      ASSERT_FALSE(want.empty());
+      EXPECT_TRUE(Read(http_, path, sel) == want) << sel.ToString();
+    }
+    // In place: 9 of the first read's 10 chunks (the array's edge cuts the
+    // last), the second's 2, 8 of the third's 10 (it cuts both ends), none
+    // of the strided fourth's.
+    const bool in_place = path == "rows" || path == "rows-v2";
+    EXPECT_EQ(http_->into_caller_memory(), in_place ? 9 + 2 + 8 : 0);
+  }
+  // One chunk four bytes short, another four bytes long.
+  auto rows = local_->Get("rows/c/1/0");
+  ASSERT_TRUE(rows.ok() && rows->has_value());
+  const ByteView stored = (*rows)->view();
+  ASSERT_TRUE(local_->Set("rows/c/1/0", stored.subspan(0, stored.size() - 4)).ok());
+  Buffer longer(stored.size() + 4);
+  std::memcpy(longer.data(), stored.data(), stored.size());
+  ASSERT_TRUE(local_->Set("rows/c/3/0", longer.view()).ok());
+  auto a = Array::Open(http_, "rows");
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  for (const char* key : {"c/1/0", "c/3/0"}) {
+    const int64_t row = key[2] == '1' ? 32 : 96;
+    std::vector<int32_t> out(32 * 64);
+    Status s = (*a)->Read(Selection({{row, row + 32, 1}, {0, 64, 1}}), out);
+    EXPECT_EQ(s.code(), StatusCode::kCorruption) << s.ToString();
+    EXPECT_NE(s.ToString().find(std::string("chunk 'rows/") + key + "'"), std::string::npos)
+        << s.ToString();
+    EXPECT_NE(s.ToString().find("8192 bytes"), std::string::npos) << s.ToString();
   }
 }
 

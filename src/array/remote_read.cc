@@ -68,21 +68,34 @@ Status ReadRemotely(const Array& array, std::span<const BoxToRead> boxes, Thread
   // A remote store may fetch a large chunk in parts when few are in flight.
   const ReadHint hint{m.dtype.is_variable_length() ? 0 : chunk_bytes,
                       static_cast<uint32_t>(std::min(keys.size(), window))};
+  // A stored chunk that is its elements as they are, and a contiguous part
+  // of the one box it serves, is written there as it arrives: no buffer of
+  // its own, no copy (for a chunk of 1 GB, a second 1 GB).
+  auto target_of = [&](size_t i) -> MutableByteView {
+    if (shares[i].size() != 1) return {};
+    const Share& s = shares[i][0];
+    const std::vector<int64_t>& block_shape = block_shapes[s.box];
+    if (!CanReadStraightIntoBlock(*s.chain, s.proj, block_shape)) return {};
+    const size_t elem = m.dtype.size();
+    const size_t n = static_cast<size_t>(s.chain->spec().num_elements()) * elem;
+    return {static_cast<std::byte*>(boxes[s.box].out) + BlockOffset(s.proj, block_shape) * elem,
+            n};
+  };
   return FetchInWindows(
       *array.store(), keys.size(), window,
       [&](size_t i) { return KeyRange{keys[i], ByteRange::Full(), hint}; },
-      [&](size_t first, const std::vector<KeyRange>& reads,
-          std::vector<std::optional<Buffer>>& answers, const std::vector<uint64_t>&) {
+      [&](size_t first, const std::vector<KeyRange>& reads, WindowAnswers& got) {
         std::vector<std::pair<size_t, const Share*>> items;  // (answer, share)
         for (size_t k = 0; k < reads.size(); ++k) {
+          if (got.in_target[k]) continue;  // in place already
           for (const Share& s : shares[first + k]) items.emplace_back(k, &s);
         }
         return pool.ParallelFor(static_cast<int64_t>(items.size()), [&](int64_t i) {
           const auto [k, share] = items[i];
-          return place(*share, reads[k].key, answers[k]);
+          return place(*share, reads[k].key, got.values[k]);
         });
       },
-      array.Describe());
+      array.Describe(), target_of);
 }
 
 }  // namespace turbozarr::internal

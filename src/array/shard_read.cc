@@ -265,9 +265,9 @@ class ShardedRead {
           read.hint = whole_hint;
           return read;
         },
-        [&](size_t first, const std::vector<KeyRange>& reads,
-            std::vector<std::optional<Buffer>>& answers,
-            const std::vector<uint64_t>& versions) -> Status {
+        [&](size_t first, const std::vector<KeyRange>& reads, WindowAnswers& got) -> Status {
+          std::vector<std::optional<Buffer>>& answers = got.values;
+          const std::vector<uint64_t>& versions = got.versions;
           TZ_RETURN_NOT_OK(
               pool_.ParallelFor(static_cast<int64_t>(reads.size()), [&](int64_t k) {
                 const size_t s = first + k;
@@ -363,9 +363,9 @@ class ShardedRead {
           return KeyRange{opened[run.shard].store->location().key,
                           ByteRange::Of(run.begin, run.end - run.begin)};
         },
-        [&](size_t first, const std::vector<KeyRange>& reads,
-            std::vector<std::optional<Buffer>>& answers,
-            const std::vector<uint64_t>& versions) -> Status {
+        [&](size_t first, const std::vector<KeyRange>& reads, WindowAnswers& got) -> Status {
+          std::vector<std::optional<Buffer>>& answers = got.values;
+          const std::vector<uint64_t>& versions = got.versions;
           // Every inner chunk of the window is an item, so that one big run
           // does not decode on one thread.
           std::vector<std::pair<size_t, size_t>> items;  // (run, inner read)

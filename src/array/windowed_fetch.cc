@@ -18,27 +18,44 @@ size_t WindowFor(size_t in_flight, uint64_t item_bytes) {
 
 namespace {
 
-// What one slice's reads found: values (nullopt: absent) and versions.
-struct Fetched {
-  std::vector<std::optional<Buffer>> values;
-  std::vector<uint64_t> versions;
+// A slice's reads, and their targets (TargetOf; empty: a buffer).
+struct SliceReads {
+  std::vector<KeyRange> reads;
+  std::vector<MutableByteView> targets;
 };
 
-Result<Fetched> Fetch(Store& store, const std::vector<KeyRange>& reads) {
-  std::vector<Buffer> buffers(reads.size());
-  std::vector<ReadRequest> requests(reads.size());
-  for (size_t i = 0; i < reads.size(); ++i) {
-    requests[i] = ReadRequest::NewBuffer(reads[i].key, reads[i].range, buffers[i]);
-    requests[i].hint = reads[i].hint;
+Result<WindowAnswers> Fetch(Store& store, const SliceReads& slice) {
+  const size_t n = slice.reads.size();
+  std::vector<Buffer> buffers(n);
+  std::vector<ReadRequest> requests(n);
+  for (size_t i = 0; i < n; ++i) {
+    const KeyRange& r = slice.reads[i];
+    requests[i] = slice.targets[i].empty()
+                      ? ReadRequest::NewBuffer(r.key, r.range, buffers[i])
+                      : ReadRequest::Into(r.key, r.range, slice.targets[i]);
+    requests[i].hint = r.hint;
   }
-  std::vector<ReadAnswer> answers(reads.size());
+  std::vector<ReadAnswer> answers(n);
   TZ_RETURN_NOT_OK(store.Read(requests, answers));
-  Fetched out;
-  out.values.resize(reads.size());
-  out.versions.resize(reads.size());
-  for (size_t i = 0; i < reads.size(); ++i) {
-    if (answers[i].found) out.values[i] = std::move(buffers[i]);
+  WindowAnswers out;
+  out.values.resize(n);
+  out.versions.resize(n);
+  out.in_target.assign(n, 0);
+  for (size_t i = 0; i < n; ++i) {
     out.versions[i] = answers[i].version;
+    if (!answers[i].found) continue;
+    if (slice.targets[i].empty()) {
+      out.values[i] = std::move(buffers[i]);
+    } else if (answers[i].length == slice.targets[i].size()) {
+      out.in_target[i] = 1;
+    } else {  // not the size expected: read into a buffer, for the caller to report
+      Buffer value;
+      ReadRequest again = ReadRequest::NewBuffer(requests[i].key, requests[i].range, value);
+      ReadAnswer answer;
+      TZ_RETURN_NOT_OK(store.Read({&again, 1}, {&answer, 1}));
+      if (answer.found) out.values[i] = std::move(value);
+      out.versions[i] = answer.version;
+    }
   }
   return out;
 }
@@ -46,9 +63,10 @@ Result<Fetched> Fetch(Store& store, const std::vector<KeyRange>& reads) {
 }  // namespace
 
 Status FetchInWindows(Store& store, size_t n, size_t window, const ReadOf& read_of,
-                      const UseWindow& use, std::string_view where) {
-  using Reads = std::shared_ptr<const std::vector<KeyRange>>;
-  using Answers = Result<Fetched>;
+                      const UseWindow& use, std::string_view where,
+                      const TargetOf& target_of) {
+  using Reads = std::shared_ptr<const SliceReads>;
+  using Answers = Result<WindowAnswers>;
   struct Slice {
     size_t first = 0;
     Reads reads;
@@ -60,14 +78,15 @@ Status FetchInWindows(Store& store, size_t n, size_t window, const ReadOf& read_
   std::deque<Slice> in_flight;
   size_t next = 0;  // the first item not yet asked for
   auto start_next = [&] {
-    std::vector<KeyRange> reads;
+    SliceReads reads;
     for (size_t i = next; i < std::min(n, next + slice_size); ++i) {
-      reads.push_back(read_of(i));
+      reads.reads.push_back(read_of(i));
+      reads.targets.push_back(target_of ? target_of(i) : MutableByteView());
     }
-    Slice slice{next, std::make_shared<const std::vector<KeyRange>>(std::move(reads)), {}};
+    Slice slice{next, std::make_shared<const SliceReads>(std::move(reads)), {}};
     slice.answers = std::async(std::launch::async,
                                [&store, reads = slice.reads] { return Fetch(store, *reads); });
-    next += slice.reads->size();
+    next += slice.reads->reads.size();
     in_flight.push_back(std::move(slice));
   };
   while (next < n && in_flight.size() < kSlicesInFlight) start_next();
@@ -78,7 +97,7 @@ Status FetchInWindows(Store& store, size_t n, size_t window, const ReadOf& read_
     if (!answers.ok()) return answers.status().WithContext(where);
     // The store's requests stay at `window` while this slice is used.
     if (next < n) start_next();
-    TZ_RETURN_NOT_OK(use(slice.first, *slice.reads, answers->values, answers->versions));
+    TZ_RETURN_NOT_OK(use(slice.first, slice.reads->reads, *answers));
   }
   return Status::OK();
 }

@@ -48,18 +48,36 @@ size_t WindowFor(size_t in_flight, uint64_t item_bytes);
 
 // The read that fetches item `i`.
 using ReadOf = std::function<KeyRange(size_t i)>;
-// Works on the window of items [first, first + reads.size()): their reads,
-// what each answered, and the version of each answer (ReadAnswer::version).
+// Where item `i`'s whole value is read instead of a buffer of its own: the
+// caller's memory, for a value that is the bytes the caller wants as they
+// are (a raw chunk that is a contiguous part of a read's result), so that a
+// remote store writes them there as they arrive. An empty view: a buffer.
+using TargetOf = std::function<MutableByteView(size_t i)>;
+
+// What a slice's reads found, item k for the slice's k-th read.
+struct WindowAnswers {
+  // The value, or nullopt when absent or read into its target.
+  std::vector<std::optional<Buffer>> values;
+  std::vector<uint64_t> versions;  // ReadAnswer::version of each
+  // 1 when the whole value, exactly its target's size, is in its target
+  // (TargetOf). A value of another size is read again into values[k],
+  // for the caller to report as it reports any wrong chunk.
+  std::vector<uint8_t> in_target;
+};
+
+// Works on the window of items [first, first + reads.size()): their reads
+// and what each answered.
 using UseWindow = std::function<Status(size_t first, const std::vector<KeyRange>& reads,
-                                       std::vector<std::optional<Buffer>>& answers,
-                                       const std::vector<uint64_t>& versions)>;
+                                       WindowAnswers& got)>;
 
 // Fetches items [0, n), about `window` (> 0) at a time, and hands them to
 // `use` in order, a slice of window / kSlicesInFlight (at least 1) at a
-// time. Stops at the first failure: a failed fetch (its error prefixed with
+// time; items with a target (`target_of`, when given) are read into it.
+// Stops at the first failure: a failed fetch (its error prefixed with
 // `where`) or a failed `use` (returned as it is). Returns only once no fetch
 // is running.
 Status FetchInWindows(Store& store, size_t n, size_t window, const ReadOf& read_of,
-                      const UseWindow& use, std::string_view where);
+                      const UseWindow& use, std::string_view where,
+                      const TargetOf& target_of = {});
 
 }  // namespace turbozarr::internal

@@ -75,8 +75,7 @@ ReadOf FullValues() {
 
 // A use that only counts the items handed to it into `handed`.
 UseWindow CountInto(size_t& handed) {
-  return [&handed](size_t, const std::vector<KeyRange>& reads,
-                   std::vector<std::optional<Buffer>>&, const std::vector<uint64_t>&) {
+  return [&handed](size_t, const std::vector<KeyRange>& reads, WindowAnswers&) {
     handed += reads.size();
     return Status::OK();
   };
@@ -89,8 +88,8 @@ TEST(FetchInWindowsTest, EveryItemOnceInOrder) {
       std::vector<std::string> seen;
       Status s = FetchInWindows(
           store, n, window, FullValues(),
-          [&](size_t first, const std::vector<KeyRange>& reads,
-              std::vector<std::optional<Buffer>>& answers, const std::vector<uint64_t>&) {
+          [&](size_t first, const std::vector<KeyRange>& reads, WindowAnswers& got) {
+            const std::vector<std::optional<Buffer>>& answers = got.values;
             EXPECT_EQ(first, seen.size());
             EXPECT_EQ(reads.size(), answers.size());
             EXPECT_LE(reads.size(), std::max<size_t>(1, window / kSlicesInFlight));
@@ -138,14 +137,50 @@ TEST(FetchInWindowsTest, AFailedUseEndsItWithNothingRunning) {
   WatchedStore store(100);
   Status s = FetchInWindows(
       store, 100, 16, FullValues(),
-      [&](size_t first, const std::vector<KeyRange>&,
-          std::vector<std::optional<Buffer>>&, const std::vector<uint64_t>&) {
+      [&](size_t first, const std::vector<KeyRange>&, WindowAnswers&) {
         return first >= 8 ? Status::Corruption("bad chunk") : Status::OK();
       },
       "test");
   EXPECT_EQ(s.code(), StatusCode::kCorruption);
   EXPECT_EQ(s.ToString().find("test"), std::string::npos) << "returned as it is";
   EXPECT_EQ(store.running(), 0);
+}
+
+// Items with a target are read into it when their value is exactly its
+// size; a value of another size comes as a buffer, and an absent one as
+// absent, with the target left as it was.
+TEST(FetchInWindowsTest, ItemsWithATargetAreReadIntoIt) {
+  WatchedStore store(12);  // "v0" .. "v9" two bytes, "v10", "v11" three
+  ASSERT_TRUE(store.Erase(Key(3)).ok());
+  std::vector<std::string> targets(12, std::string(2, '.'));
+  std::vector<std::string> seen;
+  Status s = FetchInWindows(
+      store, 12, 8, FullValues(),
+      [&](size_t first, const std::vector<KeyRange>& reads, WindowAnswers& got) {
+        for (size_t k = 0; k < reads.size(); ++k) {
+          const size_t i = first + k;
+          if (got.in_target[k]) {
+            EXPECT_FALSE(got.values[k].has_value());
+            seen.push_back("in target: " + targets[i]);
+          } else if (got.values[k]) {
+            seen.push_back("buffer: " + std::string(got.values[k]->chars()));
+          } else {
+            seen.push_back("absent: " + targets[i]);
+          }
+        }
+        return Status::OK();
+      },
+      "test",
+      [&](size_t i) {  // every other item has a target
+        if (i % 2 == 0) return MutableByteView();
+        return MutableByteView(reinterpret_cast<std::byte*>(targets[i].data()), 2);
+      });
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  const std::vector<std::string> want = {
+      "buffer: v0", "in target: v1", "buffer: v2",  "absent: ..",
+      "buffer: v4", "in target: v5", "buffer: v6",  "in target: v7",
+      "buffer: v8", "in target: v9", "buffer: v10", "buffer: v11"};
+  EXPECT_EQ(seen, want);
 }
 
 TEST(FetchInWindowsTest, WindowsHoldAboutKWindowBytes) {

@@ -38,16 +38,23 @@ namespace {
 
 bool Absent(const HttpResponse& a) { return a.status == 404 || a.status == 410; }
 
-// The bytes of an answer that carries the whole value (a server that
-// ignored the Range), placed at `at` in the joint buffer or in its body.
-Buffer WholeBody(HttpResponse& a, const Buffer& joint, uint64_t at) {
-  if (!a.placed) return std::move(a.body);
-  return Buffer(ByteView(joint.data() + at, *a.placed));
+// Takes the answer that carries the whole value (a server that ignored the
+// Range), placed at `at` in `joint` or in its body, as the value.
+void TakeWholeBody(HttpResponse& a, MutableByteView joint, bool caller_memory, uint64_t at,
+                   FetchedBytes& out) {
+  if (!a.placed) {
+    out.body = std::move(a.body);
+  } else if (!caller_memory) {
+    out.body = Buffer(ByteView(joint.data() + at, *a.placed));
+  } else {  // to the front of the caller's memory, where the value starts
+    std::memmove(joint.data(), joint.data() + at, *a.placed);
+    out.in_place = *a.placed;
+  }
 }
 
 }  // namespace
 
-JoinedParts JoinParts(std::span<const ByteRange> ranges, Buffer&& joint,
+JoinedParts JoinParts(std::span<const ByteRange> ranges, MutableByteView joint, Buffer* own,
                       std::span<HttpResponse> answers, FetchedBytes& out) {
   const size_t absent = std::count_if(answers.begin(), answers.end(), Absent);
   if (absent == answers.size()) return JoinedParts::kAbsent;
@@ -66,7 +73,7 @@ JoinedParts JoinParts(std::span<const ByteRange> ranges, Buffer&& joint,
   out.whole = true;
   for (size_t i = 0; i < answers.size(); ++i) {
     if (answers[i].status != 206 && answers[i].status != 416) {
-      out.body = WholeBody(answers[i], joint, ranges[i].offset);
+      TakeWholeBody(answers[i], joint, own == nullptr, ranges[i].offset, out);
       return JoinedParts::kValue;
     }
   }
@@ -91,17 +98,21 @@ JoinedParts JoinParts(std::span<const ByteRange> ranges, Buffer&& joint,
     }
     ended = ends_here;
   }
+  if (own == nullptr) {  // the caller's memory: a value longer than it is only measured
+    out.in_place = end;
+    return JoinedParts::kValue;
+  }
   // A body that outgrew its place (only the open-ended last part can) is
   // copied in after the others.
   for (size_t i = 0; i < answers.size(); ++i) {
     const HttpResponse& a = answers[i];
     if (a.status != 206 || a.placed) continue;
     const uint64_t at = ranges[i].offset;
-    if (joint.size() < at + a.body.size()) joint.Resize(at + a.body.size());
-    std::memcpy(joint.data() + at, a.body.data(), a.body.size());
+    if (own->size() < at + a.body.size()) own->Resize(at + a.body.size());
+    std::memcpy(own->data() + at, a.body.data(), a.body.size());
   }
-  joint.Resize(end);
-  out.body = std::move(joint);
+  own->Resize(end);
+  out.body = std::move(*own);
   return JoinedParts::kValue;
 }
 
@@ -112,20 +123,29 @@ PartedWindow CutIntoParts(std::span<const PlannedRead> plan, std::vector<HttpReq
   w.parts.resize(plan.size());
   for (size_t p = 0; p < plan.size(); ++p) {
     w.first[p] = w.requests.size();
-    const uint32_t parts = split && !plan[p].head && plan[p].range.IsFull()
-                               ? PartsFor(plan[p].hint, capacity)
-                               : 1;
+    const PlannedRead& planned = plan[p];
+    const bool whole_get = !planned.head && planned.range.IsFull();
+    // The caller's memory is the best guess of the value's size.
+    ReadHint hint = planned.hint;
+    if (!planned.into.empty()) hint.expected_bytes = planned.into.size();
+    const uint32_t parts = split && whole_get ? PartsFor(hint, capacity) : 1;
     if (parts == 1) {
-      w.requests.push_back(std::move(made[p]));
+      HttpRequest& r = w.requests.emplace_back(std::move(made[p]));
+      if (whole_get) r.into = planned.into;
       continue;
     }
     PartedWindow::Parts& x = w.parts[p].emplace();
-    x.ranges = PartRanges(plan[p].hint.expected_bytes, parts);
-    x.joint = Buffer(static_cast<size_t>(plan[p].hint.expected_bytes));
+    x.ranges = PartRanges(hint.expected_bytes, parts);
+    if (planned.into.empty()) {
+      x.own = Buffer(static_cast<size_t>(hint.expected_bytes));
+      x.joint = x.own.mutable_view();
+    } else {
+      x.joint = planned.into;
+    }
     for (size_t i = 0; i < x.ranges.size(); ++i) {
       HttpRequest& r = w.requests.emplace_back(made[p]);
       r.range = x.ranges[i];
-      r.into = PartTarget(x.ranges, i, x.joint.mutable_view());
+      r.into = PartTarget(x.ranges, i, x.joint);
     }
   }
   w.first[plan.size()] = w.requests.size();
@@ -144,7 +164,9 @@ Result<std::optional<FetchedBytes>> CollectParts(PartedWindow& w, size_t p,
     parts.push_back(std::move(*answers[r]));
   }
   FetchedBytes joined;
-  switch (JoinParts(w.parts[p]->ranges, std::move(w.parts[p]->joint), parts, joined)) {
+  PartedWindow::Parts& x = *w.parts[p];
+  Buffer* own = x.own.size() > 0 ? &x.own : nullptr;
+  switch (JoinParts(x.ranges, x.joint, own, parts, joined)) {
     case JoinedParts::kValue:
       return std::optional<FetchedBytes>(std::move(joined));
     case JoinedParts::kAbsent:

@@ -65,8 +65,10 @@ enum class JoinedParts {
 
 // Joins the answers to the parts `ranges` (each a 2xx, 404, 410 or 416;
 // the 206s checked by the transport against their ranges), whose placed
-// bodies are in `joint` (PartTarget), into the whole value.
-JoinedParts JoinParts(std::span<const ByteRange> ranges, Buffer&& joint,
+// bodies are in `joint` (PartTarget), into the whole value: `own`'s memory
+// (then handed over as out.body), or, when `own` is null, the caller's
+// (out.in_place: a value longer than `joint` is only measured).
+JoinedParts JoinParts(std::span<const ByteRange> ranges, MutableByteView joint, Buffer* own,
                       std::span<HttpResponse> answers, FetchedBytes& out);
 
 // A window of planned fetches as HTTP requests, whole values cut into parts:
@@ -74,7 +76,10 @@ JoinedParts JoinParts(std::span<const ByteRange> ranges, Buffer&& joint,
 struct PartedWindow {
   struct Parts {
     std::vector<ByteRange> ranges;
-    Buffer joint;  // the expected size; the parts' bodies land here
+    // Where the parts' bodies land: the caller's memory of a read alone
+    // (PlannedRead::into), or else `own`, of the expected size.
+    MutableByteView joint;
+    Buffer own;
   };
   std::vector<HttpRequest> requests;        // to send, in order
   std::vector<size_t> first;                // plan[p]'s: [first[p], first[p + 1])
@@ -89,7 +94,8 @@ struct PartedWindow {
 // (made[p]: method, URL, headers and the planned range, signed if need
 // be; a Range header is not signed). A whole-value fetch whose hint gives
 // it more than one part (PartsFor, when `split`) becomes as many copies
-// with the parts' ranges and targets.
+// with the parts' ranges and targets; one not cut that reads into the
+// caller's memory (PlannedRead::into) is sent to land there.
 PartedWindow CutIntoParts(std::span<const PlannedRead> plan, std::vector<HttpRequest> made,
                           bool split, int capacity);
 

@@ -84,6 +84,12 @@ HttpResponse Partial(const std::string& value, const ByteRange& asked, MutableBy
   return a;
 }
 
+// JoinParts into the parts' own buffer `joint`.
+JoinedParts JoinOwn(std::span<const ByteRange> ranges, Buffer& joint,
+                    std::span<HttpResponse> answers, internal::FetchedBytes& out) {
+  return internal::JoinParts(ranges, joint.mutable_view(), &joint, answers, out);
+}
+
 // Joins the parts of `value` as cut for `expected` bytes in `parts` parts.
 JoinedParts Join(const std::string& value, uint64_t expected, uint32_t parts,
                  internal::FetchedBytes& out) {
@@ -94,7 +100,7 @@ JoinedParts Join(const std::string& value, uint64_t expected, uint32_t parts,
     answers.push_back(
         Partial(value, ranges[i], internal::PartTarget(ranges, i, joint.mutable_view())));
   }
-  return internal::JoinParts(ranges, std::move(joint), answers, out);
+  return JoinOwn(ranges, joint, answers, out);
 }
 
 TEST(PartedFetch, AnswersJoinIntoTheValueWhateverItsLengthAgainstTheExpected) {
@@ -125,7 +131,7 @@ TEST(PartedFetch, AnswersThatDoNotMakeOneValueAreNotJoined) {
     Buffer joint(300);
     std::vector<HttpResponse> a = answers_for(joint);
     a[2].headers[0].second = "\"f\"";
-    EXPECT_EQ(internal::JoinParts(ranges, std::move(joint), a, out), JoinedParts::kDisagree);
+    EXPECT_EQ(JoinOwn(ranges, joint, a, out), JoinedParts::kDisagree);
   }
   {  // no ETag, and Last-Modified tells the versions apart
     auto dated = [](std::vector<HttpResponse>& answers, const char* when) {
@@ -138,11 +144,11 @@ TEST(PartedFetch, AnswersThatDoNotMakeOneValueAreNotJoined) {
     std::vector<HttpResponse> a = answers_for(joint);
     dated(a, "Mon, 07 Dec 2026 10:00:00 GMT");
     a[1].headers[0].second = "Mon, 07 Dec 2026 10:00:01 GMT";
-    EXPECT_EQ(internal::JoinParts(ranges, std::move(joint), a, out), JoinedParts::kDisagree);
+    EXPECT_EQ(JoinOwn(ranges, joint, a, out), JoinedParts::kDisagree);
     Buffer again(300);
     std::vector<HttpResponse> same = answers_for(again);
     dated(same, "Mon, 07 Dec 2026 10:00:00 GMT");
-    ASSERT_EQ(internal::JoinParts(ranges, std::move(again), same, out), JoinedParts::kValue);
+    ASSERT_EQ(JoinOwn(ranges, again, same, out), JoinedParts::kValue);
     EXPECT_TRUE(out.body.chars() == value);
     EXPECT_EQ(out.version, 0u);
   }
@@ -151,7 +157,7 @@ TEST(PartedFetch, AnswersThatDoNotMakeOneValueAreNotJoined) {
     std::vector<HttpResponse> a = answers_for(joint);
     a[1] = HttpResponse();
     a[1].status = 404;
-    EXPECT_EQ(internal::JoinParts(ranges, std::move(joint), a, out), JoinedParts::kDisagree);
+    EXPECT_EQ(JoinOwn(ranges, joint, a, out), JoinedParts::kDisagree);
   }
   {  // a short middle part, then more bytes: the value shrank, then grew
     Buffer joint(300);
@@ -159,26 +165,26 @@ TEST(PartedFetch, AnswersThatDoNotMakeOneValueAreNotJoined) {
     a[1].placed = 50;
     a[1].content_range->last = 149;
     a[1].content_range->total = 150;
-    EXPECT_EQ(internal::JoinParts(ranges, std::move(joint), a, out), JoinedParts::kDisagree);
+    EXPECT_EQ(JoinOwn(ranges, joint, a, out), JoinedParts::kDisagree);
   }
   {  // a whole part whose total says the value ends there, then more bytes
     Buffer joint(300);
     std::vector<HttpResponse> a = answers_for(joint);
     a[0].content_range->total = 100;
-    EXPECT_EQ(internal::JoinParts(ranges, std::move(joint), a, out), JoinedParts::kDisagree);
+    EXPECT_EQ(JoinOwn(ranges, joint, a, out), JoinedParts::kDisagree);
   }
   {  // nothing past the start, yet bytes after it
     Buffer joint(300);
     std::vector<HttpResponse> a = answers_for(joint);
     a[0] = HttpResponse();
     a[0].status = 416;
-    EXPECT_EQ(internal::JoinParts(ranges, std::move(joint), a, out), JoinedParts::kDisagree);
+    EXPECT_EQ(JoinOwn(ranges, joint, a, out), JoinedParts::kDisagree);
   }
   {  // every part absent
     Buffer joint(300);
     std::vector<HttpResponse> a(3);
     for (HttpResponse& r : a) r.status = 404;
-    EXPECT_EQ(internal::JoinParts(ranges, std::move(joint), a, out), JoinedParts::kAbsent);
+    EXPECT_EQ(JoinOwn(ranges, joint, a, out), JoinedParts::kAbsent);
   }
 }
 
@@ -195,9 +201,49 @@ TEST(PartedFetch, AServerThatIgnoresTheRangeSendsTheWholeValueInOnePart) {
   a[1].headers.emplace_back("etag", "\"e\"");
   a[1].body = Buffer(AsBytes(std::string_view(value)));
   internal::FetchedBytes out;
-  ASSERT_EQ(internal::JoinParts(ranges, std::move(joint), a, out), JoinedParts::kValue);
+  ASSERT_EQ(JoinOwn(ranges, joint, a, out), JoinedParts::kValue);
   EXPECT_TRUE(out.whole);
   EXPECT_EQ(out.body.chars(), value);
+}
+
+TEST(PartedFetch, PartsJoinedInTheCallersMemoryAreMeasuredNotCopied) {
+  const std::vector<ByteRange> ranges = internal::PartRanges(300, 3);
+  for (size_t n : {0, 1, 150, 299, 300, 301, 1000}) {
+    const std::string value = Value(n, 9);
+    std::string memory(300, '.');
+    const MutableByteView into(reinterpret_cast<std::byte*>(memory.data()), memory.size());
+    std::vector<HttpResponse> a;
+    for (size_t i = 0; i < ranges.size(); ++i) {
+      a.push_back(Partial(value, ranges[i], internal::PartTarget(ranges, i, into)));
+    }
+    internal::FetchedBytes out;
+    ASSERT_EQ(internal::JoinParts(ranges, into, nullptr, a, out), JoinedParts::kValue) << n;
+    ASSERT_TRUE(out.in_place.has_value());
+    EXPECT_EQ(*out.in_place, n);  // a length other than 300 tells the reader it differs
+    EXPECT_EQ(out.body.size(), 0u);
+    if (n <= 300) {
+      EXPECT_EQ(memory.substr(0, n), value) << n;
+    }
+  }
+  // A server that ignored the Range: the whole value, placed in the middle
+  // part's place, moves to the front of the memory.
+  const std::string value = Value(80, 4);
+  std::string memory(300, '.');
+  const MutableByteView into(reinterpret_cast<std::byte*>(memory.data()), memory.size());
+  std::vector<HttpResponse> a;
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    a.push_back(Partial(value, ranges[i], internal::PartTarget(ranges, i, into)));
+  }
+  std::fill(memory.begin(), memory.end(), '.');
+  a[1].status = 200;
+  a[1].content_range.reset();
+  const MutableByteView middle = internal::PartTarget(ranges, 1, into);
+  std::memcpy(middle.data(), value.data(), value.size());
+  a[1].placed = value.size();
+  internal::FetchedBytes out;
+  ASSERT_EQ(internal::JoinParts(ranges, into, nullptr, a, out), JoinedParts::kValue);
+  EXPECT_EQ(out.in_place, std::optional<uint64_t>(80));
+  EXPECT_EQ(memory.substr(0, 80), value);
 }
 
 HttpOptions FastOptions() {

@@ -18,6 +18,11 @@ FetchedBytes FetchedFromResponse(const HttpRequest& request, HttpResponse&& resp
     f.first = request.range ? request.range->offset : 0;
     return f;
   }
+  if (response.placed) {  // a whole value written to request.into
+    f.whole = true;
+    f.in_place = *response.placed;
+    return f;
+  }
   if (request.method != "HEAD") {
     f.body = std::move(response.body);
     if (response.status == 206) {

@@ -14,7 +14,9 @@ namespace turbozarr::internal {
 // The bytes a successful answer to `request` carries: a 2xx (206 checked by
 // the transport against the range asked for), or 416 (the range starts past
 // the end of a value that exists). REQUIRES: status is 2xx or 416.
-// Its version is a hash of the answer's ETag (0 without one).
+// Its version is a hash of the answer's ETag (0 without one). A body the
+// transport wrote to request.into (only a whole value's: CutIntoParts)
+// is FetchedBytes::in_place.
 FetchedBytes FetchedFromResponse(const HttpRequest& request, HttpResponse&& response);
 
 // A hash of `response`'s ETag header, never 0; 0 without one.

@@ -38,7 +38,11 @@ std::vector<PlannedRead> PlanReads(std::span<const ReadRequest> reads,
       if (IsBounded(r)) {
         bounded.push_back(i);
       } else {
-        plan.push_back({reads[i].key, r, IsEmptyRead(r), {i}});
+        PlannedRead& planned = plan.emplace_back();
+        planned.key = reads[i].key;
+        planned.range = r;
+        planned.head = IsEmptyRead(r);
+        planned.members = {i};
       }
     }
     std::sort(bounded.begin(), bounded.end(), [&](size_t a, size_t b) {
@@ -53,7 +57,9 @@ std::vector<PlannedRead> PlanReads(std::span<const ReadRequest> reads,
       planned.range = ByteRange::Of(run.begin, run.end - run.begin);
       planned.members.assign(bounded.begin() + run.first, bounded.begin() + run.last);
       if (planned.members.size() == 1 && planned.range.IsFull()) {
-        planned.hint = reads[planned.members[0]].hint;
+        const ReadRequest& alone = reads[planned.members[0]];
+        planned.hint = alone.hint;
+        if (alone.target == ReadTarget::kCallerMemory) planned.into = alone.memory;
       }
     }
   }
@@ -61,6 +67,13 @@ std::vector<PlannedRead> PlanReads(std::span<const ReadRequest> reads,
 }
 
 ReadAnswer DeliverFetched(FetchedBytes& f, const ReadRequest& request, bool take) {
+  if (f.in_place) {  // already in the read's memory (PlannedRead::into)
+    ReadAnswer answer;
+    answer.found = true;
+    answer.length = *f.in_place;
+    answer.version = f.version;
+    return answer;
+  }
   const ByteRange& asked = request.range;
   const uint64_t size = f.body.size();
   uint64_t begin = 0, end = size;  // positions in f.body

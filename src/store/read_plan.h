@@ -10,7 +10,9 @@
 // open ends) is a fetch of its own, and an empty read only asks whether the
 // key exists (`head`). DeliverFetched cuts one read's bytes out of what a
 // fetch brought back and hands them to the read's target: a fetch that
-// serves one read alone hands its buffer over without a copy.
+// serves one read alone hands its buffer over without a copy, and a whole
+// value read alone into the caller's memory may be fetched straight into it
+// (PlannedRead::into, FetchedBytes::in_place).
 //
 // Thread safety: plain values and functions; `fetch` is called on the
 // calling thread.
@@ -37,6 +39,10 @@ struct PlannedRead {
   bool head = false;            // only whether the key exists
   std::vector<size_t> members;  // indices of the reads it serves
   ReadHint hint;                // a whole-value fetch's: its read's hint
+  // A whole value read alone into the caller's memory (kCallerMemory): the
+  // fetch may write the value there as it arrives (FetchedBytes::in_place)
+  // instead of into a buffer of its own. Empty otherwise.
+  MutableByteView into;
 };
 
 // The fetches that serve `reads`, keys in order of first appearance.
@@ -49,6 +55,11 @@ struct FetchedBytes {
   uint64_t first = 0;  // offset of body[0] in the value
   bool whole = false;  // the body is the entire value
   uint64_t version = 0;  // ReadAnswer::version of what was fetched
+  // Set when the fetch wrote the whole value to PlannedRead::into instead
+  // of `body` (which is then empty): the value's length. A length above
+  // into.size() means the value did not fit and `into` holds nothing
+  // useful; the read's answer tells its caller so.
+  std::optional<uint64_t> in_place;
 };
 
 // Cuts the bytes `request` asks for out of `f` (a range past the body's end

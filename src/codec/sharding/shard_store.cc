@@ -288,8 +288,10 @@ Status ShardStore::ReadStored(std::span<const ReadRequest> requests,
       TZ_RETURN_NOT_OK(where_.store->Read(runs, found));
       for (size_t k = 0; k < plan.size(); ++k) {
         if (!found[k].found) continue;
-        out[k] = internal::FetchedBytes{std::move(bodies[k]), plan[k].range.offset, false,
-                                        found[k].version};
+        internal::FetchedBytes& f = out[k].emplace();
+        f.body = std::move(bodies[k]);
+        f.first = plan[k].range.offset;
+        f.version = found[k].version;
       }
       return Status::OK();
     };
