@@ -71,7 +71,8 @@ int main(int argc, char** argv) {
   throttle.latency = std::chrono::duration_cast<std::chrono::microseconds>(
       std::chrono::duration<double, std::milli>(latency_ms));
   throttle.bytes_per_second = megabytes_per_second * 1e6;
-  turbozarr::ThrottledHttpServer server(*store, throttle);
+  // The files go out with sendfile, as a web server sends them.
+  turbozarr::ThrottledHttpServer server(*store, throttle, root);
   if (turbozarr::Status s = server.Start(port, backlog); !s.ok()) {
     std::fprintf(stderr, "tz_http_serve: %s\n", s.ToString().c_str());
     return 1;

@@ -22,7 +22,11 @@
 // gets the whole bandwidth, and two connections get twice as much.
 //
 // Values are read from the store in blocks of at most kReadBytes as the body
-// goes out, so a large value costs no more memory than a small one.
+// goes out, so a large value costs no more memory than a small one. A server
+// given the directory that its (local) store reads sends the files' bytes
+// with sendfile(2) instead, as nginx does: the kernel hands the page cache's
+// pages to the socket, and a benchmark's server then costs the cores it
+// shares with the reader under test no copy of its own.
 //
 // Thread safety: stats() may be called from any thread while the server runs;
 // the store must be safe to call from many threads (every Store is).
@@ -64,8 +68,11 @@ class ThrottledHttpServer {
   static constexpr uint64_t kSliceBytes = 64 * 1024;
   static constexpr uint64_t kReadBytes = 1024 * 1024;
 
-  ThrottledHttpServer(std::shared_ptr<Store> store, HttpThrottle throttle)
-      : store_(std::move(store)), throttle_(throttle) {}
+  // `files`: empty, or the directory `store` is a local store of, whose
+  // files are then sent as they are (sendfile).
+  ThrottledHttpServer(std::shared_ptr<Store> store, HttpThrottle throttle,
+                      std::string files = {})
+      : store_(std::move(store)), throttle_(throttle), files_(std::move(files)) {}
   ~ThrottledHttpServer() { http_.Stop(); }
 
   // Listens on 127.0.0.1:`port` (0: a free port) and starts serving.
@@ -84,9 +91,15 @@ class ThrottledHttpServer {
   // Sends bytes [begin, end) of `key`'s value at the throttle's pace; false
   // if the connection failed, the server stopped or the value changed size.
   bool SendBody(int fd, const std::string& key, uint64_t begin, uint64_t end);
+  // SendBody of a file under files_, with sendfile(2).
+  bool SendFileBody(int fd, const std::string& key, uint64_t begin, uint64_t end);
+  // Waits until a slice that ends `through` bytes into a body started at
+  // `start` may leave; false if the server stopped.
+  bool Pace(std::chrono::steady_clock::time_point start, uint64_t through);
 
   const std::shared_ptr<Store> store_;
   const HttpThrottle throttle_;
+  const std::string files_;
   std::atomic<uint64_t> bytes_sent_{0};
   // Last, so that its connection threads end before the members above go.
   LoopbackHttpServer http_{

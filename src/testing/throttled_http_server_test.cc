@@ -13,6 +13,8 @@
 
 #include <cctype>
 #include <chrono>
+#include <filesystem>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <thread>
@@ -37,10 +39,11 @@ std::string Value(size_t n, int seed) {
 }
 
 // The suite's values in a local directory, as tz_http_serve serves one,
-// behind an unthrottled server, read through an HttpStore that keeps the
+// behind an unthrottled server that sends its files (sendfile) when `files`
+// or reads them through the store, read through an HttpStore that keeps the
 // server alive. (The tests below serve a memory store: any Store will do.)
 Result<std::shared_ptr<Store>> MakeServedStore(const std::string& dir,
-                                               const StoreContents& contents) {
+                                               const StoreContents& contents, bool files) {
   TZ_ASSIGN_OR_RETURN(std::shared_ptr<Store> local, MakeLocalStore(dir + "/root"));
   for (const auto& [key, value] : contents) {
     TZ_RETURN_NOT_OK(local->Set(key, AsBytes(value)));
@@ -50,15 +53,25 @@ Result<std::shared_ptr<Store>> MakeServedStore(const std::string& dir,
     std::shared_ptr<Store> store;
   };
   auto h = std::make_shared<Holder>();
-  h->server = std::make_unique<ThrottledHttpServer>(local, HttpThrottle{});
+  h->server = std::make_unique<ThrottledHttpServer>(local, HttpThrottle{},
+                                                    files ? dir + "/root" : "");
   TZ_RETURN_NOT_OK(h->server->Start());
   TZ_ASSIGN_OR_RETURN(h->store, MakeHttpStore(h->server->url()));
   return std::shared_ptr<Store>(h, h->store.get());
 }
 
 INSTANTIATE_TEST_SUITE_P(Throttled, ReadOnlyStoreConformanceTest,
-                         ::testing::Values(ReadOnlyStoreFactory{"served_local",
-                                                                MakeServedStore}),
+                         ::testing::Values(
+                             ReadOnlyStoreFactory{
+                                 "served_local",
+                                 [](const std::string& dir, const StoreContents& contents) {
+                                   return MakeServedStore(dir, contents, false);
+                                 }},
+                             ReadOnlyStoreFactory{
+                                 "served_files",
+                                 [](const std::string& dir, const StoreContents& contents) {
+                                   return MakeServedStore(dir, contents, true);
+                                 }}),
                          ReadOnlyStoreFactoryName);
 
 // One HTTP/1.1 connection driven by hand, to see exactly what the server
@@ -279,6 +292,37 @@ TEST_F(ThrottledHttpServerTest, BodyLeavesAtTheBandwidth) {
   EXPECT_LT(range_ms, 80.0);
   server_->Stop();
   EXPECT_EQ(server_->stats().bytes_sent, 3'600'000u);
+}
+
+// Files sent with sendfile keep the same pace, and the same bytes.
+TEST_F(ThrottledHttpServerTest, FilesLeaveAtTheBandwidthToo) {
+  std::string dir = ::testing::TempDir() + "tz-files-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+  auto local = MakeLocalStore(dir);
+  ASSERT_TRUE(local.ok());
+  const std::string value = Value(3'000'000, 4);
+  ASSERT_TRUE((*local)->Set("d/v", AsBytes(value)).ok());
+  ThrottledHttpServer server(*local, {std::chrono::microseconds(0), 30e6}, dir);
+  ASSERT_TRUE(server.Start().ok());
+  auto http = MakeHttpStore(server.url());
+  ASSERT_TRUE(http.ok()) << http.status().ToString();
+  auto start = Clock::now();
+  auto got = (*http)->Get("d/v");
+  const double ms = MillisecondsSince(start);
+  ASSERT_TRUE(got.ok() && got->has_value()) << got.status().ToString();
+  EXPECT_TRUE((*got)->chars() == value);
+  EXPECT_GE(ms, 100.0);
+  EXPECT_LT(ms, 250.0);
+  start = Clock::now();
+  got = (*http)->Get("d/v", ByteRange::Of(2'500'000, 600'000));  // to the end: 500 kB
+  const double range_ms = MillisecondsSince(start);
+  ASSERT_TRUE(got.ok() && got->has_value());
+  EXPECT_TRUE((*got)->chars() == value.substr(2'500'000));
+  EXPECT_GE(range_ms, 16.0);
+  EXPECT_LT(range_ms, 80.0);
+  server.Stop();
+  EXPECT_EQ(server.stats().bytes_sent, 3'500'000u);
+  std::filesystem::remove_all(dir);
 }
 
 TEST_F(ThrottledHttpServerTest, EachConnectionHasItsOwnBandwidth) {
