@@ -58,6 +58,33 @@ def stored_chunks(path) -> dict[str, bytes]:
     return out
 
 
+def answer_byte_range(handler, data: bytes, asked: str, body: bool = True,
+                      headers: dict[str, str] | None = None) -> None:
+    """Answers `handler`'s request of `data` with the single byte range
+    `asked` ("bytes=first-[last]" or "bytes=-suffix") as object stores and
+    nginx do: 206 with Content-Range, or 416 when it starts past the end."""
+    first, _, last = asked[len("bytes="):].partition("-")
+    if first == "":
+        start, end = max(0, len(data) - int(last)), len(data)
+    else:
+        start = int(first)
+        end = min(len(data), int(last) + 1) if last else len(data)
+    if start >= len(data):
+        handler.send_response(416)
+        handler.send_header("Content-Range", f"bytes */{len(data)}")
+        handler.send_header("Content-Length", "0")
+        handler.end_headers()
+        return
+    handler.send_response(206)
+    for name, value in (headers or {}).items():
+        handler.send_header(name, value)
+    handler.send_header("Content-Range", f"bytes {start}-{end - 1}/{len(data)}")
+    handler.send_header("Content-Length", str(end - start))
+    handler.end_headers()
+    if body:
+        handler.wfile.write(data[start:end])
+
+
 def random_data(dtype, shape, rng: np.random.Generator) -> np.ndarray:
     """Values that exercise every bit: random bit patterns for numbers
     (including NaNs with payloads, infinities and subnormals), random text and

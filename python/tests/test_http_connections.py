@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 import turbozarr as tz
+from conftest import answer_byte_range
 from support_records import HTTP_SERVER
 from turbozarr._store import store_spec
 
@@ -78,25 +79,9 @@ class _RangeHandler(_SlowHandler):
             self.server.requests += 1
             self.server.ranged.setdefault(self.path, []).append(asked)
         time.sleep(0.03)
-        path = self.translate_path(self.path)
-        with open(path, "rb") as f:
+        with open(self.translate_path(self.path), "rb") as f:
             data = f.read()
-        first, _, last = asked[len("bytes="):].partition("-")
-        first = int(first)
-        last = min(int(last), len(data) - 1) if last else len(data) - 1
-        if first >= len(data):
-            self.send_response(416)
-            self.send_header("Content-Range", f"bytes */{len(data)}")
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-            return
-        body = data[first:last + 1]
-        self.send_response(206)
-        self.send_header("Accept-Ranges", "bytes")
-        self.send_header("Content-Range", f"bytes {first}-{last}/{len(data)}")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        answer_byte_range(self, data, asked, headers={"Accept-Ranges": "bytes"})
 
     def end_headers(self):
         if self.command == "GET" and not self.headers.get("Range"):

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import turbozarr as tz
-from conftest import assert_bit_equal
+from conftest import answer_byte_range, assert_bit_equal
 
 try:
     from test_s3_store import moto  # noqa: F401 (the moto S3 server fixture)
@@ -50,27 +50,11 @@ class _RangeHandler(http.server.BaseHTTPRequestHandler):
             self.end_headers()
             return
         data = path.read_bytes()
-        status, extra = 200, {}
-        asked = re.fullmatch(r"bytes=(\d*)-(\d*)", self.headers.get("Range", "").strip())
-        if asked:
-            first, last = asked.groups()
-            if first == "":
-                start, end = max(0, len(data) - int(last)), len(data)
-            else:
-                start = int(first)
-                end = min(len(data), int(last) + 1) if last else len(data)
-            if start >= len(data):
-                self.send_response(416)
-                self.send_header("Content-Range", f"bytes */{len(data)}")
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-                return
-            status = 206
-            extra["Content-Range"] = f"bytes {start}-{end - 1}/{len(data)}"
-            data = data[start:end]
-        self.send_response(status)
-        for name, value in extra.items():
-            self.send_header(name, value)
+        asked = self.headers.get("Range", "").strip()
+        if re.fullmatch(r"bytes=(\d*)-(\d*)", asked):
+            answer_byte_range(self, data, asked, body)
+            return
+        self.send_response(200)
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         if body:

@@ -52,8 +52,7 @@ ArrayMetadata Layout(int layout) {
 // Short timeouts and backoff, so that a fault costs milliseconds; enough
 // retries that a run of faults on one request (20% each) never exhausts them.
 HttpOptions FastOptions() {
-  HttpOptions o;
-  o.connect_timeout = milliseconds(1000);
+  HttpOptions o = FastHttpOptions();
   o.idle_timeout = milliseconds(100);
   o.max_retries = 10;
   o.backoff_base = milliseconds(1);

@@ -249,14 +249,12 @@ class ShardedRead {
     const size_t in_flight =
         std::max<size_t>({static_cast<size_t>(in_flight_),
                           static_cast<size_t>(pool_.concurrency()), size_t{1}});
-    const size_t window = WindowFor(
-        in_flight, whole_fits || whole_shards_
-                       ? DecodedBytes(sharding.shard_shape()) + index_size
-                       : index_size);
+    const uint64_t whole_bytes = DecodedBytes(sharding.shard_shape()) + index_size;
+    const size_t window =
+        WindowFor(in_flight, whole_fits || whole_shards_ ? whole_bytes : index_size);
     // A remote store may fetch a whole shard in parts when few are in flight.
-    const ReadHint whole_hint{
-        m_.dtype.is_variable_length() ? 0 : DecodedBytes(sharding.shard_shape()) + index_size,
-        static_cast<uint32_t>(std::min(level.size(), window))};
+    const ReadHint whole_hint{m_.dtype.is_variable_length() ? 0 : whole_bytes,
+                              static_cast<uint32_t>(std::min(level.size(), window))};
     return FetchInWindows(
         *array_.store(), level.size(), window,
         [&](size_t s) {
@@ -266,26 +264,24 @@ class ShardedRead {
           return read;
         },
         [&](size_t first, const std::vector<KeyRange>& reads, WindowAnswers& got) -> Status {
-          std::vector<std::optional<Buffer>>& answers = got.values;
-          const std::vector<uint64_t>& versions = got.versions;
           TZ_RETURN_NOT_OK(
               pool_.ParallelFor(static_cast<int64_t>(reads.size()), [&](int64_t k) {
                 const size_t s = first + k;
                 const ShardStore::Location& at = level[s].where;
                 // A nested shard's outer shard was read a moment ago: the
                 // same version of it, still there, or read again.
-                if (at.version != 0 && !answers[k].has_value()) {
+                if (at.version != 0 && !got.values[k].has_value()) {
                   return ShardStore::ShardChanged(at);
                 }
-                TZ_RETURN_NOT_OK(ShardStore::CheckVersion(at, versions[k]));
+                TZ_RETURN_NOT_OK(ShardStore::CheckVersion(at, got.versions[k]));
                 Result<std::shared_ptr<ShardStore>> store = std::shared_ptr<ShardStore>();
-                if (answers[k].has_value()) {
+                if (got.values[k].has_value()) {
                   ShardStore::Location where = at;
-                  if (versions[k] != 0) where.version = versions[k];
+                  if (got.versions[k] != 0) where.version = got.versions[k];
                   store = whole(s) ? ShardStore::FromBytes(std::move(where), sharding,
-                                                           std::move(*answers[k]))
+                                                           std::move(*got.values[k]))
                                    : ShardStore::FromIndex(std::move(where), sharding,
-                                                           answers[k]->view());
+                                                           got.values[k]->view());
                 }
                 if (!store.ok()) return store.status();
                 return Plan(level[s], sharding, nested, std::move(*store), opened[s]);
@@ -364,15 +360,13 @@ class ShardedRead {
                           ByteRange::Of(run.begin, run.end - run.begin)};
         },
         [&](size_t first, const std::vector<KeyRange>& reads, WindowAnswers& got) -> Status {
-          std::vector<std::optional<Buffer>>& answers = got.values;
-          const std::vector<uint64_t>& versions = got.versions;
           // Every inner chunk of the window is an item, so that one big run
           // does not decode on one thread.
           std::vector<std::pair<size_t, size_t>> items;  // (run, inner read)
           for (size_t k = 0; k < reads.size(); ++k) {
             const MergedRead& run = runs[first + k];
             TZ_RETURN_NOT_OK(CheckSame(opened[run.shard].store->location(),
-                                       answers[k].has_value(), versions[k]));
+                                       got.values[k].has_value(), got.versions[k]));
             for (size_t r = run.first; r < run.last; ++r)
               items.emplace_back(first + k, r);
           }
@@ -380,7 +374,7 @@ class ShardedRead {
             const auto [r, k] = items[i];
             const MergedRead& run = runs[r];
             return DecodeInner(sharding, opened[run.shard], k, {run.begin, run.end},
-                               answers[r - first]->view());
+                               got.values[r - first]->view());
           });
         },
         array_.Describe());

@@ -152,20 +152,38 @@ PartedWindow CutIntoParts(std::span<const PlannedRead> plan, std::vector<HttpReq
   return w;
 }
 
-Result<std::optional<FetchedBytes>> CollectParts(PartedWindow& w, size_t p,
-                                                 std::vector<Result<HttpResponse>>& answers,
-                                                 const CheckAnswer& usable,
-                                                 const FetchWhole& refetch) {
+std::vector<Result<HttpResponse>> SendWindow(HttpTransport& transport, const PartedWindow& w) {
+  if (w.requests.size() != 1) return transport.FetchMany(w.requests);
+  std::vector<Result<HttpResponse>> one;
+  one.push_back(transport.Fetch(w.requests[0]));
+  return one;
+}
+
+namespace {
+
+// What one answer that `usable` accepted brings: absent, or (part of) the
+// value.
+std::optional<FetchedBytes> FetchedOf(const HttpRequest& request, HttpResponse&& answer) {
+  if (Absent(answer)) return std::nullopt;
+  return FetchedFromResponse(request, std::move(answer));
+}
+
+// The value of plan[p], cut into parts, from their answers.
+Result<std::optional<FetchedBytes>> JoinedValue(HttpTransport& transport, PartedWindow& w,
+                                                size_t p,
+                                                std::vector<Result<HttpResponse>>& answers,
+                                                const CheckAnswer& usable,
+                                                const WholeRequest& whole) {
   std::vector<HttpResponse> parts;
   for (size_t r = w.first[p]; r < w.first[p + 1]; ++r) {
-    TZ_RETURN_NOT_OK(usable(w.requests[r], answers[r]));
+    TZ_RETURN_NOT_OK(usable(p, w.requests[r], answers[r]));
     const long status = answers[r]->status;
     if (status >= 200 && status <= 299 && status != 206) w.whole_answer_seen = true;
     parts.push_back(std::move(*answers[r]));
   }
   FetchedBytes joined;
   PartedWindow::Parts& x = *w.parts[p];
-  Buffer* own = x.own.size() > 0 ? &x.own : nullptr;
+  Buffer* own = x.joint.data() == x.own.data() ? &x.own : nullptr;
   switch (JoinParts(x.ranges, x.joint, own, parts, joined)) {
     case JoinedParts::kValue:
       return std::optional<FetchedBytes>(std::move(joined));
@@ -174,7 +192,27 @@ Result<std::optional<FetchedBytes>> CollectParts(PartedWindow& w, size_t p,
     case JoinedParts::kDisagree:  // changed meanwhile: once more, whole
       break;
   }
-  return refetch();
+  const HttpRequest request = whole(p);
+  Result<HttpResponse> answer = transport.Fetch(request);
+  TZ_RETURN_NOT_OK(usable(p, request, answer));
+  return FetchedOf(request, std::move(*answer));
+}
+
+}  // namespace
+
+Status CollectWindow(HttpTransport& transport, PartedWindow& w,
+                     std::vector<Result<HttpResponse>>& answers, const CheckAnswer& usable,
+                     const WholeRequest& whole, std::span<std::optional<FetchedBytes>> out) {
+  for (size_t p = 0; p < w.parts.size(); ++p) {
+    if (w.parts[p]) {
+      TZ_ASSIGN_OR_RETURN(out[p], JoinedValue(transport, w, p, answers, usable, whole));
+      continue;
+    }
+    const size_t r = w.first[p];
+    TZ_RETURN_NOT_OK(usable(p, w.requests[r], answers[r]));
+    out[p] = FetchedOf(w.requests[r], std::move(*answers[r]));
+  }
+  return Status::OK();
 }
 
 }  // namespace turbozarr::internal

@@ -14,9 +14,14 @@
 // in full. A
 // server that ignored the Range sent the whole value in one of them, which
 // is taken as it is. Answers that disagree (the value changed between the
-// parts) are not joined: the caller fetches the value whole instead.
+// parts) are not joined: the value is fetched once more, whole.
 //
-// Thread safety: pure functions.
+// The HTTP and S3 stores serve each ReadPlanned window the same way:
+// CutIntoParts, SendWindow, CollectWindow; they differ in how they make a
+// request and word an error.
+//
+// Thread safety: pure functions but SendWindow and CollectWindow, which
+// call the transport (itself safe from many threads).
 #pragma once
 
 #include <cstdint>
@@ -26,6 +31,7 @@
 #include <vector>
 
 #include "store/http_message.h"
+#include "store/http_transport.h"
 #include "store/read_plan.h"
 
 namespace turbozarr::internal {
@@ -99,18 +105,24 @@ struct PartedWindow {
 PartedWindow CutIntoParts(std::span<const PlannedRead> plan, std::vector<HttpRequest> made,
                           bool split, int capacity);
 
-// What a cut fetch plan[p] (w.parts[p] set) fetched, from the answers to
-// w.requests: each part's answer is checked by `usable` (an error unless
-// 2xx, 404, 410 or 416, as the store words it), the parts are joined, and
-// when they disagree the value is fetched once more, whole, by `refetch`.
-// A fetch that was not cut is the store's to read (one answer, at
-// w.first[p]), with no callbacks made per chunk.
-using CheckAnswer =
-    std::function<Status(const HttpRequest& request, const Result<HttpResponse>& answer)>;
-using FetchWhole = std::function<Result<std::optional<FetchedBytes>>()>;
-Result<std::optional<FetchedBytes>> CollectParts(PartedWindow& w, size_t p,
-                                                 std::vector<Result<HttpResponse>>& answers,
-                                                 const CheckAnswer& usable,
-                                                 const FetchWhole& refetch);
+// Sends w.requests through `transport` (one alone with Fetch, several at
+// once with FetchMany); answers in the order sent.
+std::vector<Result<HttpResponse>> SendWindow(HttpTransport& transport, const PartedWindow& w);
+
+// How a store words an answer that a read of plan[p] cannot use: an error
+// unless it is a 2xx, 404, 410 or 416 (or one the store reads otherwise,
+// as S3's "NoSuchBucket" 404).
+using CheckAnswer = std::function<Status(size_t p, const HttpRequest& request,
+                                         const Result<HttpResponse>& answer)>;
+// The request that fetches plan[p]'s value whole, as the store makes it.
+using WholeRequest = std::function<HttpRequest(size_t p)>;
+
+// What each planned fetch of `w` brought back, into out[p], from `answers`
+// (SendWindow's): every answer is checked by `usable`; a 404 or 410 is
+// absent; a cut fetch's parts are joined, and when they disagree its value
+// is fetched once more, whole (`whole`). Sets w.whole_answer_seen.
+Status CollectWindow(HttpTransport& transport, PartedWindow& w,
+                     std::vector<Result<HttpResponse>>& answers, const CheckAnswer& usable,
+                     const WholeRequest& whole, std::span<std::optional<FetchedBytes>> out);
 
 }  // namespace turbozarr::internal

@@ -246,13 +246,10 @@ TEST(PartedFetch, PartsJoinedInTheCallersMemoryAreMeasuredNotCopied) {
   EXPECT_EQ(memory.substr(0, 80), value);
 }
 
+// A stalled part waits 300 ms (AValueReplacedBetweenItsPartsIsReadAgainWhole).
 HttpOptions FastOptions() {
-  HttpOptions o;
-  o.connect_timeout = milliseconds(1000);
+  HttpOptions o = FastHttpOptions();
   o.idle_timeout = milliseconds(2000);
-  o.max_retries = 4;
-  o.backoff_base = milliseconds(2);
-  o.backoff_max = milliseconds(20);
   return o;
 }
 
@@ -266,6 +263,19 @@ Result<std::optional<Buffer>> ReadWhole(Store& store, const std::string& key,
   TZ_RETURN_NOT_OK(store.Read({&request, 1}, {&answer, 1}));
   if (!answer.found) return std::optional<Buffer>();
   return std::optional<Buffer>(std::move(value));
+}
+
+// Reads `key` whole with `hint` through `store`, expecting `value`;
+// answers how many requests `server` got meanwhile.
+uint64_t RequestsToRead(const FaultHttpServer& server, Store& store, const std::string& key,
+                        ReadHint hint, const std::string& value) {
+  const uint64_t before = server.requests();
+  auto got = ReadWhole(store, key, hint);
+  EXPECT_TRUE(got.ok() && got->has_value()) << key << ": " << got.status().ToString();
+  if (got.ok() && got->has_value()) {
+    EXPECT_TRUE((*got)->chars() == value) << key;
+  }
+  return server.requests() - before;
 }
 
 struct Served {
@@ -288,15 +298,11 @@ TEST(HttpStoreParts, ALargeValueReadAloneComesInPartsWithTheRightBytes) {
   const std::string value = Value(4 * kMinPartBytes + 12345, 1);
   Served s;
   s.Start({{"probe", "p"}, {"big", value}, {"small", "tiny"}});
-  const uint64_t before = s.server.requests();
   // The reader expects it a little smaller than it is: the last part
   // brings the rest.
-  auto got = ReadWhole(*s.store, "big", {4 * kMinPartBytes, 1});
-  ASSERT_TRUE(got.ok() && got->has_value()) << got.status().ToString();
-  EXPECT_TRUE((*got)->chars() == value);
-  EXPECT_EQ(s.server.requests() - before, 4u);
+  EXPECT_EQ(RequestsToRead(s.server, *s.store, "big", {4 * kMinPartBytes, 1}, value), 4u);
   // Expected much larger than it is: parts past its end answer 416.
-  got = ReadWhole(*s.store, "small", {20 * kMinPartBytes, 1});
+  auto got = ReadWhole(*s.store, "small", {20 * kMinPartBytes, 1});
   ASSERT_TRUE(got.ok() && got->has_value()) << got.status().ToString();
   EXPECT_EQ((*got)->chars(), "tiny");
   // Absent: every part says so.
@@ -304,11 +310,7 @@ TEST(HttpStoreParts, ALargeValueReadAloneComesInPartsWithTheRightBytes) {
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   EXPECT_FALSE(got->has_value());
   // Many reads in flight together: one request each.
-  const uint64_t then = s.server.requests();
-  got = ReadWhole(*s.store, "big", {4 * kMinPartBytes, 32});
-  ASSERT_TRUE(got.ok() && got->has_value());
-  EXPECT_TRUE((*got)->chars() == value);
-  EXPECT_EQ(s.server.requests() - then, 1u);
+  EXPECT_EQ(RequestsToRead(s.server, *s.store, "big", {4 * kMinPartBytes, 32}, value), 1u);
 }
 
 TEST(HttpStoreParts, AServerThatIgnoresRangesIsAskedWholeOnceItShowsIt) {
@@ -324,17 +326,9 @@ TEST(HttpStoreParts, AServerThatIgnoresRangesIsAskedWholeOnceItShowsIt) {
     return HttpFault::kIgnoreRange;
   });
   // The parts each bring the whole value (200): one is taken.
-  uint64_t before = server.requests();
-  auto got = ReadWhole(**store, "big", {4 * kMinPartBytes, 1});
-  ASSERT_TRUE(got.ok() && got->has_value()) << got.status().ToString();
-  EXPECT_TRUE((*got)->chars() == value);
-  EXPECT_EQ(server.requests() - before, 4u);
+  EXPECT_EQ(RequestsToRead(server, **store, "big", {4 * kMinPartBytes, 1}, value), 4u);
   // From then on the value is asked for once.
-  before = server.requests();
-  got = ReadWhole(**store, "big", {4 * kMinPartBytes, 1});
-  ASSERT_TRUE(got.ok() && got->has_value()) << got.status().ToString();
-  EXPECT_TRUE((*got)->chars() == value);
-  EXPECT_EQ(server.requests() - before, 1u);
+  EXPECT_EQ(RequestsToRead(server, **store, "big", {4 * kMinPartBytes, 1}, value), 1u);
 }
 
 TEST(HttpStoreParts, NothingIsCutBeforeTheServerShowsThatItAnswersRanges) {
@@ -344,17 +338,9 @@ TEST(HttpStoreParts, NothingIsCutBeforeTheServerShowsThatItAnswersRanges) {
   server.Put("big", value);
   auto store = MakeHttpStore(server.url(), FastOptions());
   ASSERT_TRUE(store.ok());
-  uint64_t before = server.requests();
-  auto got = ReadWhole(**store, "big", {4 * kMinPartBytes, 1});
-  ASSERT_TRUE(got.ok() && got->has_value()) << got.status().ToString();
-  EXPECT_TRUE((*got)->chars() == value);
-  EXPECT_EQ(server.requests() - before, 1u);
+  EXPECT_EQ(RequestsToRead(server, **store, "big", {4 * kMinPartBytes, 1}, value), 1u);
   // Its answer said "Accept-Ranges: bytes": the next read comes in parts.
-  before = server.requests();
-  got = ReadWhole(**store, "big", {4 * kMinPartBytes, 1});
-  ASSERT_TRUE(got.ok() && got->has_value()) << got.status().ToString();
-  EXPECT_TRUE((*got)->chars() == value);
-  EXPECT_EQ(server.requests() - before, 4u);
+  EXPECT_EQ(RequestsToRead(server, **store, "big", {4 * kMinPartBytes, 1}, value), 4u);
 }
 
 TEST(HttpStoreParts, FailedPartsAreRetriedAndTheValueIsWhole) {
@@ -397,12 +383,8 @@ TEST(HttpStoreParts, AnS3ObjectReadAloneComesInPartsToo) {
   server.Put("bucket/data/big", value);
   auto store = MakeS3Store("bucket", "data", S3OptionsFor(server, FastOptions()));
   ASSERT_TRUE(store.ok()) << store.status().ToString();
-  const uint64_t before = server.requests();
-  auto got = ReadWhole(**store, "big", {4 * kMinPartBytes, 1});
-  ASSERT_TRUE(got.ok() && got->has_value()) << got.status().ToString();
-  EXPECT_TRUE((*got)->chars() == value);
-  EXPECT_EQ(server.requests() - before, 4u);
-  got = ReadWhole(**store, "none", {4 * kMinPartBytes, 1});
+  EXPECT_EQ(RequestsToRead(server, **store, "big", {4 * kMinPartBytes, 1}, value), 4u);
+  auto got = ReadWhole(**store, "none", {4 * kMinPartBytes, 1});
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   EXPECT_FALSE(got->has_value());
 }

@@ -65,28 +65,18 @@ Status HttpStore::NoListing() const {
 
 namespace {
 
-// Whether `result` is an answer a read can use: a 2xx, 404, 410 or 416.
-Status Usable(const std::string& url, const HttpRequest& req,
+// Whether `result` is an answer a read of `key` can use: a 2xx, 404, 410
+// or 416. The error names the key's URL.
+Status Usable(const std::string& base, std::string_view key, const HttpRequest& req,
               const Result<HttpResponse>& result) {
   if (!result.ok()) return result.status();
   const HttpResponse& r = *result;
   if (r.status == 404 || r.status == 410 || r.status == 416) return Status::OK();
   if (r.status < 200 || r.status > 299) {
-    return Status::IOError(req.method + " " + url + ": HTTP " + std::to_string(r.status) +
-                           Attempts(r));
+    return Status::IOError(req.method + " " + base + "/" + std::string(key) + ": HTTP " +
+                           std::to_string(r.status) + Attempts(r));
   }
   return Status::OK();
-}
-
-// What a GET or HEAD of `key` tells: absent, or (part of) its value.
-Result<std::optional<internal::FetchedBytes>> Interpret(const std::string& url,
-                                                        const HttpRequest& req,
-                                                        Result<HttpResponse> result) {
-  TZ_RETURN_NOT_OK(Usable(url, req, result));
-  HttpResponse& r = *result;
-  if (r.status == 404 || r.status == 410) return std::optional<internal::FetchedBytes>();
-  return std::optional<internal::FetchedBytes>(
-      internal::FetchedFromResponse(req, std::move(r)));
 }
 
 // Whether `r` shows that its server answers ranges: a 206, or
@@ -140,35 +130,24 @@ Status HttpStore::Fetch(std::span<const ReadRequest> requests,
     }
     internal::PartedWindow w =
         internal::CutIntoParts(plan, std::move(made), split, opt.max_connections);
-    std::vector<Result<HttpResponse>> responses;
-    if (w.requests.size() == 1) {
-      responses.push_back(transport_->Fetch(w.requests[0]));
-    } else {
-      responses = transport_->FetchMany(w.requests);
-    }
+    std::vector<Result<HttpResponse>> responses = internal::SendWindow(*transport_, w);
     for (size_t r = 0; r < responses.size() && !split; ++r) {
       if (responses[r].ok() && AnswersRanges(*responses[r])) {
         int unknown = kRangesUnknown;
         ranges_.compare_exchange_strong(unknown, kRangesAnswered, std::memory_order_relaxed);
       }
     }
-    for (size_t p = 0; p < plan.size(); ++p) {
-      const std::string where = base_ + "/" + std::string(plan[p].key);
-      const size_t r0 = w.first[p];
-      if (!w.parts[p]) {
-        TZ_ASSIGN_OR_RETURN(out[p], Interpret(where, w.requests[r0], std::move(responses[r0])));
-        continue;
-      }
-      auto usable = [&](const HttpRequest& req, const Result<HttpResponse>& answer) {
-        return Usable(where, req, answer);
-      };
-      auto refetch = [&] {
-        HttpRequest whole;
-        whole.url = Url(plan[p].key);
-        return Interpret(where, whole, transport_->Fetch(whole));
-      };
-      TZ_ASSIGN_OR_RETURN(out[p], internal::CollectParts(w, p, responses, usable, refetch));
-    }
+    TZ_RETURN_NOT_OK(internal::CollectWindow(
+        *transport_, w, responses,
+        [&](size_t p, const HttpRequest& req, const Result<HttpResponse>& answer) {
+          return Usable(base_, plan[p].key, req, answer);
+        },
+        [&](size_t p) {
+          HttpRequest whole;
+          whole.url = Url(plan[p].key);
+          return whole;
+        },
+        out));
     if (w.whole_answer_seen) ranges_.store(kRangesIgnored, std::memory_order_relaxed);
     return Status::OK();
   };

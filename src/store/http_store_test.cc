@@ -24,16 +24,6 @@ namespace {
 namespace fs = std::filesystem;
 using std::chrono::milliseconds;
 
-HttpOptions FastOptions() {
-  HttpOptions o;
-  o.connect_timeout = milliseconds(1000);
-  o.idle_timeout = milliseconds(200);
-  o.max_retries = 4;
-  o.backoff_base = milliseconds(2);
-  o.backoff_max = milliseconds(20);
-  return o;
-}
-
 std::string Value(size_t n, int seed) {
   std::string v(n, '\0');
   for (size_t i = 0; i < n; ++i) v[i] = static_cast<char>(i * 31 + seed + (i >> 9));
@@ -74,7 +64,7 @@ Result<std::shared_ptr<Store>> MakeServedStore(const std::string&,
                                                const StoreContents& contents) {
   TZ_ASSIGN_OR_RETURN(ServedDir dir, NewServedDir());
   WriteFiles(dir.path, contents);
-  return MakeHttpStore(dir.url, FastOptions());
+  return MakeHttpStore(dir.url, FastHttpOptions());
 }
 
 // The same suite through a server that fails one request in three, in turn
@@ -105,7 +95,7 @@ Result<std::shared_ptr<Store>> MakeFaultyStore(const std::string&,
   });
   // Faults land on every third request whatever the order of arrival, so
   // with concurrent readers one read may meet several in a row.
-  HttpOptions o = FastOptions();
+  HttpOptions o = FastHttpOptions();
   o.max_retries = 10;
   TZ_ASSIGN_OR_RETURN(h->store, MakeHttpStore(h->server->url(), o));
   return std::shared_ptr<Store>(h, h->store.get());
@@ -129,7 +119,7 @@ class HttpStoreNginxTest : public ::testing::Test {
     contents_["zarr.json"] = "{}";
     contents_["big"] = Value(4 << 20, 5);
     WriteFiles(dir_.path, contents_);
-    Result<std::shared_ptr<Store>> s = MakeHttpStore(dir_.url, FastOptions());
+    Result<std::shared_ptr<Store>> s = MakeHttpStore(dir_.url, FastHttpOptions());
     ASSERT_TRUE(s.ok()) << s.status().ToString();
     store_ = *s;
   }
@@ -250,7 +240,7 @@ TEST(HttpStoreTest, UrlsAreCheckedAndTheQueryIsKeptButNotShown) {
   FaultHttpServer server;
   ASSERT_TRUE(server.Start().ok());
   server.Put("a/b", "value");
-  auto s = MakeHttpStore(server.url() + "/a/?token=secret", FastOptions());
+  auto s = MakeHttpStore(server.url() + "/a/?token=secret", FastHttpOptions());
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_EQ((*s)->Describe(), server.url() + "/a");
   auto got = (*s)->Get("b");
@@ -266,7 +256,7 @@ TEST(HttpStoreTest, ErrorsNameTheUrlAndTheStatus) {
   server.SetPolicy([](uint64_t, const std::string&, const std::string&) {
     return HttpFault::kStatus500;
   });
-  HttpOptions o = FastOptions();
+  HttpOptions o = FastHttpOptions();
   o.max_retries = 2;
   auto s = MakeHttpStore(server.url(), o);
   ASSERT_TRUE(s.ok());
@@ -289,7 +279,7 @@ TEST(HttpStoreTest, NeighbouringRangesAreMergedIntoOneRequest) {
   const std::string v = Value(1 << 20, 1);
   server.Put("v", v);
   server.Put("w", v);
-  HttpOptions o = FastOptions();
+  HttpOptions o = FastHttpOptions();
   o.coalesce_gap = 1000;
   o.coalesce_max = 100'000;
   auto s = MakeHttpStore(server.url(), o);
@@ -323,7 +313,7 @@ TEST(HttpStoreTest, AbsentMetadataDocumentsAreAskedForOnce) {
   FaultHttpServer server;
   ASSERT_TRUE(server.Start().ok());
   server.Put("a/.zarray", "{}");
-  auto s = MakeHttpStore(server.url(), FastOptions());
+  auto s = MakeHttpStore(server.url(), FastHttpOptions());
   ASSERT_TRUE(s.ok());
   const uint64_t before = server.requests();
   const std::vector<KeyRange> open = {{"a/zarr.json", ByteRange::Full()},
@@ -378,7 +368,7 @@ TEST(HttpStoreTest, RandomFaultsNeverGiveWrongBytes) {
   // Requests reach the server in no fixed order, so a read may meet several
   // faults in a row: enough retries that five in a row (1 in 1000) are no
   // failure; running out of retries is tested above.
-  HttpOptions o = FastOptions();
+  HttpOptions o = FastHttpOptions();
   o.idle_timeout = milliseconds(100);
   o.max_retries = 8;
   auto s = MakeHttpStore(server.url(), o);
@@ -468,7 +458,7 @@ TEST(HttpStoreOverHttp2Test, ABatchSharesOneConnection) {
   for (bool http2 : {true, false}) {
     SCOPED_TRACE(http2);
     fs::resize_file((*nginx)->access_log_path(), 0);
-    HttpOptions o = FastOptions();
+    HttpOptions o = FastHttpOptions();
     // Patient: a retry on a loaded machine (TLS handshakes are slow) would
     // add requests to the count this test checks.
     o.connect_timeout = milliseconds(10000);
@@ -495,7 +485,7 @@ TEST(HttpStoreOverHttp2Test, ABatchSharesOneConnection) {
     }
   }
   // Without the CA file the self-signed certificate is refused.
-  auto untrusted = MakeHttpStore((*nginx)->url(), FastOptions());
+  auto untrusted = MakeHttpStore((*nginx)->url(), FastHttpOptions());
   ASSERT_TRUE(untrusted.ok());
   auto refused = (*untrusted)->Get("c/1");
   EXPECT_FALSE(refused.ok());

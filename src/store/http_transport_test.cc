@@ -20,17 +20,6 @@ namespace {
 
 using std::chrono::milliseconds;
 
-// Short timeouts and backoff, so that a fault costs milliseconds.
-HttpOptions FastOptions() {
-  HttpOptions o;
-  o.connect_timeout = milliseconds(1000);
-  o.idle_timeout = milliseconds(200);
-  o.max_retries = 4;
-  o.backoff_base = milliseconds(2);
-  o.backoff_max = milliseconds(20);
-  return o;
-}
-
 std::string Value(size_t n, int seed) {
   std::string v(n, '\0');
   for (size_t i = 0; i < n; ++i) v[i] = static_cast<char>(i * 31 + seed + (i >> 8));
@@ -63,7 +52,7 @@ const HttpFault kEveryFault[] = {
     HttpFault::kLengthTooShort,   HttpFault::kShiftedRange,     HttpFault::kShortRange};
 
 TEST_F(HttpTransportTest, GetsWholeAndRangedValues) {
-  HttpTransport t(FastOptions());
+  HttpTransport t(FastHttpOptions());
   Result<HttpResponse> r = t.Fetch(Get());
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->status, 200);
@@ -82,7 +71,7 @@ TEST_F(HttpTransportTest, GetsWholeAndRangedValues) {
 
 // Each fault once, on a ranged and on a whole read: the retry gets it right.
 TEST_F(HttpTransportTest, EveryFaultIsRetriedIntoTheRightBytes) {
-  HttpTransport t(FastOptions());
+  HttpTransport t(FastHttpOptions());
   for (HttpFault fault : kEveryFault) {
     for (bool ranged : {true, false}) {
       // A wrong length on a whole read is undetectable when the server lies
@@ -111,7 +100,7 @@ TEST_F(HttpTransportTest, ContentLengthShorterThanTheBodyOnAWholeRead) {
   // The client sees a complete, shorter value: no HTTP client can tell.
   // What matters is that the next request on the connection is not
   // confused by the surplus bytes.
-  HttpTransport t(FastOptions());
+  HttpTransport t(FastHttpOptions());
   server_.QueueFaults({HttpFault::kLengthTooShort});
   Result<HttpResponse> r = t.Fetch(Get());
   ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -122,7 +111,7 @@ TEST_F(HttpTransportTest, ContentLengthShorterThanTheBodyOnAWholeRead) {
 }
 
 TEST_F(HttpTransportTest, PersistentFaultsEndInAClearError) {
-  HttpOptions o = FastOptions();
+  HttpOptions o = FastHttpOptions();
   o.max_retries = 2;
   HttpTransport t(o);
   for (HttpFault fault :
@@ -154,7 +143,7 @@ TEST_F(HttpTransportTest, PersistentFaultsEndInAClearError) {
 }
 
 TEST_F(HttpTransportTest, StallsAreCutAtTheIdleTimeout) {
-  HttpOptions o = FastOptions();
+  HttpOptions o = FastHttpOptions();
   o.max_retries = 0;
   HttpTransport t(o);
   server_.QueueFaults({HttpFault::kStallMidBody});
@@ -169,7 +158,7 @@ TEST_F(HttpTransportTest, StallsAreCutAtTheIdleTimeout) {
 }
 
 TEST_F(HttpTransportTest, RedirectsToTheSameHostAreFollowed) {
-  HttpTransport t(FastOptions());
+  HttpTransport t(FastHttpOptions());
   server_.QueueFaults({HttpFault::kRedirectSameHost, HttpFault::kRedirectSameHost});
   const uint64_t before = server_.requests();
   Result<HttpResponse> r = t.Fetch(Get(ByteRange::Of(100, 5'000)));
@@ -187,7 +176,7 @@ TEST_F(HttpTransportTest, RedirectsToTheSameHostAreFollowed) {
 }
 
 TEST_F(HttpTransportTest, RedirectsToAnotherHostAreRefusedBeforeAnythingIsSent) {
-  HttpTransport t(FastOptions());
+  HttpTransport t(FastHttpOptions());
   server_.SetPolicy([](uint64_t, const std::string& path, const std::string&) {
     return path.find("redirected") == std::string::npos ? HttpFault::kRedirectOtherHost
                                                         : HttpFault::kNone;
@@ -208,7 +197,7 @@ TEST_F(HttpTransportTest, RedirectsToAnotherHostAreRefusedBeforeAnythingIsSent) 
   EXPECT_EQ(server_.requests() - before, 1u);
 
   // Allowed, it is followed: "localhost" is this same server.
-  HttpOptions o = FastOptions();
+  HttpOptions o = FastHttpOptions();
   o.redirects_to_other_hosts = true;
   HttpTransport anywhere(o);
   r = anywhere.Fetch(Get(ByteRange::Of(3, 4)));
@@ -217,7 +206,7 @@ TEST_F(HttpTransportTest, RedirectsToAnotherHostAreRefusedBeforeAnythingIsSent) 
 }
 
 TEST_F(HttpTransportTest, EndlessRedirectsEndInAnError) {
-  HttpTransport t(FastOptions());
+  HttpTransport t(FastHttpOptions());
   server_.SetPolicy([](uint64_t, const std::string&, const std::string&) {
     return HttpFault::kRedirectSameHost;
   });
@@ -233,7 +222,7 @@ TEST_F(HttpTransportTest, EndlessRedirectsEndInAnError) {
 TEST_F(HttpTransportTest, TheDeadlineBoundsAttemptsAndWaitsTogether) {
   // A stall longer than the deadline: cut at the deadline, well before the
   // idle timeout would.
-  HttpOptions o = FastOptions();
+  HttpOptions o = FastHttpOptions();
   o.idle_timeout = milliseconds(5'000);
   o.deadline = milliseconds(300);
   HttpTransport t(o);
@@ -278,7 +267,7 @@ TEST_F(HttpTransportTest, TheDeadlineBoundsAttemptsAndWaitsTogether) {
 }
 
 TEST_F(HttpTransportTest, NotFoundAndOtherStatusesAreNotRetried) {
-  HttpTransport t(FastOptions());
+  HttpTransport t(FastHttpOptions());
   HttpRequest r = Get();
   r.url = server_.url() + "/missing";
   const uint64_t before = server_.requests();
@@ -289,7 +278,7 @@ TEST_F(HttpTransportTest, NotFoundAndOtherStatusesAreNotRetried) {
 }
 
 TEST_F(HttpTransportTest, NothingListeningIsAnError) {
-  HttpOptions o = FastOptions();
+  HttpOptions o = FastHttpOptions();
   o.max_retries = 1;
   HttpTransport t(o);
   auto closed = std::make_unique<FaultHttpServer>();
@@ -306,7 +295,7 @@ TEST_F(HttpTransportTest, NothingListeningIsAnError) {
 }
 
 TEST_F(HttpTransportTest, ManyRequestsRunTogetherOnReusedConnections) {
-  HttpOptions o = FastOptions();
+  HttpOptions o = FastHttpOptions();
   o.max_concurrency = 8;
   HttpTransport t(o);
   // Every request stalls 50 ms before its answer: 64 of them one after the
@@ -338,7 +327,7 @@ TEST_F(HttpTransportTest, ManyRequestsRunTogetherOnReusedConnections) {
 // A Retry-After holds every request to the host, not only the one answered
 // with it: a request sent while the host is paused waits for the pause.
 TEST_F(HttpTransportTest, RetryAfterPausesTheWholeHost) {
-  HttpOptions o = FastOptions();
+  HttpOptions o = FastHttpOptions();
   o.backoff_max = milliseconds(5000);  // the longest Retry-After honoured
   HttpTransport t(o);
   server_.QueueFaults({HttpFault::kStatus503RetryAfter1s});
@@ -375,7 +364,7 @@ TEST_F(HttpTransportTest, ConnectionsAreCappedPerHostAndOpenedAFewAtATime) {
     server.SetPolicy([](uint64_t, const std::string&, const std::string&) {
       return HttpFault::kStallBeforeReply;
     });
-    HttpOptions o = FastOptions();
+    HttpOptions o = FastHttpOptions();
     o.idle_timeout = milliseconds(5000);
     o.max_connections = cap;
     HttpTransport t(o);
@@ -404,7 +393,7 @@ TEST_F(HttpTransportTest, ConnectionsAreCappedPerHostAndOpenedAFewAtATime) {
 // finds them open. Requests of a transport that goes are cancelled, while
 // the other transport's carry on.
 TEST_F(HttpTransportTest, TransportsWithEqualOptionsShareConnections) {
-  HttpOptions o = FastOptions();
+  HttpOptions o = FastHttpOptions();
   o.user_agent = "shared-connections-test";  // a driver of this test's own
   {
     HttpTransport first(o);
@@ -438,17 +427,17 @@ TEST_F(HttpTransportTest, TransportsWithEqualOptionsShareConnections) {
 // The cap comes from the environment when the options leave it at 0.
 TEST_F(HttpTransportTest, TheConnectionCapCanComeFromTheEnvironment) {
   ::setenv("TURBOZARR_HTTP_MAX_CONNECTIONS", "2", 1);
-  HttpTransport from_env(FastOptions());
+  HttpTransport from_env(FastHttpOptions());
   ::unsetenv("TURBOZARR_HTTP_MAX_CONNECTIONS");
   EXPECT_EQ(from_env.options().max_connections, 2);
-  HttpOptions o = FastOptions();
+  HttpOptions o = FastHttpOptions();
   o.max_connections = 5;
   ::setenv("TURBOZARR_HTTP_MAX_CONNECTIONS", "2", 1);
   HttpTransport explicit_cap(o);
   ::unsetenv("TURBOZARR_HTTP_MAX_CONNECTIONS");
   EXPECT_EQ(explicit_cap.options().max_connections, 5);
   ::setenv("TURBOZARR_HTTP_MAX_CONNECTIONS", "many", 1);
-  HttpTransport nonsense(FastOptions());
+  HttpTransport nonsense(FastHttpOptions());
   ::unsetenv("TURBOZARR_HTTP_MAX_CONNECTIONS");
   EXPECT_EQ(nonsense.options().max_connections, 32);
 
@@ -463,7 +452,7 @@ TEST_F(HttpTransportTest, TheConnectionCapCanComeFromTheEnvironment) {
 
 TEST_F(HttpTransportTest, ConcurrentCallersShareTheTransport) {
   // Requests interleave, so one may meet several faults in a row.
-  HttpOptions o = FastOptions();
+  HttpOptions o = FastHttpOptions();
   o.max_retries = 10;
   HttpTransport t(o);
   // One request in seven fails once somewhere along the way.
@@ -489,7 +478,7 @@ TEST_F(HttpTransportTest, ConcurrentCallersShareTheTransport) {
 }
 
 TEST_F(HttpTransportTest, SendsMethodsHeadersAndBodies) {
-  HttpOptions o = FastOptions();
+  HttpOptions o = FastHttpOptions();
   o.headers = {"Authorization: Bearer abc"};
   HttpTransport t(o);
   const std::string payload = Value(3'000'000, 9);
@@ -545,7 +534,7 @@ TEST_F(HttpTransportTest, ShutdownCancelsWhatIsStillWaiting) {
   });
   std::atomic<int> cancelled{0};
   {
-    HttpOptions o = FastOptions();
+    HttpOptions o = FastHttpOptions();
     o.idle_timeout = milliseconds(0);  // no idle limit: only shutdown ends them
     HttpTransport t(o);
     for (int i = 0; i < 4; ++i) {

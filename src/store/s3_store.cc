@@ -58,17 +58,6 @@ Status Usable(const S3Client& client, std::string_view object_key, const HttpReq
   return Status::OK();
 }
 
-// What a GET or HEAD of an object tells: absent, or (part of) its value.
-Result<std::optional<internal::FetchedBytes>> Interpret(const S3Client& client,
-                                                        std::string_view object_key,
-                                                        const HttpRequest& req,
-                                                        Result<HttpResponse> result) {
-  TZ_RETURN_NOT_OK(Usable(client, object_key, req, result));
-  if (result->status == 404) return std::optional<internal::FetchedBytes>();
-  return std::optional<internal::FetchedBytes>(
-      internal::FetchedFromResponse(req, std::move(*result)));
-}
-
 }  // namespace
 
 Status S3Store::Read(std::span<const ReadRequest> requests,
@@ -90,29 +79,14 @@ Status S3Store::Read(std::span<const ReadRequest> requests,
     // flight comes in parts (http_parted_fetch.h), each signed as the whole.
     internal::PartedWindow w = internal::CutIntoParts(
         plan, std::move(made), /*split=*/true, client_->transport().options().max_connections);
-    std::vector<Result<HttpResponse>> responses;
-    if (w.requests.size() == 1) {
-      responses.push_back(client_->transport().Fetch(w.requests[0]));
-    } else {
-      responses = client_->transport().FetchMany(w.requests);
-    }
-    for (size_t k = 0; k < plan.size(); ++k) {
-      const size_t r0 = w.first[k];
-      if (!w.parts[k]) {
-        TZ_ASSIGN_OR_RETURN(out[k], Interpret(*client_, objects[k], w.requests[r0],
-                                              std::move(responses[r0])));
-        continue;
-      }
-      auto usable = [&](const HttpRequest& req, const Result<HttpResponse>& answer) {
-        return Usable(*client_, objects[k], req, answer);
-      };
-      auto refetch = [&] {
-        const HttpRequest whole = client_->Request("GET", objects[k]);
-        return Interpret(*client_, objects[k], whole, client_->transport().Fetch(whole));
-      };
-      TZ_ASSIGN_OR_RETURN(out[k], internal::CollectParts(w, k, responses, usable, refetch));
-    }
-    return Status::OK();
+    std::vector<Result<HttpResponse>> responses =
+        internal::SendWindow(client_->transport(), w);
+    return internal::CollectWindow(
+        client_->transport(), w, responses,
+        [&](size_t p, const HttpRequest& req, const Result<HttpResponse>& answer) {
+          return Usable(*client_, objects[p], req, answer);
+        },
+        [&](size_t p) { return client_->Request("GET", objects[p]); }, out);
   };
   // Requests are signed a window at a time, so that a huge batch never holds
   // more signed requests or bodies than keep the connections busy.

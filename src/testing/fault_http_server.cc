@@ -75,6 +75,16 @@ HttpFault RandomHttpFault(uint64_t seed, uint64_t n, const std::string& range, i
   return f;
 }
 
+HttpOptions FastHttpOptions() {
+  HttpOptions o;
+  o.connect_timeout = std::chrono::milliseconds(1000);
+  o.idle_timeout = std::chrono::milliseconds(200);
+  o.max_retries = 4;
+  o.backoff_base = std::chrono::milliseconds(2);
+  o.backoff_max = std::chrono::milliseconds(20);
+  return o;
+}
+
 S3Options S3OptionsFor(const FaultHttpServer& server, HttpOptions http) {
   S3Options o;
   o.endpoint = server.url();

@@ -75,6 +75,11 @@ HttpFault RandomHttpFault(uint64_t seed, uint64_t n, const std::string& range, i
 
 class FaultHttpServer;
 
+// Client options under which a fault costs milliseconds: connections given
+// 1 s, a stalled answer 200 ms, 4 retries 2 to 20 ms apart. Tests change
+// what their faults need.
+HttpOptions FastHttpOptions();
+
 // Options of an S3 store whose endpoint is `server` (path-style, region
 // us-east-1, credentials it does not check), with `http` for the transport.
 S3Options S3OptionsFor(const FaultHttpServer& server, HttpOptions http = {});
