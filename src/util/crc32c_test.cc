@@ -47,6 +47,28 @@ TEST(Crc32cTest, ImplementationsAgreeOnAllLengthsAndAlignments) {
   }
 }
 
+TEST(Crc32cTest, ImplementationsAgreeAcrossTheThreeStreamBlocks) {
+  // The hardware path sums blocks of 3 x 4096 bytes as three chains joined
+  // after: lengths around one, two and several blocks, any alignment, and
+  // a start from a running CRC.
+  if (!internal::Crc32cHardwareAvailable()) GTEST_SKIP() << "no SSE4.2 on this CPU";
+  std::mt19937 rng(7);
+  std::vector<uint8_t> data(5 * 12288 + 64);
+  for (auto& b : data) b = static_cast<uint8_t>(rng());
+  for (size_t offset : {0, 3, 8}) {
+    for (size_t n : {12287, 12288, 12289, 12295, 24576, 24583, 36864 + 100, 5 * 12288 + 7}) {
+      for (uint32_t start : {0u, 0x12345678u}) {
+        uint32_t sw = internal::Crc32cPortable(start, data.data() + offset, n);
+        uint32_t hw = internal::Crc32cHardware(start, data.data() + offset, n);
+        ASSERT_EQ(sw, hw) << "offset " << offset << " length " << n << " start " << start;
+      }
+    }
+  }
+  std::vector<uint8_t> zeros(3 * 12288, 0);
+  EXPECT_EQ(internal::Crc32cHardware(0, zeros.data(), zeros.size()),
+            internal::Crc32cPortable(0, zeros.data(), zeros.size()));
+}
+
 TEST(Crc32cTest, ExtendEqualsWhole) {
   std::string a = "The quick brown fox ";
   std::string b = "jumps over the lazy dog";
