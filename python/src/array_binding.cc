@@ -26,6 +26,7 @@
 #include "turbozarr/array.h"
 #include "turbozarr/array_copy.h"
 #include "turbozarr/array_read_many.h"
+#include "turbozarr/checksum.h"
 
 namespace nb = nanobind;
 
@@ -506,9 +507,10 @@ void BindArray(nb::module_& m) {
       "create_array",
       [](std::shared_ptr<Store> store, const std::string& path, int zarr_format,
          const std::string& metadata_json, const std::string& zattrs_json,
-         bool overwrite) {
+         bool overwrite, bool checksum) {
         ArrayMetadata metadata =
             ParseArrayMetadataArgs(zarr_format, metadata_json, zattrs_json, path);
+        if (checksum) AddChecksum(metadata);
         CreateOptions options;
         options.overwrite = overwrite;
         nb::gil_scoped_release release;
@@ -516,7 +518,8 @@ void BindArray(nb::module_& m) {
             Array::Create(std::move(store), path, std::move(metadata), options));
       },
       nb::arg("store"), nb::arg("path"), nb::arg("zarr_format"), nb::arg("metadata_json"),
-      nb::arg("zattrs_json") = "null", nb::arg("overwrite") = false);
+      nb::arg("zattrs_json") = "null", nb::arg("overwrite") = false,
+      nb::arg("checksum") = false);
 }
 
 }  // namespace turbozarr::python

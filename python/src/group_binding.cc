@@ -13,6 +13,7 @@
 
 #include "bindings.h"
 #include "errors.h"
+#include "turbozarr/checksum.h"
 #include "turbozarr/group.h"
 
 namespace nb = nanobind;
@@ -84,16 +85,18 @@ void BindGroup(nb::module_& m) {
           "create_array",
           [](Group& g, const std::string& name, int zarr_format,
              const std::string& metadata_json, const std::string& zattrs_json,
-             bool overwrite) {
+             bool overwrite, bool checksum) {
             ArrayMetadata metadata = ParseArrayMetadataArgs(
                 zarr_format, metadata_json, zattrs_json, JoinKey(g.path(), name));
+            if (checksum) AddChecksum(metadata);
             CreateOptions options;
             options.overwrite = overwrite;
             nb::gil_scoped_release release;
             return Unwrap(g.CreateArray(name, std::move(metadata), options));
           },
           nb::arg("name"), nb::arg("zarr_format"), nb::arg("metadata_json"),
-          nb::arg("zattrs_json") = "null", nb::arg("overwrite") = false)
+          nb::arg("zattrs_json") = "null", nb::arg("overwrite") = false,
+          nb::arg("checksum") = false)
       .def(
           "create_group",
           [](Group& g, const std::string& name, int zarr_format,

@@ -150,7 +150,8 @@ def create(store: Any, shape: Any, dtype: Any = "float64", *, path: str = "",
            zarr_format: int = 3, order: str = "C", dimension_separator: str | None = None,
            chunk_key_encoding: Any = None, attributes: dict | None = None,
            dimension_names: Any = None, shard_index_location: str = "end",
-           overwrite: bool = False, config: dict | None = None) -> Array:
+           overwrite: bool = False, config: dict | None = None,
+           checksum: bool = False) -> Array:
     """A new, empty array (every element the fill value).
 
     Defaults follow zarr-python 3.1: v3 with bytes + zstd(level 0), v2 with
@@ -160,7 +161,12 @@ def create(store: Any, shape: Any, dtype: Any = "float64", *, path: str = "",
     whole v3 chain. `shards` makes a sharded v3 array whose inner chunks are
     `chunks`. Groups missing on the way to `path` are created, as
     zarr-python creates them. `config` sets the handle's write_empty_chunks
-    and read_missing_chunks (Array.with_config).
+    and read_missing_chunks (Array.with_config). `checksum=True` gives every
+    chunk a checksum that each read verifies (v3: a crc32c codec last in the
+    chunks' codecs; v2: zstd's content checksum, or numcodecs' crc32c as the
+    last filter), so a damaged chunk raises CorruptionError instead of
+    reading as other numbers; zarr-python, TensorStore and zarrs read the
+    v3 form, zarr-python the v2 one.
     """
     path = normalize_path(path)
     truncate = overwrite and path == ""
@@ -172,7 +178,7 @@ def create(store: Any, shape: Any, dtype: Any = "float64", *, path: str = "",
         dimension_separator=dimension_separator, chunk_key_encoding=chunk_key_encoding,
         attributes=attributes, dimension_names=dimension_names,
         shard_index_location=shard_index_location)
-    core = _core.create_array(store, path, zarr_format, meta, zattrs, overwrite)
+    core = _core.create_array(store, path, zarr_format, meta, zattrs, overwrite, checksum)
     return Array(core)._configure(config)
 
 

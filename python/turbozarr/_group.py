@@ -114,7 +114,7 @@ class Group(Node):
                      overwrite: bool = False, zarr_format: int | None = None,
                      compressors: Any = _codecs.AUTO, compressor: Any = _codecs.AUTO,
                      serializer: Any = _codecs.AUTO, config: dict | None = None,
-                     **kwargs: Any) -> Array:
+                     checksum: bool = False, **kwargs: Any) -> Array:
         """A new array below this group (groups missing on its path are
         created); arguments as turbozarr.create."""
         self._check_writable()
@@ -123,7 +123,7 @@ class Group(Node):
             shape, dtype, zarr_format=zarr_format, compressors=compressors,
             compressor=compressor, serializer=serializer, **kwargs)
         core = self._core.create_array(normalize_path(name), zarr_format, meta, zattrs,
-                                       overwrite)
+                                       overwrite, checksum)
         return Array(core)._configure(config)
 
     # -- changing members --------------------------------------------------------
