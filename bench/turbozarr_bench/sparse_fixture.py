@@ -103,7 +103,8 @@ def disk_bytes(path: Path) -> int:
 
 def _older_layout(fmt: str, target: Path) -> bool:
     """Whether `target` is a turbozarr matrix in a layout older than the one
-    turbozarr writes now (its figures would be the old layout's)."""
+    turbozarr writes now (its figures would be the old layout's): another
+    layout version, or chunks written before they carried a checksum."""
     if fmt != "turbozarr" or not target.exists():
         return False
     import turbozarr.sparse
@@ -111,9 +112,11 @@ def _older_layout(fmt: str, target: Path) -> bool:
     try:
         doc = json.loads((target / "X" / "zarr.json").read_text())
         version = doc["attributes"]["sparse_matrix"]["version"]
+        index = json.loads((target / "X" / "tile_index" / "zarr.json").read_text())
     except (OSError, KeyError, ValueError):
         return True
-    return version != turbozarr.sparse.LAYOUT_VERSION
+    checked = any(c.get("name") == "crc32c" for c in index.get("codecs", []))
+    return version != turbozarr.sparse.LAYOUT_VERSION or not checked
 
 
 def _place(target: Path, write: Callable[[Path], None]) -> None:

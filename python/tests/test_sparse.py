@@ -482,6 +482,41 @@ def test_a_corrupted_chunk_names_the_tile_and_the_others_still_read(tmp_path):
     assert ds.nnz == X.nnz
 
 
+def test_one_flipped_bit_in_any_stored_chunk_is_an_error(tmp_path):
+    # Every chunk of a matrix carries a checksum: no flipped bit, in any of a
+    # tile's arrays or in the matrix's own, reads as other counts.
+    X = counts(900, 120, seed=23)
+    path = tmp_path / "d.zarr"
+    sparse.write(path, X, tile_cells=300)
+    chunks = sorted(p for p in (path / "X").rglob("*")
+                    if p.is_file() and p.name != "zarr.json")
+    assert len(chunks) > 20
+    for chunk in chunks:
+        array = next(p for p in chunk.parents if (p / "zarr.json").exists())
+        meta = json.loads((array / "zarr.json").read_text())
+        assert meta["codecs"][-1] == {"name": "crc32c"}, chunk
+    rng = np.random.default_rng(5)
+    for chunk in chunks:
+        pristine = chunk.read_bytes()
+        for _ in range(3):
+            raw = bytearray(pristine)
+            at = int(rng.integers(len(raw)))
+            raw[at] ^= 1 << int(rng.integers(8))
+            chunk.write_bytes(bytes(raw))
+            tile = chunk.relative_to(path / "X").parts
+            if tile[0] == "tiles":
+                ds = sparse.open(str(path))
+                with pytest.raises(CorruptionError, match=f"tile {tile[1]}"):
+                    ds.tile(int(tile[1]))
+                with pytest.raises(CorruptionError):
+                    ds.to_scipy()
+            else:  # the gene order and the tile index are read on opening
+                with pytest.raises(CorruptionError):
+                    sparse.open(str(path)).to_scipy()
+        chunk.write_bytes(pristine)
+    assert_same_csr(sparse.open(str(path)).to_scipy(), X)
+
+
 def test_the_layout_attribute_is_plain_json(tmp_path):
     sparse.write(tmp_path / "d.zarr", counts(10, 4, seed=20), tile_cells=4)
     doc = json.loads((tmp_path / "d.zarr" / "X" / "zarr.json").read_text())

@@ -633,6 +633,7 @@ def _write_column(group: Any, key: str, values: Any, where: str) -> None:
         if values.dtype.kind == "O" and not all(isinstance(v, str) for v in strings):
             raise InvalidArgumentError(f"{where}: a column of objects must hold only strings")
         arr = group.create_array(key, shape=strings.shape, dtype=str, chunks=(chunk,),
+                                 checksum=True,
                                  attributes={"encoding-type": "string-array",
                                              "encoding-version": "0.2.0"})
         arr[...] = np.asarray(strings, dtype=object)
@@ -644,6 +645,7 @@ def _write_array(group: Any, key: str, values: np.ndarray, chunk: int) -> None:
     arr = group.create_array(key, shape=values.shape, dtype=values.dtype,
                              chunks=(max(1, min(chunk, len(values))),),
                              compressors=[{"name": "zstd", "configuration": {"level": 3}}],
+                             checksum=True,
                              attributes={"encoding-type": "array",
                                          "encoding-version": "0.2.0"})
     if len(values):

@@ -23,6 +23,7 @@
 #include "gene_bands.h"
 #include "tile_codec.h"
 #include "value_levels.h"
+#include "turbozarr/checksum.h"
 #include "turbozarr/config.h"
 #include "turbozarr/group.h"
 #include "turbozarr/selection.h"
@@ -296,6 +297,9 @@ json Codecs(const DataType& dtype, int level) {
       {bytes, {{"name", "zstd"}, {"configuration", {{"level", level}, {"checksum", false}}}}});
 }
 
+// Every chunk of a matrix carries a checksum (turbozarr/checksum.h): a
+// damaged byte is a CorruptionError, never other counts.
+
 ArrayMetadata VectorMetadata(const DataType& dtype, int64_t length, int64_t chunk, int level) {
   ArrayMetadata m;
   m.zarr_format = 3;
@@ -304,6 +308,7 @@ ArrayMetadata VectorMetadata(const DataType& dtype, int64_t length, int64_t chun
   m.dtype = dtype;
   m.fill_value = DefaultFillValue(dtype);
   m.codecs = Codecs(dtype, level);
+  AddChecksum(m);
   return m;
 }
 
