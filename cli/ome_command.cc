@@ -13,6 +13,7 @@
 #include "cli/location.h"
 #include "cli/progress_bar.h"
 #include "turbozarr/array_copy.h"
+#include "turbozarr/checksum.h"
 #include "turbozarr/group.h"
 #include "turbozarr/ome.h"
 
@@ -46,6 +47,7 @@ struct CreateOptions {
   std::string name;
   int64_t memory_budget_mib = 512;
   bool overwrite = false;
+  bool no_checksum = false;
   ProgressFlags progress;
 };
 
@@ -250,6 +252,8 @@ Status RunCreate(const CreateOptions& o) {
   TZ_ASSIGN_OR_RETURN(std::shared_ptr<Group> image, Group::Create(to.store, to.path, group_options));
   ArrayMetadata base = source->metadata();
   base.attributes = json::object();
+  // The image's levels carry a checksum (the levels take level 0's codecs).
+  if (!o.no_checksum) AddChecksum(base);
   if (zarr_format == 3) {
     base.dimension_names.emplace();
     for (char c : names) base.dimension_names->push_back(std::string(1, c));
@@ -293,7 +297,9 @@ Status RunDownsample(const DownsampleOptions& o) {
   for (size_t k = 1; k < image.levels.size(); ++k) {
     const Array& lower = *image.levels[k - 1];
     Array& upper = *image.levels[k];
-    const std::vector<int64_t> factors = ome::FactorsBetween(lower.shape(), upper.shape());
+    const std::vector<int64_t> factors =
+        ome::FactorsBetween(lower.shape(), upper.shape(), image.multiscale.levels[k - 1].scale,
+                            image.multiscale.levels[k].scale);
     ome::DownsampleOptions options;
     options.memory_budget_bytes = o.memory_budget_mib << 20;
     options.progress = TileProgress(bar, Bytes(upper), before);
@@ -345,6 +351,9 @@ Command AddOmeCommand(CLI::App& parent) {
   create_app->add_option("--memory-budget", create->memory_budget_mib,
                          "MiB in flight (default 512)");
   create_app->add_flag("--overwrite", create->overwrite, "Replace what is at DST");
+  create_app->add_flag("--no-checksum", create->no_checksum,
+                       "Keep the source's codecs as they are (default: every level's "
+                       "chunks get a checksum)");
   AddProgressFlags(create_app, create->progress);
 
   auto downsample = std::make_shared<DownsampleOptions>();

@@ -97,10 +97,14 @@ std::vector<int64_t> DownsampledShape(const std::vector<int64_t>& shape,
                                       const std::vector<int64_t>& factors);
 
 // The factors that make a level of shape `upper` from one of shape `lower`
-// (the inverse of DownsampledShape): lower / upper per axis, at least 1.
+// (the inverse of DownsampledShape): per axis the ratio of the levels'
+// scales when given and consistent with the shapes (a level of 3 planes
+// halved to 1 was made of 2 of them), else lower / upper, at least 1.
 // Shapes no factors relate are left to DownsampleInto to refuse.
 std::vector<int64_t> FactorsBetween(const std::vector<int64_t>& lower,
-                                    const std::vector<int64_t>& upper);
+                                    const std::vector<int64_t>& upper,
+                                    const std::vector<double>& lower_scale = {},
+                                    const std::vector<double>& upper_scale = {});
 
 // Level metadata derived from `base` (level 0's): the same data type,
 // codecs, fill value and format, `shape`, and chunks (or shards) no larger

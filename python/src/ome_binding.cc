@@ -93,7 +93,10 @@ void BindOme(nb::module_& m) {
       nb::arg("multiscale"), nb::arg("attributes"));
 
   m.def("ome_factors_between", &ome::FactorsBetween, nb::arg("lower"), nb::arg("upper"),
-        "The factors that make a level of shape `upper` from one of shape `lower`.");
+        nb::arg("lower_scale") = std::vector<double>{},
+        nb::arg("upper_scale") = std::vector<double>{},
+        "The factors that make a level of shape `upper` from one of shape `lower` "
+        "(the scales' ratio where the shapes agree with it).");
 
   m.def(
       "ome_check_downsample",

@@ -96,6 +96,86 @@ def test_z_downsampling_and_short_axes(tmp_path):
                                   reference(reference(data, [2, 2, 2], "mean"), [2, 2, 2], "mean"))
     assert image.levels[1].scale == [2.0, 0.5, 0.5]
     assert image.levels[1].translation == [0.5, 0.125, 0.125]
+    # Level 2's one plane is level 1's one plane: z stays where it was.
+    assert image.levels[2].scale == [2.0, 1.0, 1.0]
+    assert image.levels[2].translation == [0.5, 0.375, 0.375]
+
+
+@pytest.mark.parametrize("method", ["mean", "nearest"])
+def test_an_axis_shorter_than_its_factor_stays_at_the_centre_of_its_planes(tmp_path, method):
+    # z = 3 halved three times: level 1 summarises planes 0 and 1 (centre 0.5,
+    # or plane 1 for nearest); levels 2 and 3 hold that same plane.
+    data = image_data((3, 64, 64))
+    image = ome.create(data, tmp_path / "z3.ome.zarr", axes="zyx", levels=4, method=method,
+                       downsample=("z", "y", "x"))
+    first = 0.5 if method == "mean" else 1.0
+    assert [lv.scale[0] for lv in image.levels] == [1.0, 2.0, 2.0, 2.0]
+    assert [lv.translation[0] for lv in image.levels[1:]] == [first] * 3
+    assert [lv.scale[1] for lv in image.levels] == [1.0, 2.0, 4.0, 8.0]
+    want = data
+    for k in range(1, 4):
+        want = reference(want, [2, 2, 2], method)
+        np.testing.assert_array_equal(image.read(level=k), want, err_msg=f"level {k}")
+    # A rebuild from level 0 makes the same levels (the factors come from the
+    # scales: the 3 planes were summarised as 2, not 3).
+    before = [image.read(level=k) for k in range(4)]
+    for k in range(1, 4):
+        image.level(k)[...] = 0
+    image.update_pyramid()
+    for k in range(4):
+        np.testing.assert_array_equal(image.read(level=k), before[k], err_msg=f"level {k}")
+
+    # z = 1 halved: the plane never moves and its scale never grows.
+    flat = ome.create(image_data((1, 32, 32)), tmp_path / "z1.ome.zarr", axes="zyx",
+                      levels=3, method=method, downsample=("z", "y", "x"),
+                      pixel_sizes={"z": 4.0, "y": 1.0, "x": 1.0})
+    assert [lv.scale[0] for lv in flat.levels] == [4.0, 4.0, 4.0]
+    assert all(lv.translation is None or lv.translation[0] == 0.0 for lv in flat.levels)
+
+
+def test_factors_per_axis_name(tmp_path):
+    data = image_data((2, 90, 64))
+    image = ome.create(data, tmp_path / "f.ome.zarr", axes="cyx", levels=3,
+                       factors={"y": 3, "x": 2})
+    assert [lv.shape for lv in image.levels] == [(2, 90, 64), (2, 30, 32), (2, 10, 16)]
+    assert [lv.scale for lv in image.levels] == [[1.0, 1.0, 1.0], [1.0, 3.0, 2.0],
+                                                 [1.0, 9.0, 4.0]]
+    np.testing.assert_array_equal(image.read(level=1), reference(data, [1, 3, 2], "mean"))
+    listed = ome.create(data, tmp_path / "l.ome.zarr", axes="cyx", levels=3, factors=[1, 3, 2])
+    for a, b in zip(image.levels, listed.levels):
+        assert (a.shape, a.scale, a.translation) == (b.shape, b.scale, b.translation)
+    with pytest.raises(ValueError, match="factors"):
+        ome.create(data, tmp_path / "bad.ome.zarr", axes="cyx", factors={"y": 0})
+
+
+@pytest.mark.parametrize("version", ["0.4", "0.5"])
+def test_every_level_and_label_carries_a_checksum_by_default(tmp_path, version):
+    data = image_data((1, 64, 64))
+    root = tmp_path / "c.ome.zarr"
+    image = ome.create(data, root, axes="cyx", levels=3, chunks=(1, 16, 16),
+                       ngff_version=version)
+    image.create_label("cells", (data[0] > 1500).astype(np.uint8))
+    arrays = [root / lv.path for lv in image.levels]
+    arrays += [root / "labels" / "cells" / str(k) for k in range(3)]
+    for a in arrays:
+        if version == "0.5":
+            codecs = json.loads((a / "zarr.json").read_text())["codecs"]
+            assert codecs[-1] == {"name": "crc32c"}, a
+        else:
+            zarray = json.loads((a / ".zarray").read_text())
+            assert zarray["compressor"]["id"] == "zstd" and zarray["compressor"]["checksum"], a
+    # One flipped bit in a stored chunk is an error naming it, not other pixels.
+    chunk = root / "1" / ("c/0/1/0" if version == "0.5" else "0.1.0")
+    raw = bytearray(chunk.read_bytes())
+    raw[len(raw) // 2] ^= 0x10
+    chunk.write_bytes(bytes(raw))
+    with pytest.raises(turbozarr.CorruptionError, match="1/" if version == "0.5" else "0.1.0"):
+        ome.open(root).read(level=1)
+    plain = ome.create(data, tmp_path / "p.ome.zarr", axes="cyx", levels=2, checksum=False,
+                       ngff_version=version)
+    meta = (tmp_path / "p.ome.zarr" / plain.levels[1].path /
+            ("zarr.json" if version == "0.5" else ".zarray"))
+    assert "crc32c" not in meta.read_text() and '"checksum": true' not in meta.read_text()
 
 
 def test_levels_stop_at_the_minimum_size_and_keep_chunks_and_codecs(tmp_path):
@@ -110,7 +190,7 @@ def test_levels_stop_at_the_minimum_size_and_keep_chunks_and_codecs(tmp_path):
         meta = json.loads((tmp_path / "m.ome.zarr" / lv.path / "zarr.json").read_text())
         sharding = meta["codecs"][0]
         assert sharding["name"] == "sharding_indexed"
-        assert sharding["configuration"]["codecs"][-1]["name"] == "zstd"
+        assert [c["name"] for c in sharding["configuration"]["codecs"][-2:]] == ["zstd", "crc32c"]
         shard = meta["chunk_grid"]["configuration"]["chunk_shape"]
         inner = sharding["configuration"]["chunk_shape"]
         assert all(s % i == 0 for s, i in zip(shard, inner))

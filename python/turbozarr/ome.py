@@ -210,7 +210,8 @@ class Image:
         for r in regions:
             box = None if r is None else (list(r[0]), list(r[1]))
             for lower, upper in zip(self.levels, self.levels[1:]):
-                factors = _core.ome_factors_between(lower.shape, upper.shape)
+                factors = _core.ome_factors_between(lower.shape, upper.shape,
+                                                    lower.scale, upper.scale)
                 _core.ome_downsample_into(lower.array._core, upper.array._core, factors, method,
                                           region=box, memory_budget_bytes=memory_budget,
                                           progress=progress)
@@ -237,8 +238,8 @@ class Image:
         labels = self.group.require_group("labels")
         names = [n for n in self.labels if n != name] + [name]
         _set_ome_keys(labels, self.version, {"labels": names})
-        factors = [_core.ome_factors_between(lo.shape, up.shape) for lo, up in
-                   zip(self.levels, self.levels[1:])]
+        factors = [_core.ome_factors_between(lo.shape, up.shape, lo.scale, up.scale)
+                   for lo, up in zip(self.levels, self.levels[1:])]
         base_chunks = self.levels[0].array.chunks
         label = create(
             data, self.group.store, path=_join(labels.path, name),
@@ -295,7 +296,8 @@ def _level_factors(axes: list[Axis], shape: Sequence[int], levels: int | None,
                    min_size: int, downsample: Sequence[str], factors: Any) -> list[list[int]]:
     """The factors from each level to the next."""
     names = [a.name for a in axes]
-    if factors is not None and factors and isinstance(factors[0], (list, tuple)):
+    if (factors is not None and not isinstance(factors, Mapping) and factors
+            and isinstance(factors[0], (list, tuple))):
         return [list(f) for f in factors]  # given per level
     if factors is None:
         for n in downsample:
@@ -390,7 +392,7 @@ def create(data: Any, store: Any, *, path: str = "", axes: Any = None,
            channel_colors: Sequence[str] | None = None,
            contrast: tuple[float, float] | None = (0.1, 99.9), dtype: Any = None,
            memory_budget: int = _DEFAULT_BUDGET, overwrite: bool = False,
-           progress: Callable[[int, int], None] | None = None,
+           progress: Callable[[int, int], None] | None = None, checksum: bool = True,
            _label: dict | None = None) -> Image:
     """Writes `data` as a new OME-Zarr image with its pyramid.
 
@@ -406,7 +408,9 @@ def create(data: Any, store: Any, *, path: str = "", axes: Any = None,
       (per axis name, or a list per axis, or one list per level).
     - `method`: mean, nearest, linear or mode (docs/ome-zarr.md).
     - `chunks`, `shards`, `compressors`: level 0's, as turbozarr.create; the
-      levels keep them, capped at their size.
+      levels keep them, capped at their size. `checksum` (default on): every
+      level's chunks carry a checksum (as turbozarr.create's), so a damaged
+      chunk is a CorruptionError, never other pixels.
     - `ngff_version`: "0.5" (Zarr v3) or "0.4" (Zarr v2).
     - `channel_names`, `channel_colors` (hex RGB) and `contrast`: the omero
       channels, their display windows at those percentiles of the pixels.
@@ -434,7 +438,7 @@ def create(data: Any, store: Any, *, path: str = "", axes: Any = None,
                          chunks=list(chunks) if chunks is not None else _default_chunks(image_axes, shape),
                          shards=shards, compressors=compressors, zarr_format=zarr_format,
                          dimension_names=[a.name for a in image_axes] if zarr_format == 3 else None,
-                         overwrite=overwrite)
+                         overwrite=overwrite, checksum=checksum)
     if isinstance(data, np.ndarray):
         data = np.ascontiguousarray(data)
     _write_level0(data, base, memory_budget)

@@ -191,10 +191,22 @@ Status CheckDownsampleType(const DataType& dtype, DownsampleMethod method) {
 }
 
 std::vector<int64_t> FactorsBetween(const std::vector<int64_t>& lower,
-                                    const std::vector<int64_t>& upper) {
+                                    const std::vector<int64_t>& upper,
+                                    const std::vector<double>& lower_scale,
+                                    const std::vector<double>& upper_scale) {
   std::vector<int64_t> factors(lower.size(), 1);
   for (size_t d = 0; d < lower.size() && d < upper.size(); ++d) {
-    if (upper[d] > 0) factors[d] = std::max<int64_t>(1, lower[d] / upper[d]);
+    if (upper[d] <= 0) continue;
+    factors[d] = std::max<int64_t>(1, lower[d] / upper[d]);
+    // The scales tell a factor the shapes cannot: z = 3 halved is one
+    // plane made of two, not of three.
+    if (d < lower_scale.size() && d < upper_scale.size() && lower_scale[d] > 0) {
+      const double ratio = std::round(upper_scale[d] / lower_scale[d]);
+      if (ratio >= 1 && ratio <= static_cast<double>(std::max<int64_t>(1, lower[d])) &&
+          std::max<int64_t>(1, lower[d] / static_cast<int64_t>(ratio)) == upper[d]) {
+        factors[d] = static_cast<int64_t>(ratio);
+      }
+    }
   }
   return factors;
 }

@@ -229,12 +229,18 @@ Result<Multiscale> BuildPyramid(const Array& level0, std::string_view image_path
   std::vector<double> scale = options.scale;
   std::vector<double> shift = options.translation.value_or(std::vector<double>(rank, 0.0));
   for (size_t k = 0; k < options.factors.size(); ++k) {
-    const std::vector<int64_t>& f = options.factors[k];
+    std::vector<int64_t> f = options.factors[k];
     const Array& below = lower ? *lower : level0;
     if (f.size() != rank) {
       return Status::InvalidArgument(level0.Describe() + ": " + std::to_string(f.size()) +
                                      " factors for level " + std::to_string(k + 1) + " of " +
                                      std::to_string(rank) + " axes");
+    }
+    // An axis shorter than its factor (z = 3 halved twice, or z = 1) is
+    // summarised whole: the level's one plane covers the planes there are,
+    // so its scale and placement follow those, not the factor asked for.
+    for (size_t d = 0; d < rank; ++d) {
+      if (below.shape()[d] > 0 && f[d] > below.shape()[d]) f[d] = below.shape()[d];
     }
     const std::string name = std::to_string(k + 1);
     const std::string level_path = image_path.empty() ? name : std::string(image_path) + "/" + name;
