@@ -4,6 +4,7 @@
 #include <charconv>
 #include <numeric>
 
+#include "turbozarr/checksum.h"
 #include "turbozarr/codec.h"
 
 namespace turbozarr::cli {
@@ -300,6 +301,13 @@ Result<ArrayMetadata> PlanCopyMetadata(const ArrayMetadata& source,
                   : ParseV2ArrayMetadata(doc, source.attributes, where);
   if (!planned.ok()) return planned.status();
   planned->attributes = source.attributes;  // in their order (doc sorted them)
+  // A copy that changes the layout is one turbozarr lays out: its chunks
+  // get a checksum unless the user gave the whole chain (--codecs) or said
+  // otherwise (docs/cli.md, "cp").
+  const bool converts =
+      format != source.zarr_format || layout.chunks || layout.shards || layout.no_shards ||
+      !layout.compressors.empty();
+  if (layout.checksum.value_or(converts && !layout.codecs)) AddChecksum(*planned);
   // Building the chain checks every codec against the new chunk shape now,
   // before anything is written.
   Result<CodecChain> chain = planned->MakeCodecChain();

@@ -34,6 +34,12 @@ struct CopyLayout {
   std::vector<std::string> compressors;
   // A v3 "codecs" list for one (inner) chunk; replaces all of the source's.
   std::optional<nlohmann::json> codecs;
+  // Whether the copy's chunks get a checksum (AddChecksum,
+  // turbozarr/checksum.h). Default: when the copy changes the format,
+  // chunks, shards or compressors, unless `codecs` gives the whole chain.
+  // False keeps the planned codecs as they are (a checksum the source had
+  // stays).
+  std::optional<bool> checksum;
 };
 
 // The bytes-to-bytes codec that `spec` names, as v3 JSON (format 3) or

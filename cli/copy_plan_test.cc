@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "turbozarr/checksum.h"
+
 namespace turbozarr::cli {
 namespace {
 
@@ -119,10 +121,55 @@ TEST(PlanCopyMetadataTest, V2ToV3RechunkReshardRecompress) {
   EXPECT_EQ(m->attributes, json({{"units", "m"}}));
   EXPECT_EQ(FillValueToJson(m->fill_value, m->dtype, 3), json(0.5));
   const json& inner = m->codecs[0]["configuration"]["codecs"];
-  ASSERT_EQ(inner.size(), 2u);
+  ASSERT_EQ(inner.size(), 3u);
   EXPECT_EQ(inner[0]["name"], "bytes");
   EXPECT_EQ(inner[1], json::parse(R"({"name":"zstd","configuration":{"level":5,
                                       "checksum":false}})"));
+  EXPECT_EQ(inner[2], json({{"name", "crc32c"}}));  // a converted copy is checked
+}
+
+TEST(PlanCopyMetadataTest, ConvertedCopiesGetAChecksumUnlessTold) {
+  const json zstd = {{"id", "zstd"}, {"level", 1}};
+  CopyLayout same;  // a copy as it is: the source's codecs, nothing added
+  Result<ArrayMetadata> m = PlanCopyMetadata(V2Float64(zstd), same, "src");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->v2_compressor, zstd);
+  EXPECT_FALSE(HasChecksum(*m));
+
+  CopyLayout rechunk;
+  rechunk.chunks = std::vector<int64_t>{20, 20};
+  m = PlanCopyMetadata(V2Float64(zstd), rechunk, "src");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->v2_compressor, json({{"id", "zstd"}, {"level", 1}, {"checksum", true}}));
+
+  rechunk.checksum = false;
+  m = PlanCopyMetadata(V2Float64(zstd), rechunk, "src");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->v2_compressor, zstd);
+
+  CopyLayout blosc;
+  blosc.compressors = {"blosc:lz4:5:shuffle"};
+  m = PlanCopyMetadata(V2Float64(zstd), blosc, "src");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->v2_compressor["id"], "blosc");
+  EXPECT_EQ(m->v2_filters, json::array({{{"id", "crc32c"}, {"location", "end"}}}));
+
+  CopyLayout whole_chain;  // --codecs: the user's chain exactly
+  whole_chain.zarr_format = 3;
+  whole_chain.codecs = json::array({{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}}});
+  m = PlanCopyMetadata(V2Float64(zstd), whole_chain, "src");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->codecs.size(), 1u);
+  whole_chain.checksum = true;
+  m = PlanCopyMetadata(V2Float64(zstd), whole_chain, "src");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->codecs.back(), json({{"name", "crc32c"}}));
+
+  CopyLayout as_is;
+  as_is.checksum = true;  // --checksum on a plain copy
+  m = PlanCopyMetadata(V3ShardedInt16(), as_is, "src");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->codecs[0]["configuration"]["codecs"].size(), 2u);  // gzip: checked already
 }
 
 TEST(PlanCopyMetadataTest, V2ToV3KeepsTheCompressor) {

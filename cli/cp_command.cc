@@ -38,6 +38,8 @@ struct CpOptions {
   std::string codecs;
   std::string memory = "512M";
   bool overwrite = false;
+  bool checksum = false;
+  bool no_checksum = false;
   bool progress = false;
   bool no_progress = false;
   bool verbose = false;
@@ -139,6 +141,8 @@ Result<CopyContext> MakeContext(const CpOptions& options) {
     }
     layout.codecs = std::move(codecs);
   }
+  if (options.checksum) layout.checksum = true;
+  if (options.no_checksum) layout.checksum = false;
   TZ_ASSIGN_OR_RETURN(ctx.memory_budget, ParseByteSize(options.memory));
   ctx.overwrite = options.overwrite;
   if (options.progress) ctx.progress = ProgressBar::Mode::kAlways;
@@ -224,6 +228,11 @@ Command AddCpCommand(CLI::App& parent) {
       ->take_all();
   app->add_option("--codecs", o->codecs,
                   "A v3 codecs list (JSON) for each chunk, replacing the source's");
+  app->add_flag("--checksum", o->checksum,
+                "Give every chunk a checksum (default: when converting format, chunks, "
+                "shards or codecs, unless --codecs gives the whole chain)");
+  app->add_flag("--no-checksum", o->no_checksum,
+                "Add no checksum (one the source's codecs have stays)");
   app->add_option("--memory", o->memory, "Memory for data in flight (default: 512M)");
   app->add_flag("--overwrite", o->overwrite, "Replace what is at the destination");
   app->add_flag("--progress", o->progress, "Always show a progress bar on stderr");
@@ -231,6 +240,7 @@ Command AddCpCommand(CLI::App& parent) {
   app->add_flag("-v,--verbose", o->verbose, "Report each array copied on stderr");
   app->get_option("--codec")->excludes(app->get_option("--codecs"));
   app->get_option("--progress")->excludes(app->get_option("--no-progress"));
+  app->get_option("--checksum")->excludes(app->get_option("--no-checksum"));
   return {app, [o] { return RunCp(*o); }};
 }
 

@@ -431,7 +431,8 @@ def test_cp_v2_to_v3_rechunk_reshard_recompress(tmp_path):
     assert sharding["name"] == "sharding_indexed"
     assert sharding["configuration"]["chunk_shape"] == [5, 8]
     inner = sharding["configuration"]["codecs"]
-    assert inner[-1]["name"] == "zstd" and inner[-1]["configuration"]["level"] == 5
+    assert inner[-2]["name"] == "zstd" and inner[-2]["configuration"]["level"] == 5
+    assert inner[-1] == {"name": "crc32c"}  # a converted copy is checked
     assert doc["attributes"] == {"origin": "test", "n": 3}
 
     dst = zarr.open_array(dst_path, mode="r")
@@ -440,6 +441,47 @@ def test_cp_v2_to_v3_rechunk_reshard_recompress(tmp_path):
     # Shards that only hold fill value were skipped.
     assert not (dst_path / "c" / "4" / "0").exists()
     assert (dst_path / "c" / "3" / "0").exists()
+
+
+def test_cp_gives_converted_copies_a_checksum_unless_told(tmp_path):
+    values = np.arange(40 * 30, dtype="i4").reshape(40, 30)
+    src = zarr.create_array(store=tmp_path / "src.zarr", shape=values.shape, dtype="i4",
+                            chunks=(10, 10), zarr_format=2)
+    src[:] = values
+
+    def compressor(name: str) -> dict:
+        return json.loads((tmp_path / name / ".zarray").read_text())["compressor"]
+
+    def codecs(name: str) -> list:
+        return json.loads((tmp_path / name / "zarr.json").read_text())["codecs"]
+
+    run_cli("cp", tmp_path / "src.zarr", tmp_path / "same.zarr")
+    assert compressor("same.zarr") == compressor("src.zarr")  # a plain copy: as it was
+    assert "checksum" not in compressor("same.zarr")
+    run_cli("cp", tmp_path / "src.zarr", tmp_path / "rechunked.zarr", "--chunks", "20,15")
+    assert compressor("rechunked.zarr")["checksum"] is True
+    run_cli("cp", tmp_path / "src.zarr", tmp_path / "told.zarr", "--chunks", "20,15",
+            "--no-checksum")
+    assert "checksum" not in compressor("told.zarr")
+    run_cli("cp", tmp_path / "src.zarr", tmp_path / "v3.zarr", "--zarr-format", "3")
+    assert codecs("v3.zarr")[-1] == {"name": "crc32c"}
+    run_cli("cp", tmp_path / "src.zarr", tmp_path / "whole.zarr", "--zarr-format", "3",
+            "--codecs", '[{"name":"bytes","configuration":{"endian":"little"}}]')
+    assert [c["name"] for c in codecs("whole.zarr")] == ["bytes"]
+    run_cli("cp", tmp_path / "same.zarr", tmp_path / "asked.zarr", "--checksum")
+    assert compressor("asked.zarr")["checksum"] is True
+    run_cli("cp", tmp_path / "src.zarr", tmp_path / "x.zarr", "--checksum", "--no-checksum",
+            expect=2)
+    for name in ("rechunked.zarr", "v3.zarr", "asked.zarr"):
+        assert bits_equal(zarr.open_array(tmp_path / name, mode="r")[:], values)
+
+    # A damaged chunk of the checked copy is an error naming it.
+    chunk = tmp_path / "v3.zarr" / "c" / "1" / "2"
+    raw = bytearray(chunk.read_bytes())
+    raw[len(raw) // 2] ^= 0x40
+    chunk.write_bytes(bytes(raw))
+    failed = run_cli("cat", tmp_path / "v3.zarr", expect=1)
+    assert "c/1/2" in failed.stderr and "crc32c" in failed.stderr
 
 
 @pytest.mark.parametrize("options,how", [
