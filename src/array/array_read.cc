@@ -129,6 +129,12 @@ Status Array::Read(const Selection& selection, ElementSpan destination,
       if (!found.ok()) return in_context(found.status(), key);
       return *found ? Status::OK() : missing(i);
     }
+    if (internal::CanReadStraightIntoBlockChecked(chain, p, block_shape)) {
+      Result<bool> found =
+          internal::ReadStraightIntoBlockChecked(*store_, key, chain, p, block_shape, out);
+      if (!found.ok()) return in_context(found.status(), key);
+      return *found ? Status::OK() : missing(i);
+    }
     Result<bool> found =
         internal::FetchAndDecodeChunkToBlock(*store_, key, chain, p, block_shape, out);
     if (!found.ok()) return in_context(found.status(), key);

@@ -18,6 +18,7 @@
 #include "turbozarr/array_read_many.h"
 #include "turbozarr/block_iterator.h"
 #include "turbozarr/checksum.h"
+#include "turbozarr/store_wrappers.h"
 
 namespace turbozarr {
 namespace {
@@ -157,6 +158,51 @@ TEST_P(ChecksumReadTest, EveryReadPathFindsTheDamage) {
     }
     EXPECT_EQ(damaged, 1);
   }
+}
+
+// Uncompressed chunks with a crc32c are read straight into the result, with
+// the sum read beside them and checked over the result: two reads of the
+// store per chunk and no buffer; a damaged, longer or shorter value is
+// Corruption all the same.
+TEST(ChecksumReadTest, RawChunksWithACrcAreReadStraightAndChecked) {
+  std::shared_ptr<Store> memory = MakeMemoryStore();
+  std::shared_ptr<MetricsStore> store = MakeMetricsStore(memory);
+  ArrayMetadata m = Int32Metadata({kSide, kSide}, {16, kSide}, json::array({kLittle}));
+  AddChecksum(m);
+  Result<std::shared_ptr<Array>> array = Array::Create(store, "a", m);
+  ASSERT_TRUE(array.ok()) << array.status().ToString();
+  const std::vector<int32_t> model = Pattern(kSide * kSide, 3);
+  const Selection all = Selection::All({kSide, kSide});
+  ASSERT_TRUE((*array)->Write(all, model.data()).ok());
+  store->ResetMetrics();
+  std::vector<int32_t> out(model.size());
+  ASSERT_TRUE((*array)->Read(all, out).ok());
+  EXPECT_EQ(out, model);
+  EXPECT_EQ(store->metrics().gets, 8u);  // 4 chunks: elements, then sum
+  EXPECT_EQ(store->metrics().bytes_read, model.size() * 4 + 4 * 4);
+
+  const std::string key = "a/c/1/0";
+  Result<std::optional<Buffer>> stored = memory->Get(key);
+  ASSERT_TRUE(stored.ok() && stored->has_value());
+  const Buffer pristine = std::move(**stored);
+  auto read_with = [&](std::vector<std::byte> value) {
+    EXPECT_TRUE(memory->Set(key, ByteView(value.data(), value.size())).ok());
+    std::vector<int32_t> again(model.size());
+    return (*array)->Read(all, again);
+  };
+  std::vector<std::byte> bytes(pristine.data(), pristine.data() + pristine.size());
+  std::vector<std::byte> flipped = bytes;
+  flipped[100] ^= std::byte{1};
+  ExpectCorruptionNaming(read_with(flipped), "a/c/1/0", "flipped");
+  std::vector<std::byte> sum_flipped = bytes;
+  sum_flipped.back() ^= std::byte{0x80};
+  ExpectCorruptionNaming(read_with(sum_flipped), "a/c/1/0", "sum flipped");
+  std::vector<std::byte> longer = bytes;
+  longer.push_back(std::byte{0});
+  ExpectCorruptionNaming(read_with(longer), "a/c/1/0", "longer");
+  std::vector<std::byte> shorter(bytes.begin(), bytes.end() - 1);
+  ExpectCorruptionNaming(read_with(shorter), "a/c/1/0", "shorter");
+  EXPECT_TRUE(read_with(bytes).ok());
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, ChecksumReadTest, ::testing::Range(0, 5),

@@ -1,9 +1,11 @@
 #include "array/chunk_decode.h"
 
 #include <algorithm>
+#include <array>
 
 #include "array/chunk_copy.h"
 #include "array/chunk_region.h"
+#include "codec/checksum32_codec.h"
 #include "util/shape_string.h"
 
 namespace turbozarr::internal {
@@ -38,6 +40,47 @@ bool CanReadStraightIntoBlock(const CodecChain& chain, const ChunkProjection& p,
                               const std::vector<int64_t>& block_shape) {
   return chain.StoresRawElements() && chain.bytes_to_bytes().empty() &&
          IsContiguousWholeChunk(p, chain.spec().shape, block_shape);
+}
+
+namespace {
+
+// The trailing checksum of a chain that stores bare elements and then its
+// sum, or null.
+const Checksum32Codec* TrailingChecksum(const CodecChain& chain) {
+  if (!chain.StoresRawElements() || chain.bytes_to_bytes().size() != 1) return nullptr;
+  const auto* sum = dynamic_cast<const Checksum32Codec*>(chain.bytes_to_bytes()[0].get());
+  return sum != nullptr && sum->location() == Checksum32Codec::Location::kEnd ? sum : nullptr;
+}
+
+}  // namespace
+
+bool CanReadStraightIntoBlockChecked(const CodecChain& chain, const ChunkProjection& p,
+                                     const std::vector<int64_t>& block_shape) {
+  return TrailingChecksum(chain) != nullptr &&
+         IsContiguousWholeChunk(p, chain.spec().shape, block_shape);
+}
+
+Result<bool> ReadStraightIntoBlockChecked(Store& store, const std::string& key,
+                                          const CodecChain& chain, const ChunkProjection& p,
+                                          const std::vector<int64_t>& block_shape,
+                                          void* block) {
+  const ArraySpec& spec = chain.spec();
+  const size_t elem = spec.dtype.size();
+  const size_t n = static_cast<size_t>(spec.num_elements()) * elem;
+  std::byte* dst = static_cast<std::byte*>(block) + BlockOffset(p, block_shape) * elem;
+  TZ_ASSIGN_OR_RETURN(std::optional<uint64_t> got,
+                      store.GetInto(key, ByteRange::Of(0, n), MutableByteView(dst, n)));
+  if (!got) return false;
+  // One byte more than the sum asked for, so that a longer value shows.
+  std::array<std::byte, 4> sum{};
+  Result<std::optional<uint64_t>> tail =
+      *got == n ? store.GetInto(key, ByteRange::Of(n, 5), MutableByteView(sum.data(), 4))
+                : Result<std::optional<uint64_t>>(std::optional<uint64_t>());
+  if (tail.ok() && tail->has_value() && **tail == 4 &&
+      TrailingChecksum(chain)->VerifySum(ByteView(dst, n), ByteView(sum.data(), 4)).ok()) {
+    return true;
+  }
+  return FetchAndDecodeChunkToBlock(store, key, chain, p, block_shape, block);
 }
 
 int StraightReadParts(const CodecChain& chain, int want) {

@@ -2,9 +2,10 @@
 // cheapest route the chunk's codecs and the selection allow:
 //
 //  0. the stored value is the chunk's elements byte for byte (no compression,
-//     no checksum, native byte order) and the chunk is one contiguous run of
-//     the block: the store reads it straight into the block (Store::GetInto),
-//     so a full read holds nothing but the output;
+//     native byte order; a trailing checksum is read beside them and checked
+//     over the block) and the chunk is one contiguous run of the block: the
+//     store reads it straight into the block (Store::GetInto), so a full
+//     read holds nothing but the output;
 //  1. the chunk is selected whole and is one contiguous run of the block:
 //     decode straight into the block (no intermediate copy);
 //  2. else, when the stored bytes are the elements themselves (no
@@ -61,6 +62,24 @@ bool CanReadStraightIntoBlock(const CodecChain& chain, const ChunkProjection& p,
 Result<bool> ReadStraightIntoBlock(Store& store, const std::string& key,
                                    const CodecChain& chain, const ChunkProjection& p,
                                    const std::vector<int64_t>& block_shape, void* block);
+
+// Route 0 for chunks stored as their bare elements followed by a 4-byte
+// checksum (bytes + crc32c, which AddChecksum makes of an uncompressed
+// array): true when `chain` is that and `p` is one contiguous run of the
+// block.
+bool CanReadStraightIntoBlockChecked(const CodecChain& chain, const ChunkProjection& p,
+                                     const std::vector<int64_t>& block_shape);
+// Reads the elements of chunk `key` straight into their place in `block`
+// and the sum beside them, then checks the sum over the block. A sum that
+// disagrees (damage, or a writer that replaced the chunk between the two
+// reads) is settled by FetchAndDecodeChunkToBlock: one read of the whole
+// value, verified as every other route verifies it. Answers as
+// ReadStraightIntoBlock.
+// REQUIRES: CanReadStraightIntoBlockChecked(chain, p, block_shape).
+Result<bool> ReadStraightIntoBlockChecked(Store& store, const std::string& key,
+                                          const CodecChain& chain, const ChunkProjection& p,
+                                          const std::vector<int64_t>& block_shape,
+                                          void* block);
 
 // A chunk read straight into the block can also be read as `parts` ranged
 // reads of equal size, so that a read of a few huge chunks keeps every

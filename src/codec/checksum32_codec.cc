@@ -185,13 +185,23 @@ Result<ByteView> Checksum32Codec::Verify(ByteView encoded) const {
   const size_t n = encoded.size() - 4;
   const bool start = location_ == Location::kStart;
   ByteView payload = start ? encoded.subspan(4) : encoded.first(n);
-  const uint32_t stored = internal::LoadLE32(encoded.data() + (start ? 0 : n));
+  TZ_RETURN_NOT_OK(VerifySum(payload, start ? encoded.first(4) : encoded.subspan(n)));
+  return payload;
+}
+
+Status Checksum32Codec::VerifySum(ByteView payload, ByteView sum) const {
+  if (sum.size() != 4) {
+    return Status::Corruption(std::string("codec ") + algorithm_.id + ": " +
+                              std::to_string(sum.size()) + " bytes cannot hold the 4-byte checksum");
+  }
+  const uint32_t stored = internal::LoadLE32(sum.data());
   const uint32_t actual = algorithm_.sum(payload, seed_);
   if (stored != actual) {
-    return Status::Corruption(codec + "checksum mismatch: expected " + Hex32(stored) +
+    return Status::Corruption(std::string("codec ") + algorithm_.id +
+                              ": checksum mismatch: expected " + Hex32(stored) +
                               " (stored), computed " + Hex32(actual));
   }
-  return payload;
+  return Status::OK();
 }
 
 Result<Buffer> Checksum32Codec::Decode(ByteView encoded,

@@ -63,6 +63,9 @@ class Checksum32Codec : public BytesToBytesCodec, public internal::NumcodecsCode
   bool IsChecksum() const override { return true; }
   // Checks the sum of `encoded` and returns the payload without copying it.
   Result<ByteView> Verify(ByteView encoded) const override;
+  // Checks `sum`, the 4 stored bytes, against `payload` held elsewhere (a
+  // chunk's elements read straight into the caller's memory).
+  Status VerifySum(ByteView payload, ByteView sum) const;
 
   Location location() const { return location_; }
   bool in_v3() const { return in_v3_; }
