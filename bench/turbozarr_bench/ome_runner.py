@@ -211,10 +211,14 @@ def _pyramid_problems(spec: DatasetSpec, audit: dict) -> list[str]:
             problems.append(f"level {k} is {lv['shape']}, not {shape}")
         if lv["dtype"] != spec.dtype:
             problems.append(f"level {k} is {lv['dtype']}, not {spec.dtype}")
-        # zstd, or nothing: a side that skipped the codec did less work.
+        # zstd, or nothing: a side that skipped the codec did less work. A
+        # crc32c after it (turbozarr's default checksum) is more work, not less.
         codec = [] if spec.values["codec"] == "none" else [
             "Zstd" if spec.zarr_format == 2 else "ZstdCodec"]
-        if lv.get("compressors") != codec:
+        stored = list(lv.get("compressors") or [])
+        if stored[-1:] == ["Crc32cCodec"]:
+            stored = stored[:-1]
+        if stored != codec:
             problems.append(f"level {k} is compressed by {lv.get('compressors')}, not {codec}")
     if audit.get("zarr_format") != spec.zarr_format:
         problems.append(f"Zarr v{audit.get('zarr_format')}, not v{spec.zarr_format}")
