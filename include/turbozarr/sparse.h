@@ -61,6 +61,9 @@ struct Layout {
   // chunks (fewer for tiles with fewer nonzeros than chunks).
   int64_t chunks_per_tile = 8;
   int zstd_level = 9;
+  // Every chunk ends in a crc32c ("checksum": "crc32c"); false for matrices
+  // written before the field existed, whose layout has none.
+  bool checksum = true;
   // The values' type as the source had it, and as readers hand them back.
   DataType counts{DataTypeId::kInt32};
   // The values as stored: uint8, uint16 or uint32 for whole counts (larger

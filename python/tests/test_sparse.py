@@ -522,6 +522,7 @@ def test_the_layout_attribute_is_plain_json(tmp_path):
     doc = json.loads((tmp_path / "d.zarr" / "X" / "zarr.json").read_text())
     layout = doc["attributes"]["sparse_matrix"]
     assert layout["version"] == 2 and layout["shape"] == [10, 4]
+    assert layout["checksum"] == "crc32c"
     assert layout["tile_cells"] == 4 and layout["counts"] == "int32"
     assert os.path.exists(tmp_path / "d.zarr" / "X" / "tiles" / "2" / "indptr" / "zarr.json")
 

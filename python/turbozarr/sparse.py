@@ -549,6 +549,7 @@ def _write_matrix(root: Any, source: _Source, *, tile_cells: int, chunks_per_til
             progress("scan", t + 1, tiles)
     layout = {"version": LAYOUT_VERSION, "shape": [source.n_cells, source.n_genes], "tile_cells": tile_cells,
               "chunks_per_tile": chunks_per_tile, "zstd_level": zstd_level,
+              "checksum": "crc32c",
               "counts": np.dtype(source.dtype).name, "stored_values": "uint8",
               "exception_values": "uint32"}
     layout = stats.choose_layout(json.dumps(layout))

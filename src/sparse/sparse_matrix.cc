@@ -50,6 +50,7 @@ json Layout::ToJson() const {
               {"tile_cells", tile_cells},
               {"chunks_per_tile", chunks_per_tile},
               {"zstd_level", zstd_level},
+              {"checksum", checksum ? "crc32c" : "none"},
               {"counts", counts.ToV3Json()},
               {"stored_values", stored_values.ToV3Json()},
               {"exception_values", exception_values.ToV3Json()}};
@@ -104,6 +105,15 @@ Result<Layout> Layout::FromJson(const json& j, std::string_view where) {
   TZ_ASSIGN_OR_RETURN(l.chunks_per_tile, integer("chunks_per_tile", 1, 1 << 16));
   TZ_ASSIGN_OR_RETURN(int64_t level, integer("zstd_level", -131072, 22));
   l.zstd_level = static_cast<int>(level);
+  // Matrices written before chunks carried a checksum have no such field.
+  l.checksum = false;
+  if (auto sum = j.find("checksum"); sum != j.end()) {
+    if (*sum != "crc32c" && *sum != "none") {
+      return Status::InvalidArgument(at + ": field 'checksum' is " + sum->dump() +
+                                     ", not \"crc32c\" or \"none\"");
+    }
+    l.checksum = *sum == "crc32c";
+  }
   using enum DataTypeId;
   TZ_ASSIGN_OR_RETURN(l.counts, type("counts", {kInt8, kInt16, kInt32, kInt64, kUInt8, kUInt16,
                                                 kUInt32, kUInt64, kFloat32, kFloat64}));
@@ -297,10 +307,12 @@ json Codecs(const DataType& dtype, int level) {
       {bytes, {{"name", "zstd"}, {"configuration", {{"level", level}, {"checksum", false}}}}});
 }
 
-// Every chunk of a matrix carries a checksum (turbozarr/checksum.h): a
-// damaged byte is a CorruptionError, never other counts.
-
-ArrayMetadata VectorMetadata(const DataType& dtype, int64_t length, int64_t chunk, int level) {
+// A matrix whose layout says so (every one written since the field was
+// added) has a checksum on every chunk (turbozarr/checksum.h): a damaged
+// byte is a CorruptionError, never other counts. Readers build a tile's
+// arrays from the layout, so it must say what the chunks hold.
+ArrayMetadata VectorMetadata(const DataType& dtype, int64_t length, int64_t chunk, int level,
+                             bool checksum) {
   ArrayMetadata m;
   m.zarr_format = 3;
   m.shape = {length};
@@ -308,7 +320,7 @@ ArrayMetadata VectorMetadata(const DataType& dtype, int64_t length, int64_t chun
   m.dtype = dtype;
   m.fill_value = DefaultFillValue(dtype);
   m.codecs = Codecs(dtype, level);
-  AddChecksum(m);
+  if (checksum) AddChecksum(m);
   return m;
 }
 
@@ -417,10 +429,10 @@ ArrayMetadata TileArrayMetadata(const Layout& layout, TileArray which, int64_t t
         kMinChunkElements,
         (length + layout.chunks_per_tile - 1) / std::max<int64_t>(1, layout.chunks_per_tile));
     return VectorMetadata(dtype, length, std::min(chunk, std::max<int64_t>(1, length)),
-                          layout.zstd_level);
+                          layout.zstd_level, layout.checksum);
   };
   auto whole = [&](const DataType& dtype, int64_t length) {
-    return VectorMetadata(dtype, length, length, layout.zstd_level);
+    return VectorMetadata(dtype, length, length, layout.zstd_level, layout.checksum);
   };
   switch (which) {
     case TileArray::kIndptr: return whole(u32, tile_cells + 1);
@@ -481,7 +493,7 @@ Result<std::unique_ptr<MatrixWriter>> MatrixWriter::Create(std::shared_ptr<Store
   TZ_RETURN_NOT_OK(Group::Create(store, Join(path, "tiles")).status());
   ArrayMetadata order = VectorMetadata(DataType(DataTypeId::kInt32), layout.genes,
                                        std::max<int64_t>(1, std::min<int64_t>(layout.genes, 1 << 20)),
-                                       layout.zstd_level);
+                                       layout.zstd_level, layout.checksum);
   TZ_ASSIGN_OR_RETURN(std::shared_ptr<Array> order_array,
                       Array::Create(store, Join(path, "gene_order"), order));
   TZ_RETURN_NOT_OK(order_array->Write(Selection::All(order.shape), gene_order.data(),
@@ -546,7 +558,7 @@ Status MatrixWriter::Finish() {
   }
   const int64_t columns = TileIndexColumns(layout_.version);
   ArrayMetadata m = VectorMetadata(DataType(DataTypeId::kInt64), layout_.tiles(), 1,
-                                   layout_.zstd_level);
+                                   layout_.zstd_level, layout_.checksum);
   m.shape = {layout_.tiles(), columns};
   m.chunk_shape = {std::max<int64_t>(1, std::min<int64_t>(layout_.tiles(), 1 << 16)), columns};
   TZ_ASSIGN_OR_RETURN(std::shared_ptr<Array> array,

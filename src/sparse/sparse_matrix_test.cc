@@ -57,9 +57,10 @@ Source MakeSource(int64_t cells, int64_t genes, int64_t empty_from, int64_t empt
 }
 
 Status Write(const std::shared_ptr<Store>& store, const Source& s, int64_t tile_cells,
-             bool finish = true, int version = kFormatVersion) {
+             bool finish = true, int version = kFormatVersion, bool checksum = true) {
   Layout layout;
   layout.version = version;
+  layout.checksum = checksum;
   layout.cells = s.cells;
   layout.genes = s.genes;
   layout.tile_cells = tile_cells;
@@ -97,6 +98,44 @@ void ExpectSame(const Matrix& m, const Source& s) {
     EXPECT_TRUE(std::equal(indices.begin(), indices.end(), s.indices.begin() + first));
     EXPECT_TRUE(std::equal(values.begin(), values.end(), s.values.begin() + first));
   }
+}
+
+TEST(SparseMatrix, ChunksCarryACrc32cAndMatricesWrittenBeforeItStillRead) {
+  const Source s = MakeSource(500, 60, 0, 0);
+  auto store = MakeMemoryStore();
+  ASSERT_TRUE(Write(store, s, 200).ok());
+  Result<std::shared_ptr<Matrix>> m = Matrix::Open(store, "X");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_TRUE((*m)->layout().checksum);
+  for (const char* array : {"X/tiles/1/indptr", "X/tiles/1/gene_deltas", "X/gene_order",
+                            "X/tile_index"}) {
+    Result<std::shared_ptr<Array>> a = Array::Open(store, array);
+    ASSERT_TRUE(a.ok()) << array;
+    EXPECT_EQ((*a)->metadata().codecs.back(), nlohmann::json({{"name", "crc32c"}})) << array;
+  }
+  ExpectSame(**m, s);
+
+  // A matrix from before the field: zstd alone, and no "checksum" in its
+  // layout, which readers take for "none".
+  auto old = MakeMemoryStore();
+  ASSERT_TRUE(Write(old, s, 200, true, kFormatVersion, /*checksum=*/false).ok());
+  Result<std::shared_ptr<Group>> group = Group::Open(old, "X");
+  ASSERT_TRUE(group.ok());
+  JsonDocument attributes = (*group)->attributes();
+  EXPECT_EQ(attributes[std::string(kAttribute)]["checksum"], "none");
+  attributes[std::string(kAttribute)].erase("checksum");
+  ASSERT_TRUE((*group)->SetAttributes(attributes).ok());
+  m = Matrix::Open(old, "X");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_FALSE((*m)->layout().checksum);
+  ExpectSame(**m, s);
+
+  attributes[std::string(kAttribute)]["checksum"] = "md5";
+  ASSERT_TRUE((*group)->SetAttributes(attributes).ok());
+  m = Matrix::Open(old, "X");
+  EXPECT_EQ(m.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(m.status().message().find("field 'checksum' is \"md5\""), std::string::npos)
+      << m.status().ToString();
 }
 
 TEST(SparseMatrix, TilesRoundTripWithAnEmptyTileAndAPartialLastOne) {
