@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -35,6 +36,10 @@ struct ChunkKeyEncoding {
   // v3 default: "c/1/2" ("c" for zero dimensions); v2: "1.2" ("0" for zero
   // dimensions), with `separator`. Relative to the array's path.
   std::string EncodeKey(const std::vector<int64_t>& chunk_coords) const;
+  // The coordinates of `key` (relative to the array's path) for an array of
+  // `rank` dimensions; nullopt unless EncodeKey of them gives `key` back, so
+  // that "01", "+1" and keys of another encoding are not chunk keys.
+  std::optional<std::vector<int64_t>> DecodeKey(std::string_view key, size_t rank) const;
   JsonDocument ToJson() const;
   static Result<ChunkKeyEncoding> FromJson(const JsonDocument& j);
 };

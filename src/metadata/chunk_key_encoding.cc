@@ -1,5 +1,6 @@
 // ChunkKeyEncoding: the v3 "default" and "v2" encodings of chunk coordinates
 // as store keys.
+#include <charconv>
 #include <string>
 
 #include "metadata/metadata_fields.h"
@@ -23,6 +24,36 @@ std::string ChunkKeyEncoding::EncodeKey(const std::vector<int64_t>& chunk_coords
     key += std::to_string(chunk_coords[i]);
   }
   return key;
+}
+
+std::optional<std::vector<int64_t>> ChunkKeyEncoding::DecodeKey(std::string_view key,
+                                                               size_t rank) const {
+  std::string_view rest = key;
+  if (kind == Kind::kDefault) {
+    if (!rest.starts_with('c')) return std::nullopt;
+    rest.remove_prefix(1);
+  } else if (rank == 0) {
+    return key == "0" ? std::optional<std::vector<int64_t>>(std::vector<int64_t>{})
+                      : std::nullopt;
+  }
+  std::vector<int64_t> coords;
+  coords.reserve(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    // The default encoding puts a separator before every coordinate, v2
+    // only between them.
+    if (kind == Kind::kDefault || d > 0) {
+      if (!rest.starts_with(separator)) return std::nullopt;
+      rest.remove_prefix(1);
+    }
+    int64_t c = 0;
+    const auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), c);
+    if (ec != std::errc() || c < 0) return std::nullopt;
+    rest.remove_prefix(static_cast<size_t>(end - rest.data()));
+    coords.push_back(c);
+  }
+  // The round trip refuses what from_chars lets through: leading zeros.
+  if (!rest.empty() || EncodeKey(coords) != key) return std::nullopt;
+  return coords;
 }
 
 JsonDocument ChunkKeyEncoding::ToJson() const {

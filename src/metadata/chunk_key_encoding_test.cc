@@ -25,6 +25,31 @@ TEST(ChunkKeyEncodingTest, V2Keys) {
   EXPECT_EQ(e.EncodeKey({1, 2}), "1/2");
 }
 
+TEST(ChunkKeyEncodingTest, DecodesWhatItEncodes) {
+  using Coords = std::vector<int64_t>;
+  ChunkKeyEncoding v3;
+  EXPECT_EQ(v3.DecodeKey("c/1/23/4", 3), (Coords{1, 23, 4}));
+  EXPECT_EQ(v3.DecodeKey("c", 0), Coords{});
+  ChunkKeyEncoding v2{ChunkKeyEncoding::Kind::kV2, '.'};
+  EXPECT_EQ(v2.DecodeKey("1.2.30", 3), (Coords{1, 2, 30}));
+  EXPECT_EQ(v2.DecodeKey("0", 0), Coords{});
+  ChunkKeyEncoding v2_slash{ChunkKeyEncoding::Kind::kV2, '/'};
+  EXPECT_EQ(v2_slash.DecodeKey("1/2", 2), (Coords{1, 2}));
+}
+
+TEST(ChunkKeyEncodingTest, RefusesKeysItWouldNotWrite) {
+  ChunkKeyEncoding v3;
+  for (const char* key : {"c/1", "c/1/2/3", "c/01/2", "c/+1/2", "c/-1/2", "c.1.2", "1/2",
+                          "c/1/2/", "c/1/x", ".zattrs", "c//2"}) {
+    EXPECT_EQ(v3.DecodeKey(key, 2), std::nullopt) << key;
+  }
+  ChunkKeyEncoding v2{ChunkKeyEncoding::Kind::kV2, '.'};
+  for (const char* key : {"1", "1.2.3", "c.1.2", "1/2", "00.1", ".zarray", "1.2.", "c"}) {
+    EXPECT_EQ(v2.DecodeKey(key, 2), std::nullopt) << key;
+  }
+  EXPECT_EQ(v2.DecodeKey("1", 0), std::nullopt);
+}
+
 TEST(ChunkKeyEncodingTest, JsonRoundTrip) {
   for (const char* text : {R"({"name": "default", "configuration": {"separator": "/"}})",
                            R"({"name": "default", "configuration": {"separator": "."}})",
