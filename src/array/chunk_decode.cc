@@ -5,34 +5,21 @@
 
 #include "array/chunk_copy.h"
 #include "array/chunk_region.h"
+#include "array/thread_buffers.h"
 #include "codec/checksum32_codec.h"
 #include "util/shape_string.h"
 
 namespace turbozarr::internal {
 namespace {
 
-// Scratch kept by each thread between chunks, so that a read of many chunks
-// allocates (and page-faults in) its decode buffer once per thread rather
-// than once per chunk. Chunks larger than this are decoded into a buffer of
-// their own that is freed afterwards, so one huge chunk does not pin its
-// size in memory for the life of the thread.
-constexpr size_t kKeepScratchBytes = size_t{64} << 20;
-
 // Straight reads are split into ranged reads no smaller than this, so each
 // part's copy out of the page cache outweighs the cost of one more request.
 constexpr size_t kMinStraightReadPart = size_t{16} << 20;
 
-// Decoded chunks (route 3).
-Buffer& ThreadScratch() {
-  thread_local Buffer scratch;
-  return scratch;
-}
-
-// Stored chunks as fetched (FetchAndDecodeChunkToBlock).
-Buffer& ThreadReadBuffer() {
-  thread_local Buffer bytes;
-  return bytes;
-}
+// Decoded chunks (route 3), and stored chunks as fetched
+// (FetchAndDecodeChunkToBlock): thread_buffers.h.
+struct DecodedChunk;
+struct FetchedChunk;
 
 }  // namespace
 
@@ -136,11 +123,11 @@ Result<bool> FetchAndDecodeChunkToBlock(Store& store, const std::string& key,
                                         const CodecChain& chain, const ChunkProjection& p,
                                         const std::vector<int64_t>& block_shape,
                                         void* block) {
-  Buffer& bytes = ThreadReadBuffer();
+  Buffer& bytes = ThreadBuffer<FetchedChunk>();
   TZ_ASSIGN_OR_RETURN(bool found, store.GetReusing(key, ByteRange::Full(), bytes));
   Status decoded =
       found ? DecodeChunkToBlock(chain, bytes.view(), p, block_shape, block) : Status::OK();
-  if (bytes.capacity() > kKeepScratchBytes) bytes = Buffer();
+  TrimThreadBuffer(bytes);
   TZ_RETURN_NOT_OK(decoded);
   return found;
 }
@@ -176,7 +163,7 @@ Status DecodeChunkToBlock(const CodecChain& chain, ByteView bytes,
       const size_t elem = spec.dtype.size();
       const size_t n = static_cast<size_t>(spec.num_elements()) * elem;
       Buffer own;
-      Buffer& scratch = n <= kKeepScratchBytes ? ThreadScratch() : own;
+      Buffer& scratch = n <= kKeepThreadBufferBytes ? ThreadBuffer<DecodedChunk>() : own;
       scratch.Clear();  // keeps the capacity; nothing old is worth copying on growth
       scratch.Resize(n);
       TZ_RETURN_NOT_OK(chain.DecodeInto(bytes, scratch.mutable_view()));

@@ -2,20 +2,14 @@
 
 #include "array/chunk_copy.h"
 #include "array/chunk_region.h"
+#include "array/thread_buffers.h"
 #include "util/repeated_elements.h"
 
 namespace turbozarr::internal {
 namespace {
 
-// Scratch kept by each thread between chunks, as on the read side
-// (chunk_decode.cc): one allocation per thread rather than per chunk, and a
-// huge chunk gets a buffer of its own that is freed afterwards.
-constexpr size_t kKeepScratchBytes = size_t{64} << 20;
-
-Buffer& ThreadScratch() {
-  thread_local Buffer scratch;
-  return scratch;
-}
+// The chunk being put together (thread_buffers.h).
+struct ChunkBeingEncoded;
 
 // The fill value, when it is one element of the chunk's type (else no chunk
 // counts as all fill).
@@ -74,7 +68,7 @@ Status EncodeViaScratch(const CodecChain& chain, const ChunkProjection& p,
   // kept, saving a copy out of the scratch.
   Buffer own;
   Buffer& work = StoresChunkAsIs(chain) ? out.storage
-                 : n <= kKeepScratchBytes ? ThreadScratch()
+                 : n <= kKeepThreadBufferBytes ? ThreadBuffer<ChunkBeingEncoded>()
                                           : own;
   work.Clear();  // keeps the capacity; nothing old is worth copying on growth
   work.Resize(n);
@@ -91,7 +85,7 @@ Status EncodeViaScratch(const CodecChain& chain, const ChunkProjection& p,
 }  // namespace
 
 void TrimScratch(Buffer& scratch) {
-  if (scratch.capacity() > kKeepScratchBytes) scratch = Buffer();
+  TrimThreadBuffer(scratch);
 }
 
 bool StoresChunkAsIs(const CodecChain& chain) {
