@@ -29,6 +29,7 @@
 #include "turbozarr/array.h"
 #include "turbozarr/metadata.h"
 #include "turbozarr/status.h"
+#include "turbozarr/verify.h"
 
 namespace turbozarr::ome {
 
@@ -166,5 +167,13 @@ struct PyramidOptions {
 Result<Multiscale> BuildPyramid(const Array& level0, std::string_view image_path,
                                 const PyramidOptions& options,
                                 const void* level0_pixels = nullptr);
+
+// What `verify` (turbozarr/verify.h) asks of an image or labels group beyond
+// its arrays' bytes: the multiscales metadata parses, every level's array is
+// there with one dimension per axis and level 0's data type, and its shape
+// follows from level 0's and the ratio of their scales (rounded down or
+// up); every label a labels group lists is there. nullopt for a group that
+// is neither.
+std::optional<LayoutReport> CheckImageLayout(const std::shared_ptr<Group>& group);
 
 }  // namespace turbozarr::ome

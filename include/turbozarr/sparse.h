@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -41,6 +42,7 @@
 #include "turbozarr/metadata.h"
 #include "turbozarr/status.h"
 #include "turbozarr/store.h"
+#include "turbozarr/verify.h"
 
 namespace turbozarr::sparse {
 
@@ -292,5 +294,13 @@ int64_t GatherRows(const int32_t* indptr, const int32_t* indices, const void* va
 int64_t GatherRows(const int64_t* indptr, const int32_t* indices, const void* values,
                    size_t value_size, const int64_t* rows, int64_t count, int64_t* out_indptr,
                    int32_t* out_indices, void* out_values);
+
+// What `verify` (turbozarr/verify.h) asks of a matrix group (one with the
+// kAttribute attribute) beyond its arrays' bytes, which is what readers
+// assume without checking: the group opens as a Matrix, every tile's arrays
+// are stored with the type, length and chunks that the layout and the tile
+// index give them, and each tile's row pointers start at 0, never go
+// backwards and end at the tile's nonzeros. nullopt for other groups.
+std::optional<LayoutReport> CheckMatrixLayout(const std::shared_ptr<Group>& group);
 
 }  // namespace turbozarr::sparse

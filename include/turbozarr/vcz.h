@@ -29,6 +29,7 @@
 #include "turbozarr/buffer.h"
 #include "turbozarr/group.h"
 #include "turbozarr/status.h"
+#include "turbozarr/verify.h"
 
 namespace turbozarr::vcz {
 
@@ -260,5 +261,13 @@ class VariantBlockReader {
   explicit VariantBlockReader(std::unique_ptr<State> state);
   std::unique_ptr<State> state_;
 };
+
+// What `verify` (turbozarr/verify.h) asks of a VCF Zarr dataset (a group
+// with bio2zarr's vcf_zarr_version attribute or a variant_position array)
+// beyond its arrays' bytes: it opens, its arrays' leading dimensions agree
+// by the spec's names (variant_*: variants; call_*: variants, samples;
+// sample_*: samples; contig_*: contigs; variant_filter: variants, filters),
+// and its region_index, when present, reads. nullopt for other groups.
+std::optional<LayoutReport> CheckDatasetLayout(const std::shared_ptr<Group>& group);
 
 }  // namespace turbozarr::vcz
