@@ -5,6 +5,7 @@
 //   turbozarr cat PATH [SEL]       an array's values, e.g. SEL = "0:10, 5, ::2"
 //   turbozarr cp SRC DST [...]     copy, converting format, chunks and codecs
 //   turbozarr fsck PATH            what interrupted writes left behind
+//   turbozarr verify PATH          every stored chunk read and checked
 //   turbozarr vcz ...              VCF Zarr queries and outputs (vcz_command.cc)
 //   turbozarr ome ...              OME-Zarr images and pyramids (ome_command.cc)
 //   turbozarr sparse ...           sparse counts: served by the Python package,
@@ -25,9 +26,11 @@ namespace {
 constexpr int kExitFailure = 1;
 constexpr int kExitUsage = 2;
 
-int ReportFailure(const turbozarr::Status& status) {
+int ReportFailure(const turbozarr::Status& status,
+                  const turbozarr::cli::Command* command = nullptr) {
   std::cout.flush();
   std::cerr << "turbozarr: " << status.message() << "\n";
+  if (command != nullptr && command->exit_status) return command->exit_status(status);
   return status.code() == turbozarr::StatusCode::kInvalidArgument ? kExitUsage
                                                                   : kExitFailure;
 }
@@ -54,6 +57,7 @@ int main(int argc, char** argv) {
       turbozarr::cli::AddCatCommand(app),
       turbozarr::cli::AddCpCommand(app),
       turbozarr::cli::AddFsckCommand(app),
+      turbozarr::cli::AddVerifyCommand(app),
       turbozarr::cli::AddVczCommand(app, command_line),
       turbozarr::cli::AddOmeCommand(app),
   };
@@ -79,7 +83,7 @@ int main(int argc, char** argv) {
     if (!command.app->parsed()) continue;
     try {
       turbozarr::Status status = command.run();
-      if (!status.ok()) return ReportFailure(status);
+      if (!status.ok()) return ReportFailure(status, &command);
       std::cout.flush();
       return std::cout.good() ? 0 : kExitFailure;
     } catch (const std::bad_alloc&) {

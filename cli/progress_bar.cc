@@ -34,10 +34,15 @@ std::string FormatByteSize(uint64_t bytes) {
   return buf;
 }
 
-ProgressBar::ProgressBar(std::string label, uint64_t total_bytes, Mode mode)
+ProgressBar::ProgressBar(std::string label, uint64_t total_bytes, Mode mode, std::string unit)
     : label_(std::move(label)),
       total_(total_bytes),
-      mode_(mode == Mode::kAuto && !isatty(STDERR_FILENO) ? Mode::kNever : mode) {}
+      mode_(mode == Mode::kAuto && !isatty(STDERR_FILENO) ? Mode::kNever : mode),
+      unit_(std::move(unit)) {}
+
+std::string ProgressBar::Amount(uint64_t n) const {
+  return unit_.empty() ? FormatByteSize(n) : std::to_string(n);
+}
 
 ProgressBar::~ProgressBar() { Finish(); }
 
@@ -77,10 +82,11 @@ void ProgressBar::Draw(Clock::time_point now) {
   if (finished_) eta = "in " + FormatDuration(elapsed);
   // "\r" returns to the start of the line and "\033[K" clears what a longer
   // previous line left behind.
-  std::fprintf(stderr, "\r%s  [%s] %3d%%  %s/%s  %s/s  %s\033[K", label_.c_str(),
-               bar.c_str(), static_cast<int>(fraction * 100),
-               FormatByteSize(done_).c_str(), FormatByteSize(total_).c_str(),
-               FormatByteSize(static_cast<uint64_t>(rate)).c_str(), eta.c_str());
+  const std::string unit = unit_.empty() ? "" : " " + unit_;
+  std::fprintf(stderr, "\r%s  [%s] %3d%%  %s/%s%s  %s%s/s  %s\033[K", label_.c_str(),
+               bar.c_str(), static_cast<int>(fraction * 100), Amount(done_).c_str(),
+               Amount(total_).c_str(), unit.c_str(),
+               Amount(static_cast<uint64_t>(rate)).c_str(), unit.c_str(), eta.c_str());
   std::fflush(stderr);
 }
 
