@@ -30,6 +30,7 @@ void BindOme(nanobind::module_& m);
 void BindSparse(nanobind::module_& m);
 void BindResultMemory(nanobind::module_& m);
 void BindBatchBox(nanobind::module_& m);
+void BindVerify(nanobind::module_& m);
 
 // The Python package's names for element types ("int16", "string"; see
 // _dtypes.py).

@@ -22,4 +22,5 @@ NB_MODULE(_core, m) {
   turbozarr::python::BindSparse(m);
   turbozarr::python::BindResultMemory(m);
   turbozarr::python::BindBatchBox(m);
+  turbozarr::python::BindVerify(m);
 }

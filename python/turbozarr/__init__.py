@@ -50,6 +50,7 @@ from turbozarr._store import (
     fault_count,
     open_store,
 )
+from turbozarr._verify import verify
 from turbozarr.errors import (
     AlreadyExistsError,
     CancelledError,
@@ -116,4 +117,5 @@ __all__ = [
     "open_store",
     "store",
     "to_dask",
+    "verify",
 ]
