@@ -23,6 +23,7 @@ import turbozarr as tz
 from turbozarr import ome, sparse
 from turbozarr.errors import CancelledError, NotFoundError
 
+from test_pickle import http_root  # noqa: F401 (an HTTP server on loopback)
 from test_vcz_python import dataset  # noqa: F401 (a small VCF Zarr dataset)
 
 CLI = os.environ.get("TURBOZARR_CLI", "")
@@ -146,6 +147,26 @@ def test_progress_and_stopping(hierarchy):
         tz.verify(hierarchy, progress=fails)
     with pytest.raises(ValueError):
         tz.verify(hierarchy, jobs=0)
+
+
+@pytest.mark.filterwarnings("ignore:Consolidated metadata:UserWarning")
+def test_over_http_every_chunk_of_the_grid_is_asked_for(hierarchy, http_root):
+    directory, url = http_root
+    served = directory / "verified.zarr"
+    shutil.copytree(hierarchy, served)
+    zarr.consolidate_metadata(served)  # an HTTP server lists nothing
+    flip_byte(served / "checked" / "c" / "0" / "1", 1)
+    report = tz.verify(f"{url}/verified.zarr")
+    arrays = by_path(report)
+    assert {p: a["chunks"] for p, a in arrays.items()} == {"checked": 4, "plain": 4,
+                                                          "sharded": 4}
+    assert [f["key"] for f in arrays["checked"]["findings"]] == ["checked/c/0/1"]
+    assert len(report["notes"]) == 1
+    assert "cannot list its keys" in report["notes"][0]
+    if CLI and os.access(CLI, os.X_OK):
+        out = run_cli("verify", f"{url}/verified.zarr", expect=1).stdout
+        assert "  checked/c/0/1: codec crc32c: checksum mismatch" in out
+        assert "note: " in out
 
 
 def test_nothing_there(tmp_path):

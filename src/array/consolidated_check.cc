@@ -29,7 +29,7 @@ std::map<std::string, Normalized> V3Copies(const std::map<std::string, JsonDocum
                                            const std::string& where) {
   std::map<std::string, Normalized> out;
   for (const auto& [rel, doc] : copies) {
-    const std::string type = doc.is_object() ? doc.value("node_type", "") : "";
+    const std::string type = NodeTypeOf(doc);
     if (type == "array") {
       Result<ArrayMetadata> m = ParseV3ArrayMetadata(doc, where);
       out[rel] = m.ok() ? Normalized(ArrayText(*m)) : std::nullopt;

@@ -18,13 +18,19 @@ Status StoreJsonDocument(Store& store, std::string_view key, const JsonDocument&
   return store.Set(key, AsBytes(text));
 }
 
+std::string NodeTypeOf(const JsonDocument& zarr_json) {
+  if (!zarr_json.is_object()) return "";
+  auto it = zarr_json.find("node_type");
+  return it != zarr_json.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
 bool NodeDocuments::is_array() const {
-  if (zarr_format == 3) return zarr_json->value("node_type", "") == "array";
+  if (zarr_format == 3) return NodeTypeOf(*zarr_json) == "array";
   return zarray.has_value();
 }
 
 bool NodeDocuments::is_group() const {
-  if (zarr_format == 3) return zarr_json->value("node_type", "") == "group";
+  if (zarr_format == 3) return NodeTypeOf(*zarr_json) == "group";
   return !zarray.has_value() && zgroup.has_value();
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
@@ -19,6 +20,10 @@ namespace turbozarr {
 // The parsed JSON document at `key`, nullopt if absent, Corruption if malformed.
 Result<std::optional<JsonDocument>> LoadJsonDocument(Store& store, std::string_view key);
 Status StoreJsonDocument(Store& store, std::string_view key, const JsonDocument& doc);
+
+// zarr.json's "node_type" ("array", "group"), or "" when it has none or it is
+// not a string: a hostile document is answered, never thrown over.
+std::string NodeTypeOf(const JsonDocument& zarr_json);
 
 // What a node's metadata documents say, before it is known to be an array or
 // a group. `zarr_format` is 0 when nothing is there.

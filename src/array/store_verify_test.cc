@@ -265,6 +265,16 @@ TEST(VerifyTest, ArrayMetadataThatDoesNotParseIsAnArrayFinding) {
             "2 stored keys below it not checked: its metadata did not parse");
 }
 
+TEST(VerifyTest, HostileNodeTypeIsAFinding) {
+  auto store = MakeMemoryStore();
+  ASSERT_TRUE(Group::Create(store, "").ok());
+  ASSERT_TRUE(store->Set("x/zarr.json", AsBytes(R"({"zarr_format": 3, "node_type": 5})")).ok());
+  const VerifyReport r = Verified(store);
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_EQ(r.findings[0],
+            (VerifyFinding{"x/zarr.json", "node_type is neither \"array\" nor \"group\""}));
+}
+
 TEST(VerifyTest, KeysOfNoNodeBelowAGroup) {
   auto store = MakeMemoryStore();
   ASSERT_TRUE(Group::Create(store, "").ok());

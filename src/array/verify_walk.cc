@@ -48,7 +48,7 @@ void LoadV3(const std::string& dir, const std::string& where, const JsonDocument
             LoadedNode& node) {
   const std::string key = MetadataKey(dir, kZarrJson);
   node.zarr_format = 3;
-  const std::string type = doc.is_object() ? doc.value("node_type", "") : "";
+  const std::string type = NodeTypeOf(doc);
   if (type == "array") {
     node.kind = LoadedNode::Kind::kArray;
     Parsed(node, key, ParseV3ArrayMetadata(doc, "array " + where));
