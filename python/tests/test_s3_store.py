@@ -194,6 +194,27 @@ def test_reads_an_array_another_client_put_in_the_bucket(moto, rng, tmp_path, su
     supports("store", "s3", "read", peer=BOTO3)
 
 
+def test_verify_reads_every_chunk_of_a_bucket(moto, rng):
+    # S3 lists its keys: stray ones are seen, and chunks are fetched in
+    # windows of batched reads.
+    store = tz.open_store(f"s3://{moto.bucket}/verified.zarr", **moto.options())
+    data = rng.integers(0, 1 << 30, size=(30, 20), dtype=np.int64)
+    tz.create_array(store, shape=data.shape, chunks=(10, 10), dtype="i8",
+                    checksum=True)[...] = data
+    assert tz.verify(store)["damaged"] is False
+    key = "verified.zarr/c/1/0"
+    raw = bytearray(moto.s3.get_object(Bucket=moto.bucket, Key=key)["Body"].read())
+    raw[7] ^= 1
+    moto.s3.put_object(Bucket=moto.bucket, Key=key, Body=bytes(raw))
+    moto.s3.put_object(Bucket=moto.bucket, Key="verified.zarr/c/9/9", Body=b"x")
+    report = tz.verify(store)
+    array, = report["arrays"]
+    assert array["chunks"] == 6
+    assert [f["key"] for f in array["findings"]] == ["c/9/9", "c/1/0"]
+    assert "crc32c: checksum mismatch" in array["findings"][1]["message"]
+    assert report["notes"] == []
+
+
 def test_virtual_hosted_addressing(moto, rng):
     # "<bucket>.localhost" resolves to loopback, and moto takes the bucket
     # from the Host header.
