@@ -252,5 +252,60 @@ TEST(SparseMatrix, AWriterRefusesTilesOfTheWrongSizeAndUnwrittenTiles) {
   EXPECT_FALSE(MatrixWriter::Create(store, "Y", layout, order, false).ok());
 }
 
+// ---- CheckMatrixLayout: what verify asks beyond the arrays' bytes --------
+
+TEST(SparseMatrix, LayoutCheckOfASoundMatrixAndOfOtherGroups) {
+  auto store = MakeMemoryStore();
+  ASSERT_TRUE(Write(store, MakeSource(30, 40, 100, 100), 10).ok());
+  auto group = Group::Open(store, "X");
+  ASSERT_TRUE(group.ok());
+  std::optional<LayoutReport> r = CheckMatrixLayout(*group);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->layout, "sparse");
+  EXPECT_EQ(r->path, "X");
+  EXPECT_TRUE(r->findings.empty()) << r->findings[0].key << ": " << r->findings[0].message;
+  auto plain = Group::Create(store, "plain");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_FALSE(CheckMatrixLayout(*plain).has_value());
+}
+
+TEST(SparseMatrix, LayoutCheckFindsRowPointersAndArraysThatContradictTheTileIndex) {
+  auto store = MakeMemoryStore();
+  ASSERT_TRUE(Write(store, MakeSource(30, 40, 100, 100), 10).ok());
+  // Tile 1's row pointers going backwards: sound bytes, a broken tile.
+  auto indptr = Array::Open(store, "X/tiles/1/indptr");
+  ASSERT_TRUE(indptr.ok());
+  std::vector<uint32_t> ptr(11);
+  ASSERT_TRUE((*indptr)->Read(Selection::All({11}), std::span<uint32_t>(ptr)).ok());
+  ASSERT_GT(ptr[1], 0u);  // every cell of the source has counts
+  ptr[2] = ptr[1] - 1;
+  ASSERT_TRUE((*indptr)->Write(Selection::All({11}), ptr.data()).ok());
+  // Tile 2's gene steps stored shorter than its tile index says.
+  auto deltas = Array::Open(store, "X/tiles/2/gene_deltas");
+  ASSERT_TRUE(deltas.ok());
+  ArrayMetadata shorter = (*deltas)->metadata();
+  shorter.shape = {5};
+  shorter.chunk_shape = {5};
+  CreateOptions overwrite;
+  overwrite.overwrite = true;
+  ASSERT_TRUE(Array::Create(store, "X/tiles/2/gene_deltas", shorter, overwrite).ok());
+
+  auto group = Group::Open(store, "X");
+  ASSERT_TRUE(group.ok());
+  std::optional<LayoutReport> r = CheckMatrixLayout(*group);
+  ASSERT_TRUE(r.has_value());
+  ASSERT_EQ(r->findings.size(), 2u);
+  EXPECT_EQ(r->findings[0], (VerifyFinding{"X/tiles/1/indptr",
+                                           "the row pointers go backwards at cell 1 of the "
+                                           "tile"}));
+  EXPECT_EQ(r->findings[1].key, "X/tiles/2/gene_deltas");
+  EXPECT_EQ(r->findings[1].message.rfind("stored as " + shorter.dtype.ToString() +
+                                             " of 5 in chunks of 5, but the layout and the "
+                                             "tile index make it ",
+                                         0),
+            0u)
+      << r->findings[1].message;
+}
+
 }  // namespace
 }  // namespace turbozarr::sparse
