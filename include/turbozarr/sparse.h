@@ -298,8 +298,8 @@ int64_t GatherRows(const int64_t* indptr, const int32_t* indices, const void* va
 // What `verify` (turbozarr/verify.h) asks of a matrix group (one with the
 // kAttribute attribute) beyond its arrays' bytes, which is what readers
 // assume without checking: the group opens as a Matrix, every tile's arrays
-// are stored with the type, length and chunks that the layout and the tile
-// index give them, and each tile's row pointers start at 0, never go
+// are stored with the type, length, chunks and codecs that the layout and
+// the tile index give them, and each tile's row pointers start at 0, never go
 // backwards and end at the tile's nonzeros. nullopt for other groups.
 std::optional<LayoutReport> CheckMatrixLayout(const std::shared_ptr<Group>& group);
 

@@ -5,7 +5,8 @@
 // as a Matrix (layout, gene order, tile index), every tile's arrays are
 // stored with the data type, length and chunks the tile index implies, and
 // each tile's row pointers start at 0, never go backwards and end at the
-// tile's nonzeros.
+// tile's nonzeros. The codecs are compared by name: a reader decodes with
+// the layout's (a crc32c it expects must be there), whatever the level.
 #include <string>
 
 #include "turbozarr/group.h"
@@ -17,6 +18,19 @@ namespace {
 std::string Describe(const ArrayMetadata& m) {
   return m.dtype.ToString() + " of " + std::to_string(m.shape.empty() ? 0 : m.shape[0]) +
          " in chunks of " + std::to_string(m.chunk_shape.empty() ? 0 : m.chunk_shape[0]);
+}
+
+// "bytes, zstd, crc32c": the codecs' names, which decide whether a reader
+// that decodes with the layout's codecs can decode the stored chunks (a
+// level or other setting does not).
+std::string CodecNames(const ArrayMetadata& m) {
+  std::string out;
+  for (const nlohmann::json& codec : m.codecs) {
+    auto name = codec.is_object() ? codec.find("name") : codec.end();
+    out += (out.empty() ? "" : ", ") +
+           (name != codec.end() && name->is_string() ? name->get<std::string>() : "?");
+  }
+  return out;
 }
 
 // The problem with a tile's row pointers, or "" when there is none.
@@ -57,6 +71,12 @@ void CheckTile(const Matrix& matrix, const std::string& path, int64_t tile,
       findings.push_back({key, "stored as " + Describe(stored) + ", but the layout and the "
                                    "tile index make it " + Describe(expected) +
                                    " (which readers assume)"});
+      continue;
+    }
+    if (CodecNames(stored) != CodecNames(expected)) {
+      findings.push_back({key, "stored with codecs " + CodecNames(stored) +
+                                   ", but the layout makes readers decode it with " +
+                                   CodecNames(expected)});
       continue;
     }
     if (which != TileArray::kIndptr) continue;

@@ -269,7 +269,7 @@ TEST(SparseMatrix, LayoutCheckOfASoundMatrixAndOfOtherGroups) {
   EXPECT_FALSE(CheckMatrixLayout(*plain).has_value());
 }
 
-TEST(SparseMatrix, LayoutCheckFindsRowPointersAndArraysThatContradictTheTileIndex) {
+TEST(SparseMatrix, LayoutCheckFindsWhatContradictsTheLayoutAndTheTileIndex) {
   auto store = MakeMemoryStore();
   ASSERT_TRUE(Write(store, MakeSource(30, 40, 100, 100), 10).ok());
   // Tile 1's row pointers going backwards: sound bytes, a broken tile.
@@ -289,12 +289,19 @@ TEST(SparseMatrix, LayoutCheckFindsRowPointersAndArraysThatContradictTheTileInde
   CreateOptions overwrite;
   overwrite.overwrite = true;
   ASSERT_TRUE(Array::Create(store, "X/tiles/2/gene_deltas", shorter, overwrite).ok());
+  // Tile 2's values without the crc32c the layout says its chunks carry.
+  auto values = Array::Open(store, "X/tiles/2/values");
+  ASSERT_TRUE(values.ok());
+  ArrayMetadata unchecked = (*values)->metadata();
+  ASSERT_EQ(unchecked.codecs.size(), 3u);
+  unchecked.codecs.erase(2);
+  ASSERT_TRUE(Array::Create(store, "X/tiles/2/values", unchecked, overwrite).ok());
 
   auto group = Group::Open(store, "X");
   ASSERT_TRUE(group.ok());
   std::optional<LayoutReport> r = CheckMatrixLayout(*group);
   ASSERT_TRUE(r.has_value());
-  ASSERT_EQ(r->findings.size(), 2u);
+  ASSERT_EQ(r->findings.size(), 3u);
   EXPECT_EQ(r->findings[0], (VerifyFinding{"X/tiles/1/indptr",
                                            "the row pointers go backwards at cell 1 of the "
                                            "tile"}));
@@ -305,6 +312,10 @@ TEST(SparseMatrix, LayoutCheckFindsRowPointersAndArraysThatContradictTheTileInde
                                          0),
             0u)
       << r->findings[1].message;
+  EXPECT_EQ(r->findings[2],
+            (VerifyFinding{"X/tiles/2/values", "stored with codecs bytes, zstd, but the layout "
+                                               "makes readers decode it with bytes, zstd, "
+                                               "crc32c"}));
 }
 
 }  // namespace
