@@ -293,6 +293,20 @@ def test_cli_usage_and_missing_paths_exit_2(hierarchy, tmp_path):
 
 
 @needs_cli
+def test_cli_reports_layouts(tmp_path):
+    path = tmp_path / "img.ome.zarr"
+    ome.create(np.zeros((64, 64), dtype="uint8"), path, axes="yx", levels=2, chunks=(32, 32))
+    assert "ome-zarr layout at /: consistent\n" in run_cli("verify", path).stdout
+    doc = json.loads((path / "1" / "zarr.json").read_text())
+    doc["shape"] = [64, 32]
+    (path / "1" / "zarr.json").write_text(json.dumps(doc))
+    out = run_cli("verify", path, expect=1).stdout
+    assert "  1: ome-zarr: level 1 has shape [64, 32], but level 0's [64, 64] and the " \
+        "scales make it [32, 32]\n" in out
+    assert "ome-zarr layout at /: 1 finding\n" in out
+
+
+@needs_cli
 def test_cli_verifies_a_zip_archive(hierarchy, tmp_path):
     archive = tmp_path / "h.zip"
     run_cli("cp", hierarchy, archive)
