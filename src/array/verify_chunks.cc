@@ -13,6 +13,9 @@ namespace {
 
 constexpr auto kReportEvery = std::chrono::milliseconds(100);
 
+// Shards of more decoded bytes than this are read one at a time.
+constexpr uint64_t kLargeShardBytes = uint64_t{64} << 20;
+
 // Stored chunks as read from a local store (thread_buffers.h).
 struct ReadChunk;
 
@@ -91,9 +94,14 @@ struct ArrayCheck {
 
   Status CheckLocal() {
     const size_t n = target.chunk_keys.size();
-    // Few shards: one at a time, each one's inner chunks on every thread.
+    // Few shards, or large ones: one at a time, each one's inner chunks on
+    // every thread, so that one shard is in memory rather than one per
+    // thread.
+    const ArraySpec& spec = target.array->codec_chain().spec();
+    const uint64_t shard_bytes =
+        static_cast<uint64_t>(spec.num_elements()) * std::max<size_t>(1, spec.dtype.size());
     if (ShardedChain::Of(target.array->codec_chain()) &&
-        n < static_cast<size_t>(pool.concurrency())) {
+        (n < static_cast<size_t>(pool.concurrency()) || shard_bytes > kLargeShardBytes)) {
       for (size_t i = 0; i < n; ++i) TZ_RETURN_NOT_OK(ReadAndCheck(i));
       return Status::OK();
     }

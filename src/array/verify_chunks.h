@@ -7,8 +7,9 @@
 // - from a remote store chunks are fetched in windows of batched reads
 //   (windowed_fetch.h: about 256 MiB at most) while the slice fetched
 //   before is decoded on the pool.
-// A sharded array with fewer shards than threads is read shard by shard,
-// each shard's inner chunks decoded on all threads.
+// A sharded array with fewer shards than threads, or with shards of more
+// than 64 MiB decoded, is read shard by shard, each shard's inner chunks
+// decoded on all threads.
 //
 // Thread safety: CheckArrayChunks runs on the calling thread and the pool;
 // a VerifyRun is shared by the threads of one Verify.
