@@ -179,6 +179,15 @@ class CodecChain {
   // The chunk's elements as a view of `bytes`, checksums verified; errors
   // as Decode. REQUIRES: StoresRawElements() (else InvalidArgument).
   Result<ByteView> RawElements(ByteView bytes) const;
+  // Bytes stored after the elements when the chain is the bytes codec and one
+  // checksum kept after its payload (bytes + crc32c): 4; else 0. Such a chunk's
+  // elements can be read straight into the caller's memory and the sum beside
+  // them, then checked by VerifyTrailingChecksum.
+  size_t TrailingChecksumBytes() const;
+  // Checks `sum` (the TrailingChecksumBytes() stored after them) against
+  // `elements` held elsewhere: Corruption naming the codec when they differ.
+  // REQUIRES: TrailingChecksumBytes() > 0 (else InvalidArgument).
+  Status VerifyTrailingChecksum(ByteView elements, ByteView sum) const;
 
   const ArraySpec& spec() const { return spec_; }
   nlohmann::json ToJson() const;

@@ -6,7 +6,6 @@
 #include "array/chunk_copy.h"
 #include "array/chunk_region.h"
 #include "array/thread_buffers.h"
-#include "codec/checksum32_codec.h"
 #include "util/shape_string.h"
 
 namespace turbozarr::internal {
@@ -29,21 +28,9 @@ bool CanReadStraightIntoBlock(const CodecChain& chain, const ChunkProjection& p,
          IsContiguousWholeChunk(p, chain.spec().shape, block_shape);
 }
 
-namespace {
-
-// The trailing checksum of a chain that stores bare elements and then its
-// sum, or null.
-const Checksum32Codec* TrailingChecksum(const CodecChain& chain) {
-  if (!chain.StoresRawElements() || chain.bytes_to_bytes().size() != 1) return nullptr;
-  const auto* sum = dynamic_cast<const Checksum32Codec*>(chain.bytes_to_bytes()[0].get());
-  return sum != nullptr && sum->location() == Checksum32Codec::Location::kEnd ? sum : nullptr;
-}
-
-}  // namespace
-
 bool CanReadStraightIntoBlockChecked(const CodecChain& chain, const ChunkProjection& p,
                                      const std::vector<int64_t>& block_shape) {
-  return TrailingChecksum(chain) != nullptr &&
+  return chain.TrailingChecksumBytes() == 4 &&
          IsContiguousWholeChunk(p, chain.spec().shape, block_shape);
 }
 
@@ -64,7 +51,7 @@ Result<bool> ReadStraightIntoBlockChecked(Store& store, const std::string& key,
       *got == n ? store.GetInto(key, ByteRange::Of(n, 5), MutableByteView(sum.data(), 4))
                 : Result<std::optional<uint64_t>>(std::optional<uint64_t>());
   if (tail.ok() && tail->has_value() && **tail == 4 &&
-      TrailingChecksum(chain)->VerifySum(ByteView(dst, n), ByteView(sum.data(), 4)).ok()) {
+      chain.VerifyTrailingChecksum(ByteView(dst, n), ByteView(sum.data(), 4)).ok()) {
     return true;
   }
   return FetchAndDecodeChunkToBlock(store, key, chain, p, block_shape, block);

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <memory>
 
+#include "codec/checksum32_codec.h"
 #include "codec/codec_config.h"
 #include "codec/raw_bytes.h"
 #include "turbozarr/codec.h"
@@ -209,6 +210,19 @@ bool CodecChain::StoresRawElements() const {
     if (!c->IsChecksum()) return false;
   }
   return true;
+}
+
+size_t CodecChain::TrailingChecksumBytes() const {
+  if (!StoresRawElements() || b2b_.size() != 1) return 0;
+  const auto* sum = dynamic_cast<const Checksum32Codec*>(b2b_[0].get());
+  return sum != nullptr && sum->location() == Checksum32Codec::Location::kEnd ? 4 : 0;
+}
+
+Status CodecChain::VerifyTrailingChecksum(ByteView elements, ByteView sum) const {
+  if (TrailingChecksumBytes() == 0) {
+    return Status::InvalidArgument("codec chain: no checksum stored after the elements");
+  }
+  return static_cast<const Checksum32Codec&>(*b2b_[0]).VerifySum(elements, sum);
 }
 
 Result<ByteView> CodecChain::RawElements(ByteView bytes) const {
