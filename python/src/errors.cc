@@ -42,7 +42,15 @@ void RaiseStatus(const Status& status) {
     e.restore();
     return;
   }
-  PyErr_SetString(cls.ptr(), status.message().c_str());
+  // A message may quote damaged bytes (a metadata document that is not
+  // UTF-8): decoded strictly they would raise UnicodeDecodeError in place of
+  // the error that names the key, so bytes that are not UTF-8 are escaped.
+  const std::string& text = status.message();
+  PyObject* message = PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()),
+                                           "backslashreplace");
+  if (message == nullptr) return;  // MemoryError is set
+  PyErr_SetObject(cls.ptr(), message);
+  Py_DECREF(message);
 }
 
 }  // namespace

@@ -116,3 +116,16 @@ def test_turbozarr_verifies_what_zarr_python_checksummed(tmp_path, how):
     flip(path / "c" / "2" / "3", at=-1 if how == "zstd-checksum" else None)
     with pytest.raises(tz.CorruptionError, match="c/2/3"):
         tz.open(path)[20:30, 30:40]
+
+
+def test_damaged_metadata_that_is_not_utf8_is_a_corruption_error(tmp_path):
+    # The error quotes the damaged bytes; they reach Python escaped, not as a
+    # UnicodeDecodeError in place of the error that names the document.
+    a = tz.create(tmp_path / "u.zarr", shape=(4,), dtype="i4")
+    a[...] = 1
+    doc = tmp_path / "u.zarr" / "zarr.json"
+    raw = bytearray(doc.read_bytes())
+    raw[raw.index(b'"shape"') + 1] = 0xA4
+    doc.write_bytes(bytes(raw))
+    with pytest.raises(tz.CorruptionError, match=r"zarr\.json.*\\xa4"):
+        tz.open_array(tmp_path / "u.zarr")
