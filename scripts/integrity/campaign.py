@@ -21,11 +21,13 @@ import queue
 import random
 import select
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -90,8 +92,11 @@ def combo_of(seed: int, table: list[Combo]) -> Combo:
 
 # -- classification ---------------------------------------------------------------------
 
+# Besides turbozarr's own: the built-in families its errors derive from,
+# the binary's refusals, and zipfile's (zarr-python's ZipStore reads
+# archives with it).
 CLEAN_ERRORS: tuple[type, ...] = (ValueError, LookupError, OSError, NotImplementedError,
-                                  readers_mod.CommandError)
+                                  readers_mod.CommandError, zipfile.BadZipFile)
 
 
 def _clean_types() -> tuple[type, ...]:
@@ -174,6 +179,10 @@ def classify(built: layouts_mod.Built, d: damage_mod.Damage, got: Any, want: Any
             return "unexpected", text
         message = str(error)
         named = any(k in message for k in d.keys())
+        if d.target == "meta":
+            # A metadata document is named by its node: "array 'a' in ...".
+            node = d.key.rpartition("/")[0] or "/"
+            named = named or f"'{node}'" in message
         if built.layout.zip and (d.kind == "truncate" or d.target == "index"):
             named = named or built.root.name in message
         return ("error_key" if named else "error_other"), text
@@ -187,6 +196,10 @@ def classify(built: layouts_mod.Built, d: damage_mod.Damage, got: Any, want: Any
 
 
 def _difference(got: Any, want: Any) -> str:
+    if isinstance(want, dict) and isinstance(got, dict):
+        differ = sorted(k for k in want.keys() | got.keys()
+                        if k not in got or k not in want or not same(got[k], want[k]))
+        return "differs in " + ", ".join(differ[:5])
     if isinstance(want, np.ndarray) and isinstance(got, np.ndarray):
         if got.shape != want.shape or got.dtype != want.dtype:
             return f"got {got.dtype}{got.shape}, want {want.dtype}{want.shape}"
@@ -237,6 +250,7 @@ def run_trial(seed: int, table: list[Combo], built: dict[str, layouts_mod.Built]
               "target": d.target, "key": d.key, "other_key": d.other_key, "damage": d.detail}
     if answers is not None:  # so that a crash still says what the trial did
         answers.write(json.dumps({"start": record}) + "\n")
+        _self_test(seed)
     try:
         got = want = error = None
         try:
@@ -248,6 +262,18 @@ def run_trial(seed: int, table: list[Combo], built: dict[str, layouts_mod.Built]
         d.restore()
     record.update(outcome=outcome, detail=detail)
     return record
+
+
+def _self_test(seed: int) -> None:
+    """TURBOZARR_INTEGRITY_SELF_TEST="crash=3,hang=6": the worker dies of
+    SIGSEGV in trial 3 and stops answering in trial 6, so that the test of
+    the campaign can see both counted."""
+    spec = os.environ.get("TURBOZARR_INTEGRITY_SELF_TEST", "")
+    plan = dict(part.split("=") for part in spec.split(",") if "=" in part)
+    if plan.get("crash") == str(seed):
+        os.kill(os.getpid(), signal.SIGSEGV)
+    if plan.get("hang") == str(seed):
+        time.sleep(3600)
 
 
 # -- the parent ---------------------------------------------------------------------------

@@ -141,13 +141,18 @@ def _chunk_origin(key: str, chunk: tuple[int, ...], array: str) -> list[int] | N
 def zarr_python(ctx, built, damage, rng):
     """zarr-python 3.4 with turbozarr's codec pipeline."""
     import zarr
+
+    import turbozarr.zarr_pipeline  # noqa: F401 (registers the pipeline with zarr-python)
     with zarr.config.set({"codec_pipeline.path": "turbozarr.ZarrCodecPipeline"}):
         if built.layout.zip:
             store = zarr.storage.ZipStore(built.root, mode="r")
         else:
             store = zarr.storage.LocalStore(built.root, read_only=True)
         try:
-            got = zarr.open_array(store=store, path="a", mode="r")[...]
+            z = zarr.open_array(store=store, path="a", mode="r")
+            if type(z._async_array.codec_pipeline).__name__ != "ZarrCodecPipeline":
+                raise AssertionError("zarr-python did not take turbozarr's codec pipeline")
+            got = z[...]
         finally:
             store.close()
     return got, _expected(built)
