@@ -343,7 +343,8 @@ class Worker:
                                   "kind": combo.kind, "target": "?", "key": "?", "damage": ""}
         self.proc.stdin.write(json.dumps({"seed": seed}).encode() + b"\n")
         self.proc.stdin.flush()
-        deadline = time.monotonic() + self.args.timeout
+        began = time.monotonic()
+        deadline = began + self.args.timeout
         while True:
             answer = self._line(deadline)
             if answer is None:
@@ -351,6 +352,7 @@ class Worker:
             if "start" in answer:
                 record.update(answer["start"])
                 continue
+            answer["seconds"] = round(time.monotonic() - began, 4)
             return answer
         # No answer: a hang (past the deadline) or a crash (the pipe closed).
         if self.timed_out:
@@ -634,6 +636,9 @@ def main(argv: list[str] | None = None) -> int:
               f"{args.jobs} workers; {versions()}.")
     text = markdown(records, layouts, detected, header)
     print(text)
+    slowest = max(records, key=lambda r: r.get("seconds", 0.0))
+    print(f"slowest trial: seed {slowest['seed']} ({slowest['layout']} / {slowest['path']} / "
+          f"{slowest['kind']}), {slowest.get('seconds', 0.0):.2f} s")
     if summary["bad"]:
         print(f"{len(summary['bad'])} bad trials (replay: python -m integrity --replay SEED):")
         print(bad_report(summary["bad"]))
