@@ -497,19 +497,13 @@ def markdown(records: list[dict], layouts: list[layouts_mod.Layout],
             by_layout[r["layout"]][o] += 1
             by_kind[(r["layout"], r["kind"])][o] += 1
             by_path[r["path"]][o] += 1
-    out = [header, ""]
-    out.append("Damage to chunks and indexes (exchanged chunks and metadata below):")
-    out.append("")
-    cols = [OUTCOME_TITLES[o] for o in OUTCOMES]
-    out.append("| layout | checksummed | trials | " + " | ".join(cols) + " |")
-    out.append("|---|---|---:|" + "---:|" * len(cols))
+    out = [header, "", "| layout | checksummed | what it is |", "|---|---|---|"]
     for lay in layouts:
-        c = by_layout[lay.name]
         check = "yes" if is_checked(lay, detected[lay.name]) else "no"
-        if lay.checksummed is None:
-            check += " (defaults)"
-        out.append(f"| {lay.name} | {check} | {sum(c.values()):,} | " + " | ".join(_row(c)) + " |")
+        out.append(f"| {lay.name} | {check} | {lay.note} |")
     out.append("")
+    out += _outcome_table("Damage to chunks and indexes (exchanged chunks and metadata below):",
+                          "layout", [(lay.name, by_layout[lay.name]) for lay in layouts])
     out.append("Silently wrong reads per kind of damage (silently wrong / trials), chunks and indexes:")
     out.append("")
     kinds = [k for k in damage_mod.KINDS if k != "swap"]

@@ -36,7 +36,7 @@ META_NAMES = (".zarray", ".zattrs", ".zgroup", ".zmetadata", "zarr.json")
 class Layout:
     name: str
     kind: str                      # "array", "sparse", "ome" or "vcz"
-    checksummed: bool | None       # None: the library's defaults decide
+    checksummed: bool | None       # None: the library's defaults decide (detected)
     build: Callable[[Path], Any]   # writes the store at the path, returns `expected`
     zip: bool = False              # the store is a zip archive, not a directory
     note: str = ""
@@ -259,9 +259,12 @@ def all_layouts() -> list[Layout]:
         Layout("zip-v3-sharded", "array", False,
                _array_layout(F4, (64, 64), (16, 32), shards=(32, 64), zip_archive=True, seed=6),
                zip=True, note="a zip archive: inner chunks are read by range, which no CRC covers"),
-        Layout("sparse", "sparse", None, _build_sparse, note="turbozarr.sparse.write's defaults"),
-        Layout("ome-0.5", "ome", None, _ome_layout("0.5"), note="ome.create's defaults, NGFF 0.5"),
-        Layout("ome-0.4", "ome", None, _ome_layout("0.4"), note="ome.create's defaults, NGFF 0.4"),
+        Layout("sparse", "sparse", True, _build_sparse,
+               note="`turbozarr.sparse.write`'s defaults: crc32c after zstd"),
+        Layout("ome-0.5", "ome", True, _ome_layout("0.5"),
+               note="`ome.create`'s defaults, NGFF 0.5: crc32c last"),
+        Layout("ome-0.4", "ome", True, _ome_layout("0.4"),
+               note="`ome.create`'s defaults, NGFF 0.4: zstd's content checksum"),
     ]
     if vcz_available() is None:
         out.append(Layout("vcz", "vcz", False, _build_vcz,
