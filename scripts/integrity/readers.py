@@ -37,6 +37,14 @@ class ChildHung(Exception):
     """A command-line child gave no answer in time: a hang of the path."""
 
 
+class CommandError(Exception):
+    """The binary refused with a nonzero exit status and a message."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
 @dataclass
 class Context:
     http_url: str              # the worker's HTTP server, serving `served`
@@ -136,6 +144,67 @@ def _chunk_origin(key: str, chunk: tuple[int, ...], array: str) -> list[int] | N
     if len(index) != len(chunk):
         return None
     return [i * c for i, c in zip(index, chunk)]
+
+
+def blocks(ctx, built, damage, rng):
+    """`iter_blocks`, streamed with a small readahead budget."""
+    a = _array(local_url(built))
+    out = np.empty(a.shape, a.dtype)
+    for key, block in a.iter_blocks(readahead_bytes=8192):
+        out[key] = block
+    return out, _expected(built)
+
+
+def gather(ctx, built, damage, rng):
+    """`vindex` points: half of them in the damaged chunk (or shard)."""
+    e = built.expected
+    full = e["arrays"]["a"]
+    outer = e["shards"]["a"] or e["chunks"]["a"]
+    origin = _chunk_origin(damage.key, outer, "a")
+    points = []
+    for i in range(12):
+        if origin is not None and i % 2 == 0:
+            points.append([rng.randrange(o, min(o + c, n)) for o, c, n in zip(origin, outer, full.shape)])
+        else:
+            points.append([rng.randrange(n) for n in full.shape])
+    index = tuple(np.array(axis) for axis in zip(*points))
+    return _array(local_url(built)).vindex[index], full[index]
+
+
+def copy(ctx, built, damage, rng):
+    """`dest[...] = source` into a memory array of other chunks, read back."""
+    import turbozarr as tz
+    source = _array(local_url(built))
+    chunks = tuple(max(1, c // 2) for c in built.expected["chunks"]["a"])
+    dest = tz.create("memory://", source.shape, source.dtype, chunks=chunks)
+    dest[...] = source
+    return dest[...], _expected(built)
+
+
+def cli_copy(ctx, built, damage, rng):
+    """`turbozarr cp --codec zstd`: a converting copy, which decodes every
+    chunk (a plain copy moves the stored bytes as they are), read back."""
+    dest = ctx.scratch / "cp.zarr"
+    _run_cli(ctx, ["cp", "--no-progress", "--overwrite", "--src-path", "a", "--dst-path", "a",
+                   "--codec", "zstd", str(built.root), str(dest)])
+    return _array(str(dest))[...], _expected(built)
+
+
+def _run_cli(ctx: Context, args: list[str]) -> bytes:
+    """The binary's standard output: a signal is a crash, no answer in
+    time a hang, a nonzero exit an error with its standard error as the
+    message."""
+    command = f"turbozarr {args[0]}"
+    try:
+        done = subprocess.run([ctx.cli, *args], capture_output=True, timeout=ctx.timeout)
+    except subprocess.TimeoutExpired:
+        raise ChildHung(f"{command} gave no answer in {ctx.timeout} s") from None
+    if done.returncode < 0:
+        raise ChildCrashed(f"{command} died of signal {-done.returncode}: "
+                           f"{done.stderr.decode(errors='replace')[-500:]}")
+    if done.returncode != 0:
+        raise CommandError(done.returncode, done.stderr.decode(errors="replace").strip())
+    return done.stdout
 
 
 def zarr_python(ctx, built, damage, rng):
@@ -281,27 +350,9 @@ def vcz_view(ctx, built, damage, rng):
 
 
 def vcz_cli_view(ctx, built, damage, rng):
-    """`turbozarr vcz view`, the binary: a signal is a crash, a nonzero exit
-    an error with its standard error as the message."""
-    try:
-        done = subprocess.run([ctx.cli, "vcz", "view", "--no-version", str(built.root)],
-                              capture_output=True, timeout=ctx.timeout)
-    except subprocess.TimeoutExpired:
-        raise ChildHung(f"turbozarr vcz view gave no answer in {ctx.timeout} s") from None
-    if done.returncode < 0:
-        raise ChildCrashed(f"turbozarr vcz view died of signal {-done.returncode}: "
-                           f"{done.stderr.decode(errors='replace')[-500:]}")
-    if done.returncode != 0:
-        raise CommandError(done.returncode, done.stderr.decode(errors="replace").strip())
-    return done.stdout.decode(), built.expected["view"]
-
-
-class CommandError(Exception):
-    """The binary refused with a nonzero exit status and a message."""
-
-    def __init__(self, status: int, message: str):
-        super().__init__(message)
-        self.status = status
+    """`turbozarr vcz view`, the binary."""
+    out = _run_cli(ctx, ["vcz", "view", "--no-version", str(built.root)])
+    return out.decode(), built.expected["view"]
 
 
 # -- the list --------------------------------------------------------------------------------
@@ -312,6 +363,10 @@ READERS = [
     Reader("strict", ("array",), strict),
     Reader("http", ("array",), over_http, zip_layouts=False),
     Reader("zip", ("array",), through_zip, zip_layouts=False),
+    Reader("blocks", ("array",), blocks),
+    Reader("gather", ("array",), gather),
+    Reader("copy", ("array",), copy),
+    Reader("cli-cp", ("array",), cli_copy, needs="cli"),
     Reader("zarr-python", ("array",), zarr_python, needs="zarr-python"),
     Reader("tile", ("sparse",), sparse_tile),
     Reader("cells", ("sparse",), sparse_cells),
@@ -334,6 +389,10 @@ DESCRIPTIONS = {
     "strict": "the whole array with `read_missing_chunks=False`",
     "http": "over HTTP from a loopback server (arrays whole; sparse a tile; OME a region)",
     "zip": "a zip archive made from the damaged layout (so its CRCs fit the damage)",
+    "blocks": "`iter_blocks` with an 8 KiB readahead budget",
+    "gather": "`vindex` of 12 points, half of them in the damaged chunk",
+    "copy": "`dest[...] = source` into an array of smaller chunks, read back",
+    "cli-cp": "the binary: `turbozarr cp --codec zstd` (a converting copy), read back",
     "zarr-python": "zarr-python 3.4 with `turbozarr.ZarrCodecPipeline` (Python 3.12)",
     "tile": "`sparse.open(...).tile(t)`, the damaged tile",
     "cells": "`cells(ids)`: 8 cells of the damaged tile and 8 anywhere",
