@@ -128,7 +128,7 @@ test-concurrency: build tsan-build
 
 # The integrity campaign (scripts/integrity, docs/guarantees.md "Damage: the
 # integrity campaign"): INTEGRITY_TRIALS trials of damage to every layout,
-# read through every path, on JOBS worker processes (about 15 minutes on 2
+# read through every path, on JOBS worker processes (about 9 minutes on 2
 # cores); writes the table into docs/guarantees.md and fails on a crash, a
 # hang, an unexpected exception or a silently wrong read of a checksummed
 # layout. `make test` runs 400 (python/tests/test_integrity_campaign.py).
