@@ -472,16 +472,6 @@ def prepare(args: argparse.Namespace) -> None:
 
 # -- the table -------------------------------------------------------------------------------
 
-def summarize(records: list[dict], layouts: list[layouts_mod.Layout],
-              checksums: dict[str, bool]) -> dict[str, Any]:
-    """Counts per layout, path, kind and target, and the bad trials."""
-    counts: dict[tuple, collections.Counter] = collections.defaultdict(collections.Counter)
-    for r in records:
-        counts[(r["layout"], r["path"], r["kind"], r["target"])][r["outcome"]] += 1
-    bad = [r for r in records if is_bad(r, checksums)]
-    return {"counts": counts, "bad": bad}
-
-
 def is_checked(layout: layouts_mod.Layout, detected: bool) -> bool:
     return layout.checksummed is True or detected
 
@@ -605,9 +595,12 @@ def versions() -> str:
     except ImportError:
         pass
     try:
-        commit = subprocess.run(["git", "-C", str(layouts_mod.REPO), "rev-parse", "--short", "HEAD"],
+        git = ["git", "-C", str(layouts_mod.REPO)]
+        commit = subprocess.run(git + ["rev-parse", "--short", "HEAD"],
                                 capture_output=True, text=True, check=True).stdout.strip()
-        parts.append(f"commit {commit}")
+        # The code measured, not the table being written: docs/ aside.
+        changed = subprocess.run(git + ["diff", "--quiet", "HEAD", "--", ".", ":!docs"]).returncode
+        parts.append(f"commit {commit}" + (" with uncommitted changes" if changed else ""))
     except (OSError, subprocess.CalledProcessError):
         pass
     return ", ".join(parts)
@@ -659,7 +652,7 @@ def main(argv: list[str] | None = None) -> int:
         with open(args.records, "w") as f:
             for r in records:
                 f.write(json.dumps(r) + "\n")
-    summary = summarize(records, layouts, checks)
+    bad = [r for r in records if is_bad(r, checks)]
     when = datetime.date.today().isoformat()
     command = args.command or "python -m integrity --trials {:,}".format(len(seeds))
     header = (f"`{command}`, {when}: {len(seeds):,} trials (seeds {seeds[0]}-{seeds[-1]}, "
@@ -670,9 +663,9 @@ def main(argv: list[str] | None = None) -> int:
     slowest = max(records, key=lambda r: r.get("seconds", 0.0))
     print(f"slowest trial: seed {slowest['seed']} ({slowest['layout']} / {slowest['path']} / "
           f"{slowest['kind']}), {slowest.get('seconds', 0.0):.2f} s")
-    if summary["bad"]:
-        print(f"{len(summary['bad'])} bad trials (replay: python -m integrity --replay SEED):")
-        print(bad_report(summary["bad"]))
+    if bad:
+        print(f"{len(bad)} bad trials (replay: python -m integrity --replay SEED):")
+        print(bad_report(bad))
     if args.write_doc:
         write_doc(args.write_doc, text)
-    return 1 if summary["bad"] else 0
+    return 1 if bad else 0
