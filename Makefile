@@ -22,7 +22,7 @@ CCACHE_BASEDIR ?= $(CURDIR)
 export CCACHE_BASEDIR
 
 .PHONY: setup build demo test test-cpp test-python test-install test-wheel test-sanitize \
-        tsan-build test-tsan test-concurrency test-vcz soak test-zarr-python test-zarr-python-full fuzz fuzz-build \
+        tsan-build test-tsan test-concurrency test-integrity test-vcz soak test-zarr-python test-zarr-python-full fuzz fuzz-build \
         fuzz-all fuzz-merge micro-bench bench-ome-env bench-sparse-env fixtures support-table clean
 
 setup:
@@ -125,6 +125,18 @@ test-concurrency: build tsan-build
 	TURBOZARR_CRASH_KILLS=100 $(BUILD)/src/array/tz_crash_write_test
 	TURBOZARR_CONCURRENT_WRITES=full TSAN_OPTIONS=halt_on_error=1 \
 	  $(TSAN_BUILD)/$(CONCURRENT_TEST) --gtest_filter='*Threads*'
+
+# The integrity campaign (scripts/integrity, docs/guarantees.md "Damage: the
+# integrity campaign"): INTEGRITY_TRIALS trials of damage to every layout,
+# read through every path, on JOBS worker processes (about 9 minutes on 2
+# cores); writes the table into docs/guarantees.md and fails on a crash, a
+# hang, an unexpected exception or a silently wrong read of a checksummed
+# layout. `make test` runs 400 (python/tests/test_integrity_campaign.py).
+INTEGRITY_TRIALS ?= 100000
+test-integrity: build
+	PYTHONPATH=$(CURDIR)/scripts:$(CURDIR)/python TURBOZARR_CLI=$(CURDIR)/$(BUILD)/cli/turbozarr \
+	  $(PYTHON312) -m integrity --trials $(INTEGRITY_TRIALS) --jobs $(JOBS) \
+	  --write-doc docs/guarantees.md --command "make test-integrity"
 
 # 30 minutes (SOAK_SECONDS) of reads and writes from 8 threads over the S3 and
 # HTTP test server with faults on: 0 wrong, memory and descriptors flat; the
