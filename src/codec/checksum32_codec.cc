@@ -189,6 +189,13 @@ Result<ByteView> Checksum32Codec::Verify(ByteView encoded) const {
   return payload;
 }
 
+void Checksum32Codec::AppendSum(Buffer& bytes) const {
+  const uint32_t sum = algorithm_.sum(bytes.view(), seed_);
+  const size_t n = bytes.size();
+  bytes.Resize(n + 4);
+  internal::StoreLE32(bytes.data() + n, sum);
+}
+
 Status Checksum32Codec::VerifySum(ByteView payload, ByteView sum) const {
   if (sum.size() != 4) {
     return Status::Corruption(std::string("codec ") + algorithm_.id + ": " +
