@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "turbozarr/version.h"
 
 namespace {
 
@@ -42,7 +43,7 @@ int main(int argc, char** argv) {
   CLI::App app("Inspect, print and copy Zarr arrays and groups (formats 2 and 3).",
                "turbozarr");
   app.require_subcommand(1);
-  app.set_version_flag("--version", "turbozarr 0.1.0");
+  app.set_version_flag("--version", "turbozarr " + std::string(turbozarr::Version()));
   app.footer(
       "PATH is a store: a local directory, file:///dir, a zip archive (x.zip,\n"
       "zip:///x.zip) or memory://. A directory inside a hierarchy (or inside an\n"

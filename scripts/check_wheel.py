@@ -144,7 +144,8 @@ ENTRY_POINTS = {
 def check_entry_points() -> None:
     dist = importlib.metadata.distribution("turbozarr")
     declared = {(ep.group, ep.name): ep.value for ep in dist.entry_points}
-    assert declared[("console_scripts", "turbozarr")] == "turbozarr._cli:main", declared
+    assert declared[("console_scripts", "turbozarr")] == "_turbozarr_cli:main", declared
+    assert dist.version == tz.__version__, (dist.version, tz.__version__)
     assert declared[("console_scripts", "turbozarr-bench")] == "turbozarr_bench.cli:main"
     for group, (value, module, peer) in ENTRY_POINTS.items():
         assert declared.get((group, "turbozarr")) == value, (group, declared)

@@ -9,5 +9,3 @@ Modules imported inside the children (child.py, ops.py, measure.py,
 checksum.py, adapters/*, datasets/pixels.py) use only the standard library and
 numpy, because they run in every peer's environment.
 """
-
-__version__ = "0.1.0"

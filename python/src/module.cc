@@ -4,11 +4,14 @@
 
 #include "bindings.h"
 #include "errors.h"
+#include "turbozarr/version.h"
 
 namespace nb = nanobind;
 
 NB_MODULE(_core, m) {
   m.doc() = "turbozarr engine bindings; use the turbozarr package instead.";
+  const std::string_view version = turbozarr::Version();
+  m.attr("__version__") = nb::str(version.data(), version.size());
   turbozarr::python::RegisterErrorTranslator();
   turbozarr::python::BindErrorHelpers(m);
   turbozarr::python::BindConfig(m);

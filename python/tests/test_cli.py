@@ -404,7 +404,10 @@ def test_fsck_of_zip_archives(tmp_path, int_array):
 
 def test_help_and_version():
     assert "cp" in run_cli("--help").stdout
-    assert run_cli("--version").stdout.strip() == "turbozarr 0.1.0"
+    # One version everywhere: the file VERSION, the module and the tool.
+    version = (Path(__file__).resolve().parents[2] / "VERSION").read_text().strip()
+    assert tz.__version__ == version
+    assert run_cli("--version").stdout.strip() == f"turbozarr {version}"
 
 
 # --- cp ----------------------------------------------------------------------

@@ -64,7 +64,8 @@ from turbozarr.errors import (
     UnsupportedError,
 )
 
-__version__ = "0.1.0"
+# The version the engine was built with (the file VERSION in the source tree).
+from turbozarr._core import __version__
 
 
 def __getattr__(name: str):

@@ -1,5 +1,5 @@
 """`python -m turbozarr ARGS` is the `turbozarr` command-line tool."""
 
-from turbozarr._cli import main
+from _turbozarr_cli import main
 
 main()
