@@ -5,7 +5,6 @@ BUILD312   ?= build-py312
 BUILD313   ?= build-py313
 ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
-WHEEL_DIR  ?= build-wheel
 JOBS       ?= $(shell nproc)
 PYTHON     := $(CURDIR)/.venv/bin/python
 PYTHON312  := $(CURDIR)/.venv312/bin/python
@@ -113,15 +112,31 @@ test-install: build
 	$(CMAKE) --build $(BUILD)/consumer > /dev/null
 	$(BUILD)/consumer/consumer
 
-# A wheel per interpreter (pip wheel . with the pinned build tools of its
-# environment), each installed into a fresh virtual environment that holds
-# only it and numpy, then checked from outside the source tree by
+# The wheels a user installs with pip (docs/install.md): one manylinux wheel
+# per supported Python (3.11, 3.12, 3.13), each repaired by auditwheel so that
+# it carries every library it links but glibc's, libstdc++'s and libgcc_s's,
+# and the sdist, into $(WHEELS)/dist with what `auditwheel show` says of each.
+# The wheels' build directories (build-<wheel tag>, see pyproject.toml)
+# persist, so a second run recompiles only what changed.
+WHEELS ?= build-wheels
+wheels: setup
+	bash scripts/build_wheels.sh $(WHEELS) $(PYTHON) $(PYTHON312) $(PYTHON313)
+
+# Each wheel installed into a fresh virtual environment on this machine that
+# holds only it and numpy, then checked from outside the source tree by
 # scripts/check_wheel.py: the module, the command-line tools, the stub and the
-# entry points. The wheels' build directories (build-<wheel tag>, see
-# pyproject.toml) persist, so a second run recompiles only what changed.
-test-wheel: setup
-	bash scripts/test_wheel.sh $(WHEEL_DIR) $(PYTHON) requirements-dev.txt
-	bash scripts/test_wheel.sh $(WHEEL_DIR) $(PYTHON312) requirements-py312.txt
+# entry points.
+test-wheel: wheels
+	bash scripts/test_wheel.sh $(WHEELS) $(PYTHON) requirements-dev.txt
+	bash scripts/test_wheel.sh $(WHEELS) $(PYTHON312) requirements-py312.txt
+	bash scripts/test_wheel.sh $(WHEELS) $(PYTHON313) requirements-py312.txt
+
+# The wheels on machines that never saw the set-up: minimal Debian 12 and 13
+# roots made by debootstrap (kept in $(WHEELS)/roots), each wheel installed
+# from it with its dependencies from PyPI, and every layer run there
+# (scripts/bare_root/test_wheels.sh says what; docs/install.md has the figures).
+test-wheel-bare: wheels
+	bash scripts/bare_root/test_wheels.sh $(WHEELS)/dist $(WHEELS)/roots
 
 # The C++ tests again under AddressSanitizer and UndefinedBehaviorSanitizer.
 test-sanitize: setup
@@ -243,4 +258,4 @@ fixtures: setup
 	$(PYTHON) scripts/fixtures/regenerate.py
 
 clean:
-	rm -rf $(BUILD) $(BUILD312) $(ASAN_BUILD) $(TSAN_BUILD) $(WHEEL_DIR) build-cp3*
+	rm -rf $(BUILD) $(BUILD312) $(BUILD313) $(ASAN_BUILD) $(TSAN_BUILD) $(WHEELS) build-cp3*

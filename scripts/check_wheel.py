@@ -42,6 +42,37 @@ def check_package() -> None:
     assert Path(tz._core.__file__).resolve() == PACKAGE / f"_core{suffix}"
 
 
+# What a manylinux wheel may take from the system: auditwheel's list for the
+# manylinux_2_x policies (PEP 600 leaves it to auditwheel), less the graphics
+# libraries turbozarr has no use for, plus the loader itself; everything else
+# it links must come from the wheel's own turbozarr.libs.
+SYSTEM_LIBRARIES = {"libc.so.6", "libm.so.6", "libmvec.so.1", "libgcc_s.so.1",
+                    "libstdc++.so.6", "libatomic.so.1", "libpthread.so.0", "libdl.so.2",
+                    "librt.so.1", "libanl.so.1", "libnsl.so.1", "libutil.so.1",
+                    "libresolv.so.2", "libexpat.so.1", "libz.so.1",
+                    "ld-linux-x86-64.so.2", "linux-vdso.so.1"}
+
+
+def check_linkage() -> None:
+    # The wheel is tagged manylinux, and each binary in it resolves every
+    # library outside that list to a copy inside the wheel.
+    tags = [line.split(": ", 1)[1] for line in
+            importlib.metadata.distribution("turbozarr").read_text("WHEEL").splitlines()
+            if line.startswith("Tag: ")]
+    assert tags and all("-manylinux_" in t for t in tags), tags
+    vendored = (SITE / "turbozarr.libs").resolve()
+    for binary in [Path(tz._core.__file__), PACKAGE / "_bin" / "turbozarr"]:
+        for line in run("ldd", binary).splitlines():
+            name, _, where = line.strip().partition(" => ")
+            name = name.split(" ")[0]
+            assert "not found" not in where, (binary, line)
+            if name in SYSTEM_LIBRARIES or name.startswith("/"):
+                continue
+            resolved = Path(where.split(" (")[0]).resolve()
+            assert resolved.parent == vendored, (binary, name, resolved)
+    print(f"check_wheel: {tags[0]}; every library but the system's from turbozarr.libs")
+
+
 def check_round_trip(path: Path) -> np.ndarray:
     data = np.arange(40 * 30, dtype="int32").reshape(40, 30) * 3 - 700
     a = tz.create(str(path), shape=data.shape, dtype="i4", chunks=(16, 16))
@@ -163,6 +194,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "a.zarr"
         check_package()
+        check_linkage()
         data = check_round_trip(path)
         check_cli(path, data)
         check_vcz(Path(tmp))
