@@ -7,7 +7,6 @@ create (fail if something is there).
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
@@ -206,20 +205,24 @@ async def open_async(store: Any, mode: str = "r", **kwargs: Any) -> Array | Grou
     """open for asyncio code: the metadata reads run on a worker thread
     while the event loop goes on (Array.get_async and set_async read and
     write)."""
+    import asyncio  # loaded by then: the caller runs an event loop
     return await asyncio.to_thread(open, store, mode, **kwargs)
 
 
 async def open_array_async(store: Any, mode: str = "r", **kwargs: Any) -> Array:
     """open_array for asyncio code (see open_async)."""
+    import asyncio  # loaded by then: the caller runs an event loop
     return await asyncio.to_thread(open_array, store, mode, **kwargs)
 
 
 async def open_group_async(store: Any, mode: str = "r", **kwargs: Any) -> Group:
     """open_group for asyncio code (see open_async)."""
+    import asyncio  # loaded by then: the caller runs an event loop
     return await asyncio.to_thread(open_group, store, mode, **kwargs)
 
 
 async def create_async(store: Any, shape: Any, dtype: Any = "float64",
                        **kwargs: Any) -> Array:
     """create for asyncio code (see open_async)."""
+    import asyncio  # loaded by then: the caller runs an event loop
     return await asyncio.to_thread(create, store, shape, dtype, **kwargs)

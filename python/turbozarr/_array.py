@@ -8,7 +8,6 @@ through Python objects.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import copy
 import functools
@@ -598,16 +597,19 @@ class Array(Node):
         """``self[selection]`` (``get_basic_selection`` with `out`) for asyncio
         code: the read runs on the engine's threads while the event loop
         goes on."""
+        import asyncio  # loaded by then: the caller runs an event loop
         if out is None:
             return await asyncio.to_thread(self.__getitem__, selection)
         return await asyncio.to_thread(self.get_basic_selection, selection, out=out)
 
     async def set_async(self, selection: Any, value: Any) -> None:
         """``self[selection] = value`` for asyncio code (see get_async)."""
+        import asyncio  # loaded by then: the caller runs an event loop
         await asyncio.to_thread(self.__setitem__, selection, value)
 
     async def append_async(self, data: Any, axis: int = 0) -> tuple[int, ...]:
         """append for asyncio code (see get_async)."""
+        import asyncio  # loaded by then: the caller runs an event loop
         return await asyncio.to_thread(self.append, data, axis)
 
     def update_attributes(self, new_attributes: dict[str, Any]) -> Array:
