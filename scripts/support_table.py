@@ -48,19 +48,20 @@ when this file claims a cell that the tests do not prove. -->
 
 What turbozarr reads and writes, and against which other implementations
 (peers) the tests prove it. This file is generated: `make support-table`
-runs the Python tests on Python 3.11 and 3.12, each interop test recording
-what it proved (python/tests/support_records.py), and writes the table from
-the records of the tests that passed; `make test` checks that this file
-claims nothing the records do not show.
+runs the Python tests on Python 3.11, 3.12 and 3.13, each interop test
+recording what it proved (python/tests/support_records.py), and writes the
+table from the records of the tests that passed; `make test` checks that this
+file claims nothing the records do not show.
 
 - **read**: data the peer wrote is read by turbozarr, bit for bit.
 - **write**: data turbozarr wrote is read by the peer, bit for bit (or is,
   byte for byte, what the peer itself writes).
 
 A cell names the peers and counts the passing tests behind it (a test run
-on both interpreters counts twice); {NONE} means no Python test proves it.
-The peers' releases are pinned in requirements-dev.txt (Python 3.11) and
-requirements-py312.txt (Python 3.12); "(codec pipeline)" means through
+on several interpreters counts once on each); {NONE} means no Python test
+proves it. The peers' releases are pinned in requirements-dev.txt (Python
+3.11) and requirements-py312.txt (Python 3.12 and 3.13; "Interpreters" at
+the end says which ran what); "(codec pipeline)" means through
 zarr-python's own API with turbozarr.ZarrCodecPipeline on
 (docs/zarr-pipeline.md). Rows are spelled as the metadata documents spell
 them: v3 data type and codec names, v2 type strings (lengths and time units
@@ -204,6 +205,36 @@ def render(cells: dict[Key, dict[str, Cell]], rows: list[Key]) -> str:
     return "\n".join(out) + "\n"
 
 
+INTERPRETERS = "Interpreters"
+
+
+def interpreters(records: list[dict]) -> dict[str, tuple[set[str], int]]:
+    """Per Python version: the peers its passing interop tests ran against,
+    and how many tests those were."""
+    peers: dict[str, set[str]] = defaultdict(set)
+    tests: dict[str, set[str]] = defaultdict(set)
+    for r in records:
+        peers[r["python"]].add(r["peer"])
+        tests[r["python"]].add(r["test"])
+    return {v: (peers[v], len(tests[v])) for v in peers}
+
+
+def render_interpreters(ran: dict[str, tuple[set[str], int]]) -> str:
+    out = [f"\n## {INTERPRETERS}\n", "| Python | peers | passing interop tests |", "|---|---|---|"]
+    for version in sorted(ran, key=lambda v: tuple(int(p) for p in v.split("."))):
+        names, count = ran[version]
+        out.append(f"| {version} | {_escape(', '.join(sorted(names)))} | {count} |")
+    return "\n".join(out) + "\n"
+
+
+def check_interpreters(text: str, ran: dict[str, tuple[set[str], int]]) -> list[str]:
+    """The interpreters the document names that no passing test ran on."""
+    section = text.split(f"## {INTERPRETERS}\n", 1)
+    claimed = [_split_row(line)[0] for line in section[1].splitlines()[3:]
+               if line.startswith("|")] if len(section) == 2 else []
+    return [f"Python {v}: no passing interop test ran on it" for v in claimed if v not in ran]
+
+
 _CELL = re.compile(r"^(?P<peers>.+) \((?P<tests>\d+) tests?\)$")
 
 
@@ -296,18 +327,22 @@ def main(argv: list[str] | None = None) -> int:
     if not records_path.is_file():
         parser.error(f"{records_path} does not exist: run the Python tests with "
                      "TURBOZARR_SUPPORT_RECORD naming it (make support-table)")
-    proven = prove(load(records_path))
+    records = load(records_path)
+    proven, ran = prove(records), interpreters(records)
     if args.write:
         from turbozarr import _core
 
-        args.doc.write_text(render(proven, catalogue(_core.codec_table())), encoding="utf-8")
+        args.doc.write_text(render(proven, catalogue(_core.codec_table()))
+                            + render_interpreters(ran), encoding="utf-8")
         print(f"{args.doc}: {sum(bool(c.peers) for v in proven.values() for c in v.values())} "
               f"cells proven by the records in {records_path}")
         return 0
     if not args.doc.is_file():
         print(f"{args.doc} does not exist: make support-table writes it", file=sys.stderr)
         return 1
-    unproven, lacking = check(parse(args.doc.read_text(encoding="utf-8")), proven)
+    text = args.doc.read_text(encoding="utf-8")
+    unproven, lacking = check(parse(text), proven)
+    unproven += check_interpreters(text, ran)
     if lacking:
         print(f"{args.doc} lacks what the tests prove ({_cells(len(lacking))}; "
               "`make support-table` adds them):")

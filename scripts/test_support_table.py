@@ -108,3 +108,24 @@ def test_codec_rows_follow_the_codec_table():
     assert st.codec_rows(table) == [
         ("zstd", 3), ("vlen-utf8", 3), ("sharding_indexed", 3), ("numcodecs.zstd", 3),
         ("numcodecs.lz4", 3), ("zstd", 2), ("vlen-utf8", 2), ("lz4", 2)]
+
+
+def test_interpreters_section_lists_each_python_and_check_refuses_one_not_run(tmp_path):
+    ran = st.interpreters(RECORDS)
+    assert ran == {"3.11": ({"zarr-python 3.1"}, 1),
+                   "3.12": ({"zarr-python 3.4", "Python zipfile"}, 3)}
+    doc = st.render(st.prove(RECORDS), ROWS) + st.render_interpreters(ran)
+    lines = doc.splitlines()
+    assert lines[lines.index("## Interpreters") + 2:][:4] == [
+        "| Python | peers | passing interop tests |",
+        "|---|---|---|",
+        "| 3.11 | zarr-python 3.1 | 1 |",
+        "| 3.12 | Python zipfile, zarr-python 3.4 | 3 |"]
+    assert st.check_interpreters(doc, ran) == []
+    claimed = doc + "| 3.13 | zarr-python 3.4 | 9 |\n"
+    assert st.check_interpreters(claimed, ran) == [
+        "Python 3.13: no passing interop test ran on it"]
+    path, out = _files(tmp_path, RECORDS, claimed)
+    assert st.main(["--check", str(path), "--doc", str(out)]) == 1
+    out.write_text(doc)
+    assert st.main(["--check", str(path), "--doc", str(out)]) == 0
