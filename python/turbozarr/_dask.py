@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from turbozarr._array import Array
+from turbozarr._optional import import_optional
 from turbozarr._store import store_spec
 
 
@@ -43,7 +44,7 @@ def to_dask(a: Array, chunks: Any = None, *, name: str | None = None) -> Any:
     takes, "auto" included). The name is a deterministic token of where `a`
     lives (store URL and path) and its layout, so the same array opened
     twice gives the same graph keys; pass `name` to choose another."""
-    import dask.array as da
+    da = import_optional("dask.array", "dask", "turbozarr.to_dask")
     from dask.base import tokenize
 
     if not isinstance(a, Array):
@@ -105,7 +106,8 @@ def aligned_chunks(region: tuple[slice, ...],
 def _check_target_travels(target: Array, source: Any, scheduler: Any) -> None:
     """TypeError, saying why, when the scheduler runs tasks in other
     processes and `target` cannot be pickled (dask would report only that
-    its graph could not be serialized)."""
+    its graph could not be serialized). Called by `store` once dask.array
+    has imported, so dask is there."""
     import dask.local
     import dask.threaded
     from dask.base import get_scheduler
@@ -130,7 +132,7 @@ def store(source: Any, target: Array, region: Any = None, *, lock: Any = False,
     slices with step 1. `lock`, `compute`, `return_stored` and the other
     keywords go to dask.array.store, whose result this is (None, or a
     Delayed with compute=False)."""
-    import dask.array as da
+    da = import_optional("dask.array", "dask", "turbozarr.store")
 
     if not isinstance(target, Array):
         raise TypeError(f"store writes into a turbozarr.Array, not {type(target).__name__}")

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Callable, TextIO
 
 from turbozarr import sparse
+from turbozarr._optional import import_optional
 from turbozarr.errors import TurbozarrError
 
 
@@ -52,8 +53,8 @@ def _convert(args: argparse.Namespace) -> int:
     elif source.suffix == ".h5ad":
         ds = sparse.from_h5ad(source, args.dest, key=args.key, **options)
     elif source.suffix == ".npz":
-        import scipy.sparse
-        ds = sparse.write(args.dest, scipy.sparse.load_npz(source), **options)
+        scipy_sparse = import_optional("scipy.sparse", "sparse", "reading an .npz file")
+        ds = sparse.write(args.dest, scipy_sparse.load_npz(source), **options)
     else:
         raise TurbozarrError(f"{source}: not an .h5ad file, a 10x directory (matrix.mtx) "
                              "or a scipy .npz file")
@@ -112,6 +113,8 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     try:
         return args.run(args)
-    except (TurbozarrError, OSError) as e:
+    # A missing optional dependency is the environment's, not a bug: its
+    # message (which names the extra to install) is the whole story.
+    except (TurbozarrError, OSError, ModuleNotFoundError) as e:
         print(f"turbozarr sparse {args.command}: {e}", file=sys.stderr)
         return 1

@@ -30,12 +30,17 @@ import warnings
 from typing import Any, Iterator, NamedTuple
 
 import numpy as np
-import torch
-import torch.utils.data
-from torch.multiprocessing.reductions import StorageWeakRef
 
 from turbozarr import _core
+from turbozarr._optional import import_optional
 from turbozarr.errors import CorruptionError, InvalidArgumentError
+
+# torch is the loader's alone, the `torch` extra's (kept out of `all`: a
+# plain install of torch brings a CUDA build of several GB).
+import_optional("torch", "torch", "turbozarr.sparse.CellLoader")
+import torch  # noqa: E402
+import torch.utils.data  # noqa: E402
+from torch.multiprocessing.reductions import StorageWeakRef  # noqa: E402
 
 __all__ = ["CellLoader", "CellBatch"]
 

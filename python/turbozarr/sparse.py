@@ -29,6 +29,7 @@ from turbozarr import _core
 from turbozarr._api import group as _create_group
 from turbozarr._api import open_group
 from turbozarr._array import _aligned_empty
+from turbozarr._optional import import_optional
 from turbozarr.errors import InvalidArgumentError
 
 __all__ = ["Dataset", "TileDecoder", "Table", "CellLoader", "CellBatch", "open", "write",
@@ -122,7 +123,7 @@ class Table:
 
     def to_pandas(self, columns: Sequence[str] | None = None) -> Any:
         """The table (or the named columns) as a pandas DataFrame."""
-        import pandas as pd
+        pd = import_optional("pandas", "sparse", "turbozarr.sparse.Table.to_pandas")
         names = list(self.columns if columns is None else columns)
         index = pd.Index(self.index, name=None if self._index_name == "_index"
                          else self._index_name)
@@ -135,13 +136,13 @@ def _read_column(node: Any, where: str) -> Any:
     attrs = dict(node.attrs)
     kind = attrs.get("encoding-type")
     if kind == "categorical":
-        import pandas as pd
+        pd = import_optional("pandas", "sparse", "a categorical column of turbozarr.sparse.Table")
         codes = node["codes"][...]
         categories = _read_column(node["categories"], where + "/categories")
         return pd.Categorical.from_codes(codes, categories,
                                          ordered=bool(attrs.get("ordered", False)))
     if kind in ("nullable-integer", "nullable-boolean"):
-        import pandas as pd
+        pd = import_optional("pandas", "sparse", "a nullable column of turbozarr.sparse.Table")
         values, mask = node["values"][...], node["mask"][...]
         return pd.array(np.ma.masked_array(values, mask).tolist(),
                         dtype="Int64" if kind == "nullable-integer" else "boolean")
@@ -276,13 +277,14 @@ class Dataset:
     def to_scipy(self, *, sorted: bool = True, threads: int = 0) -> Any:  # noqa: A002
         """The whole matrix as scipy CSR: with `sorted`, the canonical CSR of
         the source (genes ascending in each row), exactly as written."""
-        import scipy.sparse
+        scipy_sparse = import_optional("scipy.sparse", "sparse",
+                                       "turbozarr.sparse.Dataset.to_scipy")
         indptr, indices, values = self._whole(sorted, threads)
-        return scipy.sparse.csr_matrix((values, indices, indptr), shape=self.shape, copy=False)
+        return scipy_sparse.csr_matrix((values, indices, indptr), shape=self.shape, copy=False)
 
     def to_anndata(self) -> Any:
         """An in-memory anndata.AnnData: X (sorted CSR), obs and var."""
-        import anndata
+        anndata = import_optional("anndata", "sparse", "turbozarr.sparse.Dataset.to_anndata")
         obs = self.obs.to_pandas() if self.obs is not None else None
         var = self.var.to_pandas() if self.var is not None else None
         return anndata.AnnData(X=self.to_scipy(), obs=obs, var=var)
@@ -380,14 +382,16 @@ class Dataset:
             values: np.ndarray, rows: int, genes: Any) -> Any:
         shape = (rows, self._columns(genes))
         if format == "csr":
-            import scipy.sparse
-            return scipy.sparse.csr_matrix((values, indices, indptr), shape=shape, copy=False)
+            scipy_sparse = import_optional("scipy.sparse", "sparse",
+                                           'CSR results of turbozarr.sparse (format="csr")')
+            return scipy_sparse.csr_matrix((values, indices, indptr), shape=shape, copy=False)
         if format == "dense":
             out = np.zeros(shape, self._dtype)
             row_of = np.repeat(np.arange(rows), np.diff(indptr))
             out[row_of, indices] = values
             return out
-        import torch
+        torch = import_optional("torch", "torch",
+                                'torch results of turbozarr.sparse (format="torch")')
         index_type = np.int64 if indptr.dtype == np.int64 else np.int32
         return torch.sparse_csr_tensor(torch.from_numpy(np.ascontiguousarray(indptr)),
                                        torch.from_numpy(indices.astype(index_type, copy=False)),
@@ -416,8 +420,8 @@ def take_rows(matrix: Any, rows: Any) -> Any:
     that order, as a new CSR matrix: ``matrix[rows]`` in one pass of the
     engine's row copy (no per-row Python, no index sort), for minibatches
     cut from a decoded tile."""
-    import scipy.sparse
-    if not scipy.sparse.issparse(matrix) or matrix.format != "csr":
+    scipy_sparse = import_optional("scipy.sparse", "sparse", "turbozarr.sparse.take_rows")
+    if not scipy_sparse.issparse(matrix) or matrix.format != "csr":
         raise InvalidArgumentError(f"take_rows needs a scipy CSR matrix, not {type(matrix)!r}")
     rows = np.asarray(rows, dtype=np.int64).reshape(-1)
     n_rows = matrix.shape[0]
@@ -433,7 +437,7 @@ def take_rows(matrix: Any, rows: Any) -> Any:
                                              val, rows)
     if out_ptr[-1] <= np.iinfo(np.int32).max:
         out_ptr = out_ptr.astype(np.int32)
-    return scipy.sparse.csr_matrix((out_val, out_idx, out_ptr),
+    return scipy_sparse.csr_matrix((out_val, out_idx, out_ptr),
                                    shape=(len(rows), matrix.shape[1]), copy=False)
 
 
@@ -468,12 +472,12 @@ class _Source:
 
 class _InMemory(_Source):
     def __init__(self, X: Any) -> None:
-        import scipy.sparse
+        scipy_sparse = import_optional("scipy.sparse", "sparse", "turbozarr.sparse.write")
         if isinstance(X, np.ndarray):
             if X.ndim != 2:
                 raise InvalidArgumentError(f"a counts matrix has 2 dimensions, not {X.ndim}")
-            X = scipy.sparse.csr_matrix(X)
-        elif scipy.sparse.issparse(X):
+            X = scipy_sparse.csr_matrix(X)
+        elif scipy_sparse.issparse(X):
             X = X.tocsr()
         else:
             raise InvalidArgumentError(
@@ -495,7 +499,7 @@ class _H5adSource(_Source):
     of rows at a time."""
 
     def __init__(self, path: str | os.PathLike, key: str) -> None:
-        import h5py
+        h5py = import_optional("h5py", "sparse", "turbozarr.sparse.from_h5ad")
         self._file = h5py.File(path, "r")
         if key not in self._file:
             raise InvalidArgumentError(f"{path}: no '{key}' in the file")
@@ -688,6 +692,7 @@ def write(store: Any, X: Any, *, obs: Any = None, var: Any = None,
 def _read_frame(file: Any, key: str) -> Any:
     if key not in file:
         return None
+    import_optional("anndata", "sparse", "turbozarr.sparse.from_h5ad")
     try:
         from anndata.io import read_elem
     except ImportError:  # anndata before 0.11
@@ -777,7 +782,7 @@ class _MtxSource(_Source):
         return Path(self._scratch.name) / f"tile-{t}.bin"
 
     def _chunks(self) -> Iterable[Any]:
-        import pandas as pd
+        pd = import_optional("pandas", "sparse", "turbozarr.sparse.from_mtx")
         try:
             yield from pd.read_csv(self._path, sep=r"\s+", header=None, skiprows=self._skip,
                                    names=["gene", "cell", "value"],
@@ -860,7 +865,7 @@ def from_mtx(directory: str | os.PathLike, store: Any, *, tile_cells: int = TILE
     index, features the var table (gene_ids, gene_symbols, feature_types).
     The matrix streams through scratch files in the temporary directory
     (about 12 bytes per entry), a tile in memory at a time."""
-    import pandas as pd
+    pd = import_optional("pandas", "sparse", "turbozarr.sparse.from_mtx")
     directory = Path(directory)
     matrix = _find(directory, ["matrix.mtx"])
     if matrix is None:

@@ -28,25 +28,30 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy as np
-from xarray.backends.common import (
+
+from turbozarr import _core
+from turbozarr._array import Array
+from turbozarr._group import Group
+from turbozarr._optional import import_optional
+from turbozarr._store import MetricsStore, normalize_path, open_store
+from turbozarr.errors import NotFoundError
+
+# xarray finds this module through its entry point only where xarray is
+# installed; imported by name without xarray, it says which extra to install.
+import_optional("xarray", "xarray", "the xarray backend (turbozarr.xarray_backend)")
+from xarray.backends.common import (  # noqa: E402
     AbstractDataStore,
     BackendArray,
     BackendEntrypoint,
     _normalize_path,
     datatree_from_dict_with_io_cleanup,
 )
-from xarray.backends.store import StoreBackendEntrypoint
-from xarray.backends.zarr import FillValueCoder
-from xarray.core import indexing
-from xarray.core.treenode import NodePath
-from xarray.core.utils import FrozenDict, close_on_error
-from xarray.core.variable import Variable
-
-from turbozarr import _core
-from turbozarr._array import Array
-from turbozarr._group import Group
-from turbozarr._store import MetricsStore, normalize_path, open_store
-from turbozarr.errors import NotFoundError
+from xarray.backends.store import StoreBackendEntrypoint  # noqa: E402
+from xarray.backends.zarr import FillValueCoder  # noqa: E402
+from xarray.core import indexing  # noqa: E402
+from xarray.core.treenode import NodePath  # noqa: E402
+from xarray.core.utils import FrozenDict, close_on_error  # noqa: E402
+from xarray.core.variable import Variable  # noqa: E402
 
 __all__ = ["TurbozarrArrayWrapper", "TurbozarrBackendEntrypoint", "TurbozarrStore"]
 

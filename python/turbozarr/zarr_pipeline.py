@@ -47,24 +47,54 @@ import logging
 import itertools
 import math
 import os
+import re
+import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 import numpy as np
-from zarr.abc.codec import CodecPipeline
-from zarr.codecs._v2 import V2Codec
-from zarr.core.array_spec import ArrayConfig, ArraySpec
-from zarr.core.buffer import default_buffer_prototype
-from zarr.core.metadata.v3 import RectilinearChunkGridMetadata, RegularChunkGridMetadata
-from zarr.core.codec_pipeline import BatchedCodecPipeline
-from zarr.core.config import config as zarr_config
-from zarr.core.metadata import ArrayV2Metadata, ArrayV3Metadata
-from zarr.registry import register_pipeline
 
 from turbozarr import _core, _dtypes, _store
 from turbozarr._array import Array
 from turbozarr._fancy_indexing import read_blocks, unset_block
+from turbozarr._optional import import_optional
 from turbozarr.errors import UnsupportedError
+
+# zarr-python is the `zarr` extra's. The pipeline API below (rectilinear chunk
+# grids among it) is 3.4.2's, and zarr-python 3.4 needs Python 3.12: an older
+# release is named as such here, rather than by the first name it lacks.
+_ZARR_MINIMUM = (3, 4, 2)
+_FEATURE = "turbozarr.ZarrCodecPipeline (zarr-python 3.4.2 or later, on Python 3.12 or later)"
+
+
+def _check_zarr_version(version: str) -> None:
+    """ImportError naming the release needed and the extra, where zarr-python
+    `version` is older than 3.4.2 (a version that starts with no release
+    numbers, as a checkout's may, passes)."""
+    match = re.match(r"\d+(?:\.\d+)*", version)
+    if match is None or tuple(int(p) for p in match.group().split(".")) >= _ZARR_MINIMUM:
+        return
+    install = 'upgrade it with: pip install "turbozarr[zarr]"'
+    if sys.version_info < (3, 12):
+        install = ("zarr-python 3.4 needs Python 3.12 or later (this is %d.%d); "
+                   'there, pip install "turbozarr[zarr]" installs it' % sys.version_info[:2])
+    raise ImportError(f"turbozarr.ZarrCodecPipeline needs zarr-python 3.4.2 or later, and "
+                      f"zarr-python {version} is installed; {install}", name="zarr")
+
+
+_check_zarr_version(import_optional("zarr", "zarr", _FEATURE).__version__)
+from zarr.abc.codec import CodecPipeline  # noqa: E402
+from zarr.codecs._v2 import V2Codec  # noqa: E402
+from zarr.core.array_spec import ArrayConfig, ArraySpec  # noqa: E402
+from zarr.core.buffer import default_buffer_prototype  # noqa: E402
+from zarr.core.metadata.v3 import (  # noqa: E402
+    RectilinearChunkGridMetadata,
+    RegularChunkGridMetadata,
+)
+from zarr.core.codec_pipeline import BatchedCodecPipeline  # noqa: E402
+from zarr.core.config import config as zarr_config  # noqa: E402
+from zarr.core.metadata import ArrayV2Metadata, ArrayV3Metadata  # noqa: E402
+from zarr.registry import register_pipeline  # noqa: E402
 
 if TYPE_CHECKING:
     from typing import Self
