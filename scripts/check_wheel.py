@@ -168,7 +168,8 @@ def check_typing() -> None:
 ENTRY_POINTS = {
     "xarray.backends": ("turbozarr.xarray_backend:TurbozarrBackendEntrypoint",
                         "turbozarr.xarray_backend", "xarray"),
-    "zarr.codec_pipeline": ("turbozarr:ZarrCodecPipeline", "turbozarr.zarr_pipeline", "zarr"),
+    "zarr.codec_pipeline": ("turbozarr._zarr_entry_point:ZarrCodecPipeline",
+                            "turbozarr.zarr_pipeline", "zarr"),
 }
 
 

@@ -374,3 +374,51 @@ def test_the_zarr_extra_asks_for_3_4_2_on_python_3_12_and_later():
     # The pipeline's own floor is the same release.
     source = (PACKAGE / "zarr_pipeline.py").read_text()
     assert re.search(r"_ZARR_MINIMUM = \(3, 4, 2\)", source)
+
+
+def test_zarr_python_keeps_working_beside_turbozarr_whatever_its_release():
+    # zarr-python loads every `zarr.codec_pipeline` entry point whenever it
+    # looks up a pipeline. Registered as an installed turbozarr registers it,
+    # the entry point must leave zarr-python's default pipeline working with
+    # any release, and choosing turbozarr's must work (3.4.2 and later) or
+    # raise the ImportError naming what to install (older ones).
+    pytest.importorskip("zarr")
+    code = textwrap.dedent("""
+        import importlib.metadata, json
+        import numpy as np
+        import zarr, zarr.registry, zarr.storage
+        entry = importlib.metadata.EntryPoint(
+            name="turbozarr", value="turbozarr._zarr_entry_point:ZarrCodecPipeline",
+            group="zarr.codec_pipeline")
+        registry = (getattr(zarr.registry, "_pipeline_registry", None)  # 3.4
+                    or getattr(zarr.registry, "__pipeline_registry"))  # 3.1
+        registry.lazy_load_list.append(entry)
+
+        def round_trip():
+            z = zarr.create_array(zarr.storage.MemoryStore(), shape=(6,), dtype="i4",
+                                  chunks=(4,))
+            z[:] = np.arange(6, dtype="i4") * 3
+            return z[:].tolist(), type(z._async_array.codec_pipeline).__name__
+
+        out = {"default": round_trip()}
+        with zarr.config.set({"codec_pipeline.path": "turbozarr.ZarrCodecPipeline"}):
+            try:
+                out["chosen"] = round_trip()
+            except ImportError as e:
+                out["chosen"] = ["ImportError", str(e)]
+        print(json.dumps(out))
+        """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=str(PACKAGE.parent)), timeout=120)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["default"] == [[0, 3, 6, 9, 12, 15], "BatchedCodecPipeline"]
+    import zarr
+
+    release = tuple(int(p) for p in re.findall(r"\d+", zarr.__version__)[:3])
+    if release >= (3, 4, 2):
+        assert out["chosen"] == [[0, 3, 6, 9, 12, 15], "ZarrCodecPipeline"]
+    else:
+        kind, message = out["chosen"]
+        assert kind == "ImportError" and "zarr-python 3.4.2 or later" in message, message
+        assert 'pip install "turbozarr[zarr]"' in message, message

@@ -164,6 +164,19 @@ def check_zarr_pipeline(work: Path) -> str:
     return "zarr " + zarr.__version__
 
 
+def check_zarr_beside(work: Path) -> str:
+    # An older zarr-python (3.1 on Python 3.11) with turbozarr installed: its
+    # own pipeline works (it loads turbozarr's entry point on every array),
+    # and turbozarr reads what it wrote.
+    import zarr
+
+    z = zarr.create_array(str(work / "z.zarr"), shape=(6, 5), dtype="i4", chunks=(4, 4))
+    z[...] = np.arange(30, dtype="i4").reshape(6, 5)
+    np.testing.assert_array_equal(zarr.open_array(str(work / "z.zarr"))[...], z[...])
+    np.testing.assert_array_equal(tz.open(str(work / "z.zarr"))[...], z[...])
+    return "zarr " + zarr.__version__
+
+
 def check_xarray(work: Path) -> str:
     import xarray as xr
 
@@ -310,6 +323,9 @@ def main() -> int:
                 for name, fn in checks:
                     if layer == "zarr" and sys.version_info < (3, 12):
                         print(f"--   {name} (zarr-python 3.4 needs Python 3.12)")
+                        if importlib.util.find_spec("zarr"):
+                            check("zarr-python's own pipeline beside turbozarr", check_zarr_beside,
+                                  tmp)
                         continue
                     check(name, fn, tmp)
         # The package itself and its numpy-only layers bring none of the

@@ -9,7 +9,8 @@
 # installs). Inside it, with an empty LD_LIBRARY_PATH, a fresh virtual
 # environment gets the wheel and its dependencies from PyPI and runs
 # scripts/bare_root/checks.py:
-#   Debian 12 (bookworm), its Python 3.11:  cp311 wheel, turbozarr[all]
+#   Debian 12 (bookworm), its Python 3.11:  cp311 wheel, turbozarr[all] and
+#     zarr-python 3.1 (the newest there, too old for the codec pipeline)
 #   Debian 12, pyenv's CPython 3.12 copied in (it links libc, libm and its
 #     own libpython; its standard modules link the libraries Debian's
 #     python3 brought): cp312 wheel, turbozarr[all] with zarr-python 3.4.2
@@ -100,7 +101,8 @@ full_check() {
 }
 
 make_root bookworm
-full_check "$roots/bookworm" /usr/bin/python3 cp311 "Debian 12, Python 3.11"
+# With the newest zarr-python for Python 3.11 (3.1) beside it.
+full_check "$roots/bookworm" /usr/bin/python3 cp311 "Debian 12, Python 3.11" "zarr"
 # A wheel for another Python is pip's refusal at install, not a loader error.
 if in_root "$roots/bookworm" "/opt/venv-cp311/bin/pip install --no-deps \
     /opt/check/wheels/$(basename "$(wheel_for cp313)")" > "$roots/refusal.log" 2>&1; then

@@ -60,7 +60,7 @@ def entry_point_dir(work: Path) -> Path:
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: turbozarr-source-tree\n"
                                    "Version: 0\n")
     (info / "entry_points.txt").write_text(
-        "[zarr.codec_pipeline]\nturbozarr = turbozarr:ZarrCodecPipeline\n")
+        "[zarr.codec_pipeline]\nturbozarr = turbozarr._zarr_entry_point:ZarrCodecPipeline\n")
     return site
 
 
