@@ -22,7 +22,7 @@ LAUNCHER = -DCMAKE_C_COMPILER_LAUNCHER="$$(command -v ccache)" \
 CCACHE_BASEDIR ?= $(CURDIR)
 export CCACHE_BASEDIR
 
-.PHONY: setup setup-demo build build-demo demo wheels test-wheel-bare test test-cpp test-python test-install test-wheel test-sanitize \
+.PHONY: setup setup-demo build build-demo demo wheels test-wheel-bare test-sdist test test-cpp test-python test-install test-wheel test-sanitize \
         tsan-build test-tsan test-concurrency test-integrity test-vcz soak test-zarr-python test-zarr-python-full fuzz fuzz-build \
         fuzz-all fuzz-merge micro-bench bench-ome-env bench-sparse-env fixtures support-table clean
 
@@ -121,6 +121,12 @@ test-install: build
 WHEELS ?= build-wheels
 wheels: setup
 	bash scripts/build_wheels.sh $(WHEELS) $(PYTHON) $(PYTHON312) $(PYTHON313)
+
+# The sdist built from source by pip, as a user without a wheel for their
+# platform builds it (scripts/test_sdist.sh; about 10 minutes: everything
+# compiles, outside the compiler cache's reach).
+test-sdist: wheels
+	bash scripts/test_sdist.sh $(WHEELS) $(PYTHON)
 
 # Each wheel installed into a fresh virtual environment on this machine that
 # holds only it and numpy, then checked from outside the source tree by
