@@ -17,8 +17,8 @@ a window of each of the 16 shards (its index, then its inner chunks: the
 reads whose versions are compared). The local store writes to a directory
 on tmpfs (/dev/shm when it exists), where no disk hides the per-chunk costs;
 the memory store takes the in-process route. One engine thread per process
-and then two (all cores of the machine the figures in docs/benchmarks.md
-come from).
+and then two (all cores of the machine the figures in
+docs/benchmarks-history.md come from).
 """
 
 from __future__ import annotations

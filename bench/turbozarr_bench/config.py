@@ -1,6 +1,6 @@
 """Experiment files: everything that shapes a run lives in one TOML file.
 
-Rules (see docs/benchmarks.md):
+Rules (see bench/README.md, "The experiment file"):
 - Every key is optional; an empty file runs the defaults.
 - An unknown key is an error that names the key and the file.
 - A singular key is an axis and selects labels (`dataset`, `impl`, `op`,

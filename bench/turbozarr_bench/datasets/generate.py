@@ -2,7 +2,7 @@
 
 Run as a child process (`python -m turbozarr_bench.datasets.generate SPEC.json
 DIR`) in the harness's own interpreter, whose zarr and numcodecs are pinned
-(see docs/benchmarks.md). No contestant's encoder touches a fixture, so no
+(see bench/README.md, "What is measured, and how"). No contestant's encoder touches a fixture, so no
 contestant reads its own output. The stamp (stamp.json) is written last; a
 directory without one is an interrupted generation and is thrown away.
 """
