@@ -4,7 +4,7 @@
 # position-independent library over Debian's zstd, lz4, zlib and snappy (the
 # v3 spec's blosc compressors; numcodecs' own build leaves snappy out). CMake
 # prefers it to Debian's libblosc 1.21.3, whose bitshuffle decodes about 25%
-# slower (docs/architecture.md, "Third-party libraries"). The sources are the
+# slower (docs/architecture.md, "Dependencies and why"). The sources are the
 # python-blosc release on PyPI, checked against a pinned SHA-256. Re-running it
 # when the library is in place does nothing.
 #   usage: scripts/build_blosc.sh PYTHON   (an interpreter with pip)
