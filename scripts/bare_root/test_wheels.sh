@@ -21,6 +21,7 @@
 # --help times, install time) go to ROOTS/figures.txt.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+[ "$(id -u)" -eq 0 ] || { echo "test-wheel-bare: needs root (debootstrap, chroot, mount)" >&2; exit 1; }
 dist=$(realpath "$1") roots=$(realpath -m "$2")
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 python312=${PYTHON312_HOME:-$(ls -d /root/.pyenv/versions/3.12* 2>/dev/null | head -1)}
