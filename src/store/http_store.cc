@@ -7,6 +7,7 @@
 #include "store/http_read_plan.h"
 #include "store/store_internal.h"
 #include "store/url_encoding.h"
+#include "store/url_origin.h"
 
 namespace turbozarr {
 
@@ -225,19 +226,6 @@ Result<DirectoryListing> HttpStore::ListDirectory(std::string_view prefix) {
   return NoListing();
 }
 
-namespace {
-
-bool StartsWithNoCase(std::string_view s, std::string_view prefix) {
-  if (s.size() < prefix.size()) return false;
-  for (size_t i = 0; i < prefix.size(); ++i) {
-    char c = s[i];
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    if (c != prefix[i]) return false;
-  }
-  return true;
-}
-
-}  // namespace
 
 StoreCapabilities HttpStore::Capabilities() const {
   return {.writable = false,
@@ -249,14 +237,8 @@ Result<std::shared_ptr<Store>> MakeHttpStore(std::string base_url, HttpOptions o
     return Status::InvalidArgument("HTTP store URL '" + base_url +
                                    "': " + std::string(why));
   };
-  size_t scheme_end = 0;
-  if (StartsWithNoCase(base_url, "http://")) {
-    scheme_end = 7;
-  } else if (StartsWithNoCase(base_url, "https://")) {
-    scheme_end = 8;
-  } else {
-    return bad("must start with http:// or https://");
-  }
+  const size_t scheme_end = internal::HttpSchemeLength(base_url);
+  if (scheme_end == 0) return bad("must start with http:// or https://");
   std::string url = base_url;
   if (size_t hash = url.find('#'); hash != std::string::npos) url.resize(hash);
   std::string query;

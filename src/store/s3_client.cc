@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "store/url_encoding.h"
+#include "store/url_origin.h"
 
 namespace turbozarr {
 
@@ -11,16 +12,6 @@ namespace {
 
 constexpr uint64_t kMinPartSize = uint64_t{5} << 20;  // S3's minimum (but the last)
 constexpr uint64_t kMaxPartSize = uint64_t{5} << 30;
-
-bool StartsWithNoCase(std::string_view s, std::string_view prefix) {
-  if (s.size() < prefix.size()) return false;
-  for (size_t i = 0; i < prefix.size(); ++i) {
-    char c = s[i];
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    if (c != prefix[i]) return false;
-  }
-  return true;
-}
 
 // Bucket names may not hold what would change a URL's meaning; S3 itself is
 // stricter (3-63 of a-z 0-9 . -), S3-compatible servers vary.
@@ -78,16 +69,13 @@ Result<std::unique_ptr<S3Client>> S3Client::Make(std::string bucket, S3Options o
     host = "s3." + options.region + ".amazonaws.com";
   } else {
     std::string_view e = options.endpoint;
-    if (StartsWithNoCase(e, "http://")) {
-      c->scheme_ = "http";
-      e.remove_prefix(7);
-    } else if (StartsWithNoCase(e, "https://")) {
-      c->scheme_ = "https";
-      e.remove_prefix(8);
-    } else {
+    const size_t scheme_length = internal::HttpSchemeLength(e);
+    if (scheme_length == 0) {
       return bad("endpoint '" + options.endpoint +
                  "' must start with http:// or https://");
     }
+    c->scheme_ = scheme_length == 7 ? "http" : "https";
+    e.remove_prefix(scheme_length);
     if (e.find_first_of("?#@") != std::string_view::npos) {
       return bad("endpoint '" + options.endpoint +
                  "' may not hold credentials, a query or a fragment");

@@ -6,6 +6,20 @@
 
 namespace turbozarr::internal {
 
+size_t HttpSchemeLength(std::string_view url) {
+  for (std::string_view scheme : {std::string_view("http://"), std::string_view("https://")}) {
+    if (url.size() < scheme.size()) continue;
+    bool same = true;
+    for (size_t i = 0; i < scheme.size() && same; ++i) {
+      char c = url[i];
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+      same = c == scheme[i];
+    }
+    if (same) return scheme.size();
+  }
+  return 0;
+}
+
 bool IsRedirect(long status) {
   return status == 301 || status == 302 || status == 303 || status == 307 ||
          status == 308;

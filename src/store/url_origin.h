@@ -4,8 +4,10 @@
 // Thread safety: pure functions.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace turbozarr::internal {
 
@@ -16,6 +18,11 @@ struct UrlOrigin {
   std::string host;
   std::string port;
 };
+
+// The length of `url`'s "http://" or "https://" (7 or 8), matched without
+// regard to case, or 0 if it starts with neither: the only schemes the HTTP
+// and S3 stores speak.
+size_t HttpSchemeLength(std::string_view url);
 
 // nullopt if `url` is not an absolute URL.
 std::optional<UrlOrigin> OriginOf(const std::string& url);
