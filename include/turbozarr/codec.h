@@ -127,6 +127,13 @@ class BytesToBytesCodec : public Codec {
   // view of `encoded` (Corruption on a mismatch). The default, for codecs
   // that are not checksums, is InvalidArgument.
   virtual Result<ByteView> Verify(ByteView encoded) const;
+  // True when the encoded bytes are the decoded ones with something appended
+  // (a checksum kept after its payload), so that a chain encodes with
+  // EncodeAppend on the buffer it holds instead of copying into a new one.
+  virtual bool EncodesByAppending() const { return false; }
+  // Turns `bytes` into its encoding by appending to it; the result equals
+  // Encode(bytes). REQUIRES: EncodesByAppending() (the default aborts).
+  virtual void EncodeAppend(Buffer& bytes) const;
 };
 
 // The ordered codecs of one array, bound to its chunk spec.

@@ -189,7 +189,7 @@ Result<ByteView> Checksum32Codec::Verify(ByteView encoded) const {
   return payload;
 }
 
-void Checksum32Codec::AppendSum(Buffer& bytes) const {
+void Checksum32Codec::EncodeAppend(Buffer& bytes) const {
   const uint32_t sum = algorithm_.sum(bytes.view(), seed_);
   const size_t n = bytes.size();
   bytes.Resize(n + 4);

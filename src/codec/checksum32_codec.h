@@ -66,10 +66,10 @@ class Checksum32Codec : public BytesToBytesCodec, public internal::NumcodecsCode
   // Checks `sum`, the 4 stored bytes, against `payload` held elsewhere (a
   // chunk's elements read straight into the caller's memory).
   Status VerifySum(ByteView payload, ByteView sum) const;
-  // Encode in place for location "end": the sum of `bytes` appended to it
-  // (a compressor's output has the room, so nothing is copied).
-  // REQUIRES: location() == Location::kEnd.
-  void AppendSum(Buffer& bytes) const;
+  // Location "end": the sum is appended to the payload's own buffer (a
+  // compressor's output has the room, so nothing is copied).
+  bool EncodesByAppending() const override { return location_ == Location::kEnd; }
+  void EncodeAppend(Buffer& bytes) const override;
 
   Location location() const { return location_; }
   bool in_v3() const { return in_v3_; }

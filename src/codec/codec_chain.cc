@@ -101,17 +101,6 @@ Result<CodecChain> CodecChain::Make(
   return chain;
 }
 
-namespace {
-
-// A checksum kept after its payload, which encoding appends to the buffer
-// that holds the payload instead of copying both into a new one; or null.
-const Checksum32Codec* AppendedChecksum(const BytesToBytesCodec& codec) {
-  const auto* sum = dynamic_cast<const Checksum32Codec*>(&codec);
-  return sum != nullptr && sum->location() == Checksum32Codec::Location::kEnd ? sum : nullptr;
-}
-
-}  // namespace
-
 Result<Buffer> CodecChain::Encode(ChunkArray chunk) const {
   if (!a2b_) return Status::InvalidArgument("codec chain is empty");
   if (chunk.shape != spec_.shape || !(chunk.dtype == spec_.dtype) ||
@@ -126,8 +115,8 @@ Result<Buffer> CodecChain::Encode(ChunkArray chunk) const {
   }
   TZ_ASSIGN_OR_RETURN(Buffer bytes, a2b_->EncodeOwned(std::move(chunk), a2b_spec_));
   for (const auto& c : b2b_) {
-    if (const Checksum32Codec* sum = AppendedChecksum(*c)) {
-      sum->AppendSum(bytes);
+    if (c->EncodesByAppending()) {
+      c->EncodeAppend(bytes);
       continue;
     }
     TZ_ASSIGN_OR_RETURN(bytes, c->Encode(bytes.view()));
@@ -145,9 +134,8 @@ Result<ByteView> CodecChain::EncodeFrom(ByteView elements, Buffer& storage) cons
     view = storage.view();
   }
   for (const auto& c : b2b_) {
-    const Checksum32Codec* sum = AppendedChecksum(*c);
-    if (sum != nullptr && !storage.empty() && view.data() == storage.data()) {
-      sum->AppendSum(storage);  // the payload is ours already
+    if (c->EncodesByAppending() && !storage.empty() && view.data() == storage.data()) {
+      c->EncodeAppend(storage);  // the payload is ours already
       view = storage.view();
       continue;
     }

@@ -1,6 +1,7 @@
 // The default implementations of the codec interfaces' optional methods
 // (turbozarr/codec.h): correct for every codec, overridden where a codec can
 // do better.
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -21,6 +22,10 @@ Status BytesToBytesCodec::DecodeInto(ByteView encoded, MutableByteView out) cons
 
 Result<ByteView> BytesToBytesCodec::Verify(ByteView /*encoded*/) const {
   return Status::InvalidArgument("codec " + name() + " is not a checksum");
+}
+
+void BytesToBytesCodec::EncodeAppend(Buffer& /*bytes*/) const {
+  std::abort();  // a caller that did not ask EncodesByAppending() first
 }
 
 }  // namespace turbozarr
