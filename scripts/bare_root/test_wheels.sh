@@ -87,8 +87,8 @@ full_check() {
   in_root "$root" "cd /tmp && $venv/bin/python /opt/check/checks.py /opt/check/README.md"
   # The figures: a fresh environment and the wheel alone (its dependencies
   # now in pip's cache), then fresh processes.
-  local start=$SECONDS
   in_root "$root" "rm -rf /opt/venv-time && $python -m venv /opt/venv-time"
+  local start
   start=$(date +%s%N)
   in_root "$root" "/opt/venv-time/bin/pip install -q '$wheel'"
   local install_ms=$(( ($(date +%s%N) - start) / 1000000 ))
@@ -114,8 +114,10 @@ grep -q "is not a supported wheel on this platform" "$roots/refusal.log" ||
 echo "test-wheel-bare: Python 3.11 refuses the cp313 wheel: $(grep -o 'ERROR.*' "$roots/refusal.log")"
 
 if [ -n "$python312" ] && [ -x "$python312/bin/python3.12" ]; then
-  mkdir -p "$roots/bookworm$python312"
-  cp -a "$python312/." "$roots/bookworm$python312/"
+  if [ ! -x "$roots/bookworm$python312/bin/python3.12" ]; then  # copied once, kept
+    mkdir -p "$roots/bookworm$python312"
+    cp -a "$python312/." "$roots/bookworm$python312/"
+  fi
   full_check "$roots/bookworm" "$python312/bin/python3.12" cp312 \
     "Debian 12, CPython 3.12 (pyenv's, copied in)" "zarr==3.4.2"
 else
